@@ -1,0 +1,1 @@
+CMD_SRCS += cmd/main.c

@@ -1,0 +1,589 @@
+/*
+ * raw_read.c - the streaming raw event file reader.
+ *
+ * Reads one block at a time with pread(2), checks its header against hard
+ * caps and its CRC before trusting anything in it, inflates it and decodes
+ * its records straight into the callbacks. Every size read from the file
+ * is checked against what the file and the block can hold.
+ */
+#include "lib/compat.h"
+#include "formats/raw.h"
+#include "formats/raw_internal.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/varint.h"
+#include "lib/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define TC_MAX_WORLD (1 << 24)
+
+struct tc_raw_reader {
+	int fd;
+	char *path;
+	unsigned flags;
+	struct tc_raw_header hdr;
+	uint64_t size;        /* file size */
+	uint64_t data_off;    /* first block after the header block */
+	uint8_t *zbuf;
+	size_t zalloc;
+	uint8_t *raw;
+	size_t rawalloc;
+	z_stream zs;
+	bool zinit;
+	struct tc_raw_scratch scratch;
+	/* call-site decoding */
+	struct tc_frame *frames;
+	size_t frames_alloc;
+	struct tc_strbuf_lite { char *p; size_t len, alloc; } strs;
+	int32_t *members;
+	size_t members_alloc;
+};
+
+bool tc_raw_probe(const void *buf, size_t len)
+{
+	return len >= TC_RAW_MAGIC_LEN && !memcmp(buf, TC_RAW_MAGIC, TC_RAW_MAGIC_LEN);
+}
+
+static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
+		   struct tc_error *err)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t k = pread(r->fd, p, n, (off_t)off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return tc_error_sys(err, r->path, "read");
+		}
+		if (k == 0)
+			return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+					    "unexpected end of file");
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+static int inflate_payload(struct tc_raw_reader *r, const uint8_t *in, size_t len,
+			   uint8_t *out, size_t outlen)
+{
+	int rc;
+
+	if (!r->zinit) {
+		memset(&r->zs, 0, sizeof(r->zs));
+		if (inflateInit2(&r->zs, -15) != Z_OK)
+			return -1;
+		r->zinit = true;
+	} else if (inflateReset(&r->zs) != Z_OK) {
+		return -1;
+	}
+	r->zs.next_in = (Bytef *)in;
+	r->zs.avail_in = (uInt)len;
+	r->zs.next_out = out;
+	r->zs.avail_out = (uInt)outlen;
+	rc = inflate(&r->zs, Z_FINISH);
+	if (rc != Z_STREAM_END || r->zs.avail_out != 0 || r->zs.avail_in != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Load and check the block at off. On success *payload points to the
+ * decoded bytes (h->raw_len of them) and *next is the offset after it.
+ */
+static int load_block(struct tc_raw_reader *r, uint64_t off, struct tc_raw_block_header *h,
+		      const uint8_t **payload, uint64_t *next, struct tc_error *err)
+{
+	uint8_t hb[TC_RAW_BLOCK_HEADER];
+	int rc;
+
+	if (r->size - off < TC_RAW_BLOCK_HEADER)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "truncated block header (%" PRIu64 " of %d bytes)",
+				    r->size - off, TC_RAW_BLOCK_HEADER);
+	rc = read_at(r, hb, sizeof(hb), off, err);
+	if (rc)
+		return rc;
+	if (!tc_raw_unpack_block_header(hb, h))
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "bad block magic");
+	if (h->encoding > TC_ENC_DEFLATE)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off + 3,
+				    "unknown block encoding %u", h->encoding);
+	if (h->stored_len > TC_RAW_MAX_BLOCK || h->raw_len > TC_RAW_MAX_BLOCK)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off + 4,
+				    "absurd block size (%u stored, %u decoded bytes)",
+				    h->stored_len, h->raw_len);
+	if (h->encoding == TC_ENC_STORED && h->stored_len != h->raw_len)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off + 4,
+				    "stored block lengths differ");
+	if (h->records > h->raw_len)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off + 12,
+				    "absurd record count %u for %u bytes", h->records,
+				    h->raw_len);
+	if (r->size - off - TC_RAW_BLOCK_HEADER < h->stored_len)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "truncated block (needs %u bytes, file has %" PRIu64 ")",
+				    h->stored_len, r->size - off - TC_RAW_BLOCK_HEADER);
+	TC_ALLOC_GROW(r->zbuf, (size_t)h->stored_len, r->zalloc);
+	rc = read_at(r, r->zbuf, h->stored_len, off + TC_RAW_BLOCK_HEADER, err);
+	if (rc)
+		return rc;
+	if (tc_raw_block_crc(hb, r->zbuf, h->stored_len) != h->crc)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "block checksum mismatch");
+	if (h->encoding == TC_ENC_DEFLATE) {
+		TC_ALLOC_GROW(r->raw, (size_t)h->raw_len, r->rawalloc);
+		if (inflate_payload(r, r->zbuf, h->stored_len, r->raw, h->raw_len))
+			return tc_error_set(err, TC_ERR_FORMAT, r->path,
+					    (int64_t)off + TC_RAW_BLOCK_HEADER,
+					    "corrupt compressed block");
+		*payload = r->raw;
+	} else {
+		*payload = r->zbuf;
+	}
+	*next = off + TC_RAW_BLOCK_HEADER + h->stored_len;
+	return 0;
+}
+
+static int decode_header(struct tc_raw_reader *r, const uint8_t *p, const uint8_t *end,
+			 uint64_t off, struct tc_error *err)
+{
+	struct tc_raw_header *h = &r->hdr;
+	uint64_t v[6];
+
+	for (int i = 0; i < 6; i++) {
+		p = tc_varint_get(p, end, &v[i]);
+		if (!p)
+			goto bad;
+	}
+	if (v[1] == 0 || v[1] > TC_MAX_WORLD)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "absurd world size %" PRIu64, v[1]);
+	if (v[0] >= v[1])
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "rank %" PRIu64 " outside world of %" PRIu64, v[0], v[1]);
+	h->rank = (int32_t)v[0];
+	h->world_size = (int32_t)v[1];
+	h->start_time_ns = v[2];
+	h->pid = (uint32_t)v[3];
+	h->stack_depth = (uint32_t)v[4];
+	h->flags = (uint32_t)v[5];
+	if (!(p = tc_raw_get_string(p, end, h->job_id, sizeof(h->job_id))) ||
+	    !(p = tc_raw_get_string(p, end, h->host, sizeof(h->host))) ||
+	    !(p = tc_raw_get_string(p, end, h->clock, sizeof(h->clock))) ||
+	    !(p = tc_raw_get_string(p, end, h->program, sizeof(h->program))) ||
+	    !(p = tc_raw_get_string(p, end, h->writer, sizeof(h->writer))))
+		goto bad;
+	/* later minor versions may append fields: ignore the rest */
+	return 0;
+bad:
+	return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+			    "malformed header block");
+}
+
+int tc_raw_open(struct tc_raw_reader **out, const char *path, unsigned flags,
+		struct tc_error *err)
+{
+	struct tc_raw_reader *r;
+	uint8_t fh[TC_RAW_FILE_HEADER];
+	struct stat st;
+	struct tc_raw_block_header h;
+	const uint8_t *payload;
+	uint64_t next;
+	int rc;
+
+	*out = NULL;
+	r = tc_xcalloc(1, sizeof(*r));
+	r->path = tc_xstrdup(path);
+	r->flags = flags;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		rc = tc_error_sys(err, path, "open");
+		goto fail;
+	}
+	if (fstat(r->fd, &st) < 0) {
+		rc = tc_error_sys(err, path, "stat");
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = tc_error_set(err, TC_ERR_FORMAT, path, -1, "not a regular file");
+		goto fail;
+	}
+	r->size = (uint64_t)st.st_size;
+	if (r->size < TC_RAW_FILE_HEADER) {
+		rc = tc_error_set(err, TC_ERR_FORMAT, path, 0,
+				  r->size ? "truncated file header" : "empty file");
+		goto fail;
+	}
+	rc = read_at(r, fh, sizeof(fh), 0, err);
+	if (rc)
+		goto fail;
+	if (!tc_raw_probe(fh, sizeof(fh))) {
+		rc = tc_error_set(err, TC_ERR_FORMAT, path, 0,
+				  "not a tracecluster raw trace (bad magic)");
+		goto fail;
+	}
+	r->hdr.version_major = (uint16_t)(fh[8] | fh[9] << 8);
+	r->hdr.version_minor = (uint16_t)(fh[10] | fh[11] << 8);
+	if (r->hdr.version_major != TC_RAW_VERSION_MAJOR) {
+		rc = tc_error_set(err, TC_ERR_VERSION, path, 8,
+				  "unsupported format version %u.%u (this reader knows %d.x)",
+				  r->hdr.version_major, r->hdr.version_minor,
+				  TC_RAW_VERSION_MAJOR);
+		goto fail;
+	}
+	rc = load_block(r, TC_RAW_FILE_HEADER, &h, &payload, &next, err);
+	if (rc)
+		goto fail;
+	if (h.type != TC_BLK_HEADER) {
+		rc = tc_error_set(err, TC_ERR_FORMAT, path, TC_RAW_FILE_HEADER,
+				  "first block is not a header block");
+		goto fail;
+	}
+	rc = decode_header(r, payload, payload + h.raw_len, TC_RAW_FILE_HEADER, err);
+	if (rc)
+		goto fail;
+	r->data_off = next;
+	*out = r;
+	return 0;
+fail:
+	tc_raw_close(&r);
+	return rc;
+}
+
+const struct tc_raw_header *tc_raw_get_header(const struct tc_raw_reader *r)
+{
+	return &r->hdr;
+}
+
+static int decode_events(struct tc_raw_reader *r, const struct tc_raw_block_header *h,
+			 const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
+			 void *ctx, uint64_t *nev, struct tc_error *err)
+{
+	const uint8_t *end = p + h->raw_len;
+	struct tc_raw_delta d = { r->hdr.rank, h->base_time, 0 };
+	struct tc_event ev;
+	const char *why = NULL;
+	int (*cb)(void *, const struct tc_event *) = ops ? ops->event : NULL;
+
+	for (uint32_t i = 0; i < h->records; i++) {
+		const uint8_t *q = tc_raw_decode_event(p, end, &ev, &d, &r->scratch, &why);
+		if (!q)
+			return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+					    "%s (record %u of block)", why, i);
+		p = q;
+		(*nev)++;
+		if (cb && cb(ctx, &ev))
+			return TC_ERR_STOP;
+	}
+	if (p != end)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "event block has trailing bytes");
+	return 0;
+}
+
+static int decode_callsites(struct tc_raw_reader *r, const struct tc_raw_block_header *h,
+			    const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
+			    void *ctx, struct tc_error *err)
+{
+	const uint8_t *end = p + h->raw_len;
+
+	for (uint32_t i = 0; i < h->records; i++) {
+		struct tc_callsite cs;
+		uint64_t id, nf;
+		size_t *offs_mod, *offs_sym;
+
+		p = tc_varint_get(p, end, &id);
+		if (!p || id > UINT32_MAX - 1 || end - p < 8)
+			goto bad;
+		cs.id = (uint32_t)id;
+		cs.signature = tc_get_le64(p);
+		p += 8;
+		p = tc_varint_get(p, end, &nf);
+		if (!p || nf > TC_RAW_MAX_FRAMES)
+			goto bad;
+		TC_ALLOC_GROW(r->frames, nf + 1, r->frames_alloc);
+		r->strs.len = 0;
+		offs_mod = tc_xmalloc(sizeof(size_t) * 2 * (nf + 1));
+		offs_sym = offs_mod + nf + 1;
+		for (uint64_t k = 0; k < nf; k++) {
+			for (int which = 0; which < 3; which++) {
+				if (which == 1) {
+					p = tc_varint_get(p, end, &r->frames[k].offset);
+					if (!p)
+						break;
+					continue;
+				}
+				{
+					uint64_t n;
+					const uint8_t *q = tc_varint_get(p, end, &n);
+					if (!q || n > TC_RAW_MAX_STRING || n > (uint64_t)(end - q)) {
+						p = NULL;
+						break;
+					}
+					TC_ALLOC_GROW(r->strs.p, r->strs.len + n + 1, r->strs.alloc);
+					(which == 0 ? offs_mod : offs_sym)[k] = r->strs.len;
+					memcpy(r->strs.p + r->strs.len, q, n);
+					r->strs.len += n;
+					r->strs.p[r->strs.len++] = '\0';
+					p = q + n;
+				}
+			}
+			if (!p)
+				break;
+		}
+		if (!p) {
+			free(offs_mod);
+			goto bad;
+		}
+		for (uint64_t k = 0; k < nf; k++) {
+			r->frames[k].module = r->strs.p + offs_mod[k];
+			r->frames[k].symbol = r->strs.p + offs_sym[k];
+		}
+		free(offs_mod);
+		cs.nframes = (uint32_t)nf;
+		cs.frames = r->frames;
+		if (ops && ops->callsite && ops->callsite(ctx, &cs))
+			return TC_ERR_STOP;
+	}
+	if (p != end)
+		goto bad;
+	return 0;
+bad:
+	return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+			    "malformed call-site block");
+}
+
+static int decode_comms(struct tc_raw_reader *r, const struct tc_raw_block_header *h,
+			const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
+			void *ctx, struct tc_error *err)
+{
+	const uint8_t *end = p + h->raw_len;
+
+	for (uint32_t i = 0; i < h->records; i++) {
+		struct tc_comm c;
+		uint64_t v[5], total = 0, nd;
+		size_t k = 0;
+
+		memset(&c, 0, sizeof(c));
+		for (int j = 0; j < 5; j++) {
+			p = tc_varint_get(p, end, &v[j]);
+			if (!p)
+				goto bad;
+		}
+		if (v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[2] >= TC_OP_MAX ||
+		    v[3] > (uint64_t)r->hdr.world_size || v[4] > v[3])
+			goto bad;
+		c.id = (uint32_t)v[0];
+		c.parent = (uint32_t)v[1];
+		c.creator = (uint32_t)v[2];
+		c.size = (uint32_t)v[3];
+		TC_ALLOC_GROW(r->members, c.size + 1, r->members_alloc);
+		for (uint64_t j = 0; j < v[4]; j++) {
+			int64_t start, stride;
+			uint64_t len;
+			if (!(p = tc_svarint_get(p, end, &start)) ||
+			    !(p = tc_varint_get(p, end, &len)) ||
+			    !(p = tc_svarint_get(p, end, &stride)))
+				goto bad;
+			total += len;
+			if (total > c.size)
+				goto bad;
+			for (uint64_t m = 0; m < len; m++) {
+				int64_t rank = start + stride * (int64_t)m;
+				if (rank < 0 || rank >= r->hdr.world_size)
+					goto bad;
+				r->members[k++] = (int32_t)rank;
+			}
+		}
+		if (total != c.size)
+			goto bad;
+		c.members = r->members;
+		p = tc_varint_get(p, end, &nd);
+		if (!p || nd > 8)
+			goto bad;
+		c.ndims = (uint32_t)nd;
+		for (uint64_t j = 0; j < nd; j++) {
+			int64_t dv;
+			if (!(p = tc_svarint_get(p, end, &dv)) || dv < 0 || dv > INT32_MAX)
+				goto bad;
+			c.dims[j] = (int32_t)dv;
+		}
+		p = tc_varint_get(p, end, &v[0]);
+		if (!p || v[0] > UINT32_MAX)
+			goto bad;
+		c.periods = (uint32_t)v[0];
+		if (ops && ops->comm && ops->comm(ctx, &c))
+			return TC_ERR_STOP;
+	}
+	if (p != end)
+		goto bad;
+	return 0;
+bad:
+	return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+			    "malformed communicator block");
+}
+
+static int decode_trailer(struct tc_raw_reader *r, const struct tc_raw_block_header *h,
+			  const uint8_t *p, uint64_t off, struct tc_raw_stats *st,
+			  struct tc_error *err)
+{
+	const uint8_t *end = p + h->raw_len;
+	uint64_t v[4];
+
+	for (int i = 0; i < 4; i++) {
+		p = tc_varint_get(p, end, &v[i]);
+		if (!p)
+			return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+					    "malformed trailer block");
+	}
+	st->trailer.events = v[0];
+	st->trailer.blocks = v[1];
+	st->trailer.dropped = v[2];
+	st->trailer.t_last = v[3];
+	st->has_trailer = true;
+	return 0;
+}
+
+/* Find the next offset after off that starts a block with a valid CRC. */
+static uint64_t resync(struct tc_raw_reader *r, uint64_t off)
+{
+	uint8_t buf[65536];
+	struct tc_error e;
+
+	for (uint64_t pos = off + 1; pos + TC_RAW_BLOCK_HEADER <= r->size;) {
+		size_t n = (size_t)TC_MIN((uint64_t)sizeof(buf), r->size - pos);
+		if (read_at(r, buf, n, pos, NULL))
+			return r->size;
+		for (size_t i = 0; i + 1 < n; i++) {
+			struct tc_raw_block_header h;
+			const uint8_t *payload;
+			uint64_t next;
+			if (buf[i] != 'T' || buf[i + 1] != 'B')
+				continue;
+			if (load_block(r, pos + i, &h, &payload, &next, &e) == 0)
+				return pos + i;
+		}
+		pos += n > 1 ? n - 1 : 1;
+	}
+	return r->size;
+}
+
+int tc_raw_read(struct tc_raw_reader *r, const struct tc_read_ops *ops, void *ctx,
+		struct tc_raw_stats *stats, struct tc_error *err)
+{
+	struct tc_raw_stats local;
+	struct tc_raw_stats *st = stats ? stats : &local;
+	uint64_t off = r->data_off;
+	uint32_t expect_seq = 1;
+	bool salvage = r->flags & TC_RAW_SALVAGE;
+	struct tc_error berr;
+
+	memset(st, 0, sizeof(*st));
+	st->first_error = -1;
+	st->file_bytes = r->size;
+	st->blocks = 1;
+	while (off < r->size) {
+		struct tc_raw_block_header h;
+		const uint8_t *payload;
+		uint64_t next, before = st->events;
+		int rc;
+
+		tc_error_clear(&berr);
+		rc = load_block(r, off, &h, &payload, &next, &berr);
+		if (!rc && h.seq != expect_seq && !salvage)
+			rc = tc_error_set(&berr, TC_ERR_FORMAT, r->path, (int64_t)off,
+					  "block out of sequence (%u, expected %u)", h.seq,
+					  expect_seq);
+		if (!rc && st->has_trailer)
+			rc = tc_error_set(&berr, TC_ERR_FORMAT, r->path, (int64_t)off,
+					  "data after the trailer block");
+		if (!rc) {
+			switch (h.type) {
+			case TC_BLK_EVENTS:
+				rc = decode_events(r, &h, payload, off, ops, ctx, &st->events, &berr);
+				break;
+			case TC_BLK_CALLSITES:
+				rc = decode_callsites(r, &h, payload, off, ops, ctx, &berr);
+				break;
+			case TC_BLK_COMMS:
+				rc = decode_comms(r, &h, payload, off, ops, ctx, &berr);
+				break;
+			case TC_BLK_TRAILER:
+				rc = decode_trailer(r, &h, payload, off, st, &berr);
+				break;
+			default:
+				rc = tc_error_set(&berr, TC_ERR_FORMAT, r->path, (int64_t)off + 2,
+						  "unknown block type 0x%02x", h.type);
+			}
+		}
+		if (rc == TC_ERR_STOP)
+			return rc;
+		if (rc) {
+			uint64_t to;
+			if (!salvage) {
+				if (err)
+					*err = berr;
+				return rc;
+			}
+			if (st->first_error < 0) {
+				st->first_error = (int64_t)off;
+				tc_error_format(&berr, st->first_error_msg,
+						sizeof(st->first_error_msg));
+			}
+			/* events of a block that failed half way were delivered;
+			 * count the block as bad all the same */
+			(void)before;
+			to = resync(r, off);
+			st->bad_blocks++;
+			st->bad_bytes += to - off;
+			off = to;
+			continue;
+		}
+		st->blocks++;
+		st->payload_bytes += h.stored_len;
+		st->raw_bytes += h.raw_len;
+		expect_seq = h.seq + 1;
+		off = next;
+	}
+	if (!st->has_trailer && !salvage)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)r->size,
+				    "file ends without a trailer block (truncated; --salvage reads what is complete)");
+	if (st->has_trailer && st->bad_blocks == 0 && st->trailer.events != st->events && !salvage)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)r->size,
+				    "trailer counts %" PRIu64 " events, blocks hold %" PRIu64,
+				    st->trailer.events, st->events);
+	return 0;
+}
+
+void tc_raw_close(struct tc_raw_reader **rp)
+{
+	struct tc_raw_reader *r = *rp;
+
+	if (!r)
+		return;
+	*rp = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->zinit)
+		inflateEnd(&r->zs);
+	free(r->zbuf);
+	free(r->raw);
+	tc_raw_scratch_release(&r->scratch);
+	free(r->frames);
+	free(r->strs.p);
+	free(r->members);
+	free(r->path);
+	free(r);
+}

@@ -1,0 +1,410 @@
+/*
+ * raw_write.c - the raw event file writer.
+ *
+ * Events are encoded into an in-memory block; when it holds block_bytes
+ * bytes it is sealed: compressed with raw deflate, given its header and
+ * CRC, and written with write(2). Pending call-site and communicator
+ * records are written before the event block that follows them, so a
+ * streaming reader knows a call site before its first use. Every sealed
+ * block is complete on disk, so a killed process leaves a file readable up
+ * to its last block.
+ */
+#include "lib/compat.h"
+#include "formats/raw.h"
+#include "formats/raw_internal.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/ranklist.h"
+#include "lib/varint.h"
+#include "lib/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, alloc;
+	uint32_t records;
+};
+
+struct tc_raw_writer {
+	int fd;
+	char *path;       /* final name */
+	char *tmp;        /* temporary name when atomic, else NULL */
+	int level;
+	size_t block_bytes;
+	int32_t rank;
+	struct wbuf ev, cs, cm;
+	struct tc_raw_delta delta;
+	uint64_t block_base;  /* prev_start at the start of the event block */
+	uint32_t seq;
+	uint64_t events, dropped, t_last;
+	uint8_t *zbuf;
+	size_t zalloc;
+	z_stream zs;
+	bool zinit;
+	bool failed;
+};
+
+static void wbuf_reserve(struct wbuf *b, size_t extra)
+{
+	TC_ALLOC_GROW(b->p, tc_st_add(b->len, extra), b->alloc);
+}
+
+static int write_all(struct tc_raw_writer *w, const uint8_t *p, size_t n,
+		     struct tc_error *err)
+{
+	while (n) {
+		ssize_t k = write(w->fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			w->failed = true;
+			return tc_error_sys(err, w->tmp ? w->tmp : w->path, "write");
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int compress_payload(struct tc_raw_writer *w, const uint8_t *in, size_t len,
+			    const uint8_t **out, size_t *outlen)
+{
+	size_t bound;
+	int rc;
+
+	if (!w->zinit) {
+		memset(&w->zs, 0, sizeof(w->zs));
+		/* raw deflate: the block CRC already guards the bytes */
+		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return -1;
+		w->zinit = true;
+	} else if (deflateReset(&w->zs) != Z_OK) {
+		return -1;
+	}
+	bound = deflateBound(&w->zs, len);
+	TC_ALLOC_GROW(w->zbuf, bound, w->zalloc);
+	w->zs.next_in = (Bytef *)in;
+	w->zs.avail_in = (uInt)len;
+	w->zs.next_out = w->zbuf;
+	w->zs.avail_out = (uInt)w->zalloc;
+	rc = deflate(&w->zs, Z_FINISH);
+	if (rc != Z_STREAM_END)
+		return -1;
+	*out = w->zbuf;
+	*outlen = w->zs.total_out;
+	return 0;
+}
+
+static int write_block(struct tc_raw_writer *w, uint8_t type, const uint8_t *payload,
+		       size_t len, uint32_t records, uint64_t base_time,
+		       struct tc_error *err)
+{
+	struct tc_raw_block_header h = { 0 };
+	uint8_t hdr[TC_RAW_BLOCK_HEADER];
+	const uint8_t *stored = payload;
+	size_t stored_len = len;
+	int rc;
+
+	if (w->failed)
+		return tc_error_set(err, TC_ERR_IO, w->path, -1, "writer failed earlier");
+	if (len > TC_RAW_MAX_BLOCK)
+		return tc_error_set(err, TC_ERR, w->path, -1, "block too large (%zu bytes)", len);
+	h.type = type;
+	h.encoding = TC_ENC_STORED;
+	if (w->level > 0 && type != TC_BLK_HEADER && len > 0) {
+		const uint8_t *z;
+		size_t zlen;
+		if (compress_payload(w, payload, len, &z, &zlen) == 0 && zlen < len) {
+			stored = z;
+			stored_len = zlen;
+			h.encoding = TC_ENC_DEFLATE;
+		}
+	}
+	h.stored_len = (uint32_t)stored_len;
+	h.raw_len = (uint32_t)len;
+	h.records = records;
+	h.base_time = base_time;
+	h.seq = w->seq++;
+	tc_raw_pack_block_header(hdr, &h);
+	h.crc = tc_raw_block_crc(hdr, stored, stored_len);
+	tc_raw_pack_block_header(hdr, &h);
+	rc = write_all(w, hdr, sizeof(hdr), err);
+	if (!rc)
+		rc = write_all(w, stored, stored_len, err);
+	return rc;
+}
+
+static int seal_tables(struct tc_raw_writer *w, struct tc_error *err)
+{
+	int rc = 0;
+
+	if (w->cs.records) {
+		rc = write_block(w, TC_BLK_CALLSITES, w->cs.p, w->cs.len, w->cs.records, 0, err);
+		w->cs.len = 0;
+		w->cs.records = 0;
+	}
+	if (!rc && w->cm.records) {
+		rc = write_block(w, TC_BLK_COMMS, w->cm.p, w->cm.len, w->cm.records, 0, err);
+		w->cm.len = 0;
+		w->cm.records = 0;
+	}
+	return rc;
+}
+
+static int seal_events(struct tc_raw_writer *w, struct tc_error *err)
+{
+	int rc = seal_tables(w, err);
+
+	if (rc || !w->ev.records)
+		return rc;
+	rc = write_block(w, TC_BLK_EVENTS, w->ev.p, w->ev.len, w->ev.records,
+			 w->block_base, err);
+	w->ev.len = 0;
+	w->ev.records = 0;
+	/* the next block decodes on its own: its base is where we are now */
+	w->block_base = w->delta.prev_start;
+	w->delta.prev_request = 0;
+	return rc;
+}
+
+static size_t encode_header(uint8_t *p0, const struct tc_raw_header *h)
+{
+	uint8_t *p = p0;
+
+	p = tc_varint_put(p, (uint64_t)h->rank);
+	p = tc_varint_put(p, (uint64_t)h->world_size);
+	p = tc_varint_put(p, h->start_time_ns);
+	p = tc_varint_put(p, h->pid);
+	p = tc_varint_put(p, h->stack_depth);
+	p = tc_varint_put(p, h->flags);
+	p = tc_raw_put_string(p, h->job_id, strnlen(h->job_id, sizeof(h->job_id)));
+	p = tc_raw_put_string(p, h->host, strnlen(h->host, sizeof(h->host)));
+	p = tc_raw_put_string(p, h->clock, strnlen(h->clock, sizeof(h->clock)));
+	p = tc_raw_put_string(p, h->program, strnlen(h->program, sizeof(h->program)));
+	p = tc_raw_put_string(p, h->writer, strnlen(h->writer, sizeof(h->writer)));
+	return (size_t)(p - p0);
+}
+
+int tc_raw_writer_open(struct tc_raw_writer **out, const char *path,
+		       const struct tc_raw_header *hdr,
+		       const struct tc_raw_writer_opts *opts, struct tc_error *err)
+{
+	struct tc_raw_writer *w;
+	uint8_t fh[TC_RAW_FILE_HEADER] = { 0 };
+	uint8_t hb[2048];
+	size_t hlen;
+	const char *name;
+
+	*out = NULL;
+	if (hdr->rank < 0 || hdr->world_size <= 0 || hdr->rank >= hdr->world_size)
+		return tc_error_set(err, TC_ERR_USAGE, path, -1,
+				    "rank %d outside world of %d", hdr->rank, hdr->world_size);
+	w = tc_xcalloc(1, sizeof(*w));
+	w->path = tc_xstrdup(path);
+	w->level = 1;
+	if (opts && opts->level < 0)
+		w->level = 0;
+	else if (opts && opts->level > 0)
+		w->level = opts->level > 9 ? 9 : opts->level;
+	w->block_bytes = opts && opts->block_bytes ? opts->block_bytes : 256 * 1024;
+	if (w->block_bytes > TC_RAW_MAX_BLOCK / 2)
+		w->block_bytes = TC_RAW_MAX_BLOCK / 2;
+	w->rank = hdr->rank;
+	w->delta.rank = hdr->rank;
+	if (opts && opts->atomic) {
+		size_t n = strlen(path) + 32;
+		w->tmp = tc_xmalloc(n);
+		snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	}
+	name = w->tmp ? w->tmp : w->path;
+	w->fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		tc_error_sys(err, name, "create");
+		free(w->tmp);
+		free(w->path);
+		free(w);
+		return TC_ERR_IO;
+	}
+	memcpy(fh, TC_RAW_MAGIC, TC_RAW_MAGIC_LEN);
+	fh[8] = TC_RAW_VERSION_MAJOR;
+	fh[9] = 0;
+	fh[10] = TC_RAW_VERSION_MINOR;
+	fh[11] = 0;
+	hlen = encode_header(hb, hdr);
+	if (write_all(w, fh, sizeof(fh), err) ||
+	    write_block(w, TC_BLK_HEADER, hb, hlen, 1, 0, err)) {
+		tc_raw_writer_abort(&w);
+		return TC_ERR_IO;
+	}
+	*out = w;
+	return 0;
+}
+
+int tc_raw_writer_event(struct tc_raw_writer *w, const struct tc_event *ev,
+			struct tc_error *err)
+{
+	size_t need = tc_raw_event_max_size(ev);
+	uint8_t *p;
+
+	if (!tc_op_valid(ev->op))
+		return tc_error_set(err, TC_ERR_USAGE, w->path, -1, "bad op number %u", ev->op);
+	if (need > TC_RAW_MAX_BLOCK / 2)
+		return tc_error_set(err, TC_ERR_USAGE, w->path, -1, "event too large");
+	if (w->ev.len && w->ev.len + need > TC_RAW_MAX_BLOCK / 2) {
+		int rc = seal_events(w, err);
+		if (rc)
+			return rc;
+	}
+	wbuf_reserve(&w->ev, need);
+	p = tc_raw_encode_event(w->ev.p + w->ev.len, ev, &w->delta);
+	w->ev.len = (size_t)(p - w->ev.p);
+	w->ev.records++;
+	w->events++;
+	if (ev->t_end > w->t_last)
+		w->t_last = ev->t_end;
+	if (w->ev.len >= w->block_bytes)
+		return seal_events(w, err);
+	return 0;
+}
+
+int tc_raw_writer_callsite(struct tc_raw_writer *w, const struct tc_callsite *cs,
+			   struct tc_error *err)
+{
+	size_t need = 64;
+	uint32_t nf = cs->nframes > TC_RAW_MAX_FRAMES ? TC_RAW_MAX_FRAMES : cs->nframes;
+	uint8_t *p;
+
+	for (uint32_t i = 0; i < nf; i++) {
+		const struct tc_frame *fr = &cs->frames[i];
+		need += 3 * TC_VARINT_MAX + TC_MIN(strlen(fr->module ? fr->module : ""), TC_RAW_MAX_STRING) +
+			TC_MIN(strlen(fr->symbol ? fr->symbol : ""), TC_RAW_MAX_STRING);
+	}
+	(void)err;
+	wbuf_reserve(&w->cs, need);
+	p = w->cs.p + w->cs.len;
+	p = tc_varint_put(p, cs->id);
+	tc_put_le64(p, cs->signature);
+	p += 8;
+	p = tc_varint_put(p, nf);
+	for (uint32_t i = 0; i < nf; i++) {
+		const struct tc_frame *fr = &cs->frames[i];
+		const char *m = fr->module ? fr->module : "";
+		const char *s = fr->symbol ? fr->symbol : "";
+		p = tc_raw_put_string(p, m, strlen(m));
+		p = tc_varint_put(p, fr->offset);
+		p = tc_raw_put_string(p, s, strlen(s));
+	}
+	w->cs.len = (size_t)(p - w->cs.p);
+	w->cs.records++;
+	return 0;
+}
+
+int tc_raw_writer_comm(struct tc_raw_writer *w, const struct tc_comm *c,
+		       struct tc_error *err)
+{
+	struct tc_ranklist rl;
+	uint8_t *p;
+	uint32_t nd = c->ndims > 8 ? 8 : c->ndims;
+
+	(void)err;
+	tc_ranklist_init(&rl);
+	tc_ranklist_from_array(&rl, c->members, c->size);
+	wbuf_reserve(&w->cm, (8 + 3 * rl.nruns + nd) * TC_VARINT_MAX);
+	p = w->cm.p + w->cm.len;
+	p = tc_varint_put(p, c->id);
+	p = tc_varint_put(p, c->parent);
+	p = tc_varint_put(p, c->creator);
+	p = tc_varint_put(p, c->size);
+	p = tc_varint_put(p, rl.nruns);
+	for (size_t i = 0; i < rl.nruns; i++) {
+		p = tc_svarint_put(p, rl.runs[i].start);
+		p = tc_varint_put(p, rl.runs[i].len);
+		p = tc_svarint_put(p, rl.runs[i].stride);
+	}
+	p = tc_varint_put(p, nd);
+	for (uint32_t i = 0; i < nd; i++)
+		p = tc_svarint_put(p, c->dims[i]);
+	p = tc_varint_put(p, c->periods);
+	w->cm.len = (size_t)(p - w->cm.p);
+	w->cm.records++;
+	tc_ranklist_release(&rl);
+	return 0;
+}
+
+void tc_raw_writer_drop(struct tc_raw_writer *w, uint64_t n)
+{
+	w->dropped += n;
+}
+
+uint64_t tc_raw_writer_events(const struct tc_raw_writer *w)
+{
+	return w->events;
+}
+
+int tc_raw_writer_flush(struct tc_raw_writer *w, struct tc_error *err)
+{
+	return seal_events(w, err);
+}
+
+static void writer_free(struct tc_raw_writer *w)
+{
+	if (w->zinit)
+		deflateEnd(&w->zs);
+	free(w->zbuf);
+	free(w->ev.p);
+	free(w->cs.p);
+	free(w->cm.p);
+	free(w->tmp);
+	free(w->path);
+	free(w);
+}
+
+int tc_raw_writer_close(struct tc_raw_writer **wp, struct tc_error *err)
+{
+	struct tc_raw_writer *w = *wp;
+	uint8_t tb[5 * TC_VARINT_MAX], *p = tb;
+	int rc;
+
+	if (!w)
+		return 0;
+	*wp = NULL;
+	rc = seal_events(w, err);
+	if (!rc) {
+		p = tc_varint_put(p, w->events);
+		p = tc_varint_put(p, w->seq); /* blocks before the trailer */
+		p = tc_varint_put(p, w->dropped);
+		p = tc_varint_put(p, w->t_last);
+		rc = write_block(w, TC_BLK_TRAILER, tb, (size_t)(p - tb), 1, 0, err);
+	}
+	if (close(w->fd) < 0 && !rc)
+		rc = tc_error_sys(err, w->tmp ? w->tmp : w->path, "close");
+	if (w->tmp) {
+		if (!rc && rename(w->tmp, w->path) < 0)
+			rc = tc_error_sys(err, w->path, "rename to");
+		if (rc)
+			unlink(w->tmp);
+	}
+	writer_free(w);
+	return rc;
+}
+
+void tc_raw_writer_abort(struct tc_raw_writer **wp)
+{
+	struct tc_raw_writer *w = *wp;
+
+	if (!w)
+		return;
+	*wp = NULL;
+	close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	writer_free(w);
+}

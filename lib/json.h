@@ -1,0 +1,51 @@
+/*
+ * json.h - the one adapter over Jansson.
+ *
+ * Builds documents with sorted keys and writes them compactly (one line)
+ * or indented. Jansson's types stay out of every other header.
+ */
+#ifndef TC_JSON_H
+#define TC_JSON_H
+
+#include "compat.h"
+#include <stdio.h>
+
+struct tc_json; /* a Jansson value */
+
+struct tc_json *tc_json_object(void);  /* returns new */
+struct tc_json *tc_json_array(void);   /* returns new */
+struct tc_json *tc_json_int(int64_t v);
+struct tc_json *tc_json_uint(uint64_t v); /* above INT64_MAX: a real */
+struct tc_json *tc_json_real(double v);
+struct tc_json *tc_json_str(const char *s);
+struct tc_json *tc_json_bool(bool v);
+struct tc_json *tc_json_null(void);
+/* Set/append steal the value. */
+void tc_json_set(struct tc_json *obj, const char *key, struct tc_json *val);
+void tc_json_append(struct tc_json *arr, struct tc_json *val);
+void tc_json_set_int(struct tc_json *obj, const char *key, int64_t v);
+void tc_json_set_uint(struct tc_json *obj, const char *key, uint64_t v);
+void tc_json_set_real(struct tc_json *obj, const char *key, double v);
+void tc_json_set_str(struct tc_json *obj, const char *key, const char *s);
+void tc_json_set_bool(struct tc_json *obj, const char *key, bool v);
+void tc_json_free(struct tc_json *v);
+
+enum { TC_JSON_COMPACT = 0, TC_JSON_PRETTY = 1 };
+/* Write v and a newline. Returns 0 or -1 on a write error. */
+int tc_json_write(const struct tc_json *v, FILE *f, int style);
+/* Returns new string (caller frees). */
+char *tc_json_dumps(const struct tc_json *v, int style);
+
+/* ---- reading ---- */
+/* Parse a file; returns new or NULL with err filled (line in offset). */
+struct tc_error;
+struct tc_json *tc_json_load_file(const char *path, struct tc_error *err);
+/* Borrowed lookups; NULL when absent or of another type. */
+struct tc_json *tc_json_get(const struct tc_json *obj, const char *key);
+size_t tc_json_array_size(const struct tc_json *arr);
+struct tc_json *tc_json_array_get(const struct tc_json *arr, size_t i);
+bool tc_json_is_int(const struct tc_json *v);
+int64_t tc_json_int_value(const struct tc_json *v);
+const char *tc_json_str_value(const struct tc_json *v);
+
+#endif

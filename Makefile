@@ -26,7 +26,7 @@ CC := cc
 endif
 
 DEPS_PKGS := zlib1g-dev libjansson-dev libcmph-dev pkg-config bats bats-assert \
-	bats-support openmpi-bin libopenmpi-dev gfortran groff-base
+	bats-support openmpi-bin libopenmpi-dev gfortran groff-base python3
 
 # Each configuration builds in its own directory, so a sanitizer build
 # never mixes objects with a plain one.
@@ -127,8 +127,8 @@ demo: deps
 	@sh test/demo.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory all
-	@sh test/bench.sh
+	@$(MAKE) --no-print-directory all bench-tools
+	@TC_BUILD=$(BUILD) sh test/bench.sh
 
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
@@ -151,3 +151,10 @@ clean:
 .PHONY: all check deps demo bench install uninstall clean unit-tests
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:%.c=$(BUILD)/%.d)
+
+# Benchmark helpers (built by make bench only).
+BENCH_BINS := $(BUILD)/test/bench/gzpayload
+$(BUILD)/test/bench/%: $(BUILD)/test/bench/%.o $(LIBTC)
+	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $< $(LIBTC) $(TC_LIBS)
+bench-tools: $(BENCH_BINS)
+.PHONY: bench-tools

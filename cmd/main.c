@@ -1,1 +1,265 @@
-int main(void) { return 0; }
+/*
+ * main.c - the tracecluster command: global options and the command table.
+ */
+#include "lib/compat.h"
+#include "cmd/cmd.h"
+#include "lib/error.h"
+#include "lib/pool.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct tc_globals tc_g = { 1, 0, -1 };
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Sorted by name. */
+static const struct command commands[] = {
+	{ "dump", cmd_dump, "print the events of one raw trace file" },
+	{ "info", cmd_info, "summarise a trace set: ranks, events, ops, call sites" },
+	{ "synth", cmd_synth, "write a synthetic trace set with known ground truth" },
+};
+
+static const char usage_text[] =
+	"usage: tracecluster [-j N] [-q] [-v] [--[no-]progress] COMMAND [ARGS]\n"
+	"       tracecluster --help | --version | help COMMAND\n"
+	"\n"
+	"Cluster MPI processes by their communication traces.\n"
+	"\n"
+	"Global options:\n"
+	"  -j, --threads N   worker threads (0 = online CPUs; default\n"
+	"                    $TRACECLUSTER_THREADS, else 0)\n"
+	"  -q, --quiet       only errors on stderr\n"
+	"  -v, --verbose     more detail on stderr\n"
+	"      --progress    progress on stderr even when it is not a terminal\n"
+	"      --no-progress never show progress\n"
+	"  -h, --help        this help\n"
+	"  -V, --version     print the version\n"
+	"\n"
+	"Commands:\n";
+
+static void print_usage(FILE *f)
+{
+	fputs(usage_text, f);
+	for (size_t i = 0; i < TC_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nSee tracecluster COMMAND --help and tracecluster(1).\n", f);
+}
+
+void tc_errorf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("tracecluster: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void tc_warnf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tc_g.verbosity < 0)
+		return;
+	fflush(stdout);
+	fputs("tracecluster: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void tc_report(const struct tc_error *e)
+{
+	char buf[1200];
+
+	tc_error_format(e, buf, sizeof(buf));
+	tc_errorf("%s", buf);
+}
+
+int tc_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "tracecluster%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'tracecluster %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+	return TC_EXIT_USAGE;
+}
+
+int tc_print_help(const char *text)
+{
+	fputs(text, stdout);
+	return TC_EXIT_OK;
+}
+
+int tc_finish_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno != EPIPE)
+			tc_errorf("write error on standard output: %s", strerror(errno));
+		return TC_EXIT_FAIL;
+	}
+	return status;
+}
+
+struct tc_pool *tc_cmd_pool(void)
+{
+	return tc_pool_new(tc_g.threads);
+}
+
+int tc_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return tc_usage_error(cmd, "%s: expected a non-negative integer, got '%s'",
+				      opt, s ? s : "");
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return tc_usage_error(cmd, "%s: expected a non-negative integer, got '%s'",
+				      opt, s);
+	*out = v;
+	return 0;
+}
+
+int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end)
+		return tc_usage_error(cmd, "%s: expected a number, got '%s'", opt, s);
+	*out = v;
+	return 0;
+}
+
+static int set_threads(const char *cmd, const char *s)
+{
+	uint64_t n;
+	int rc = tc_parse_u64(cmd, "--threads", s, &n);
+
+	if (rc)
+		return rc;
+	if (n > 4096)
+		return tc_usage_error(cmd, "--threads: %s is too many", s);
+	tc_g.threads = n ? (unsigned)n : tc_online_cpus();
+	return 0;
+}
+
+int tc_common_option(const char *cmd, int c, const char *arg)
+{
+	int rc;
+
+	switch (c) {
+	case 'j':
+		rc = set_threads(cmd, arg);
+		return rc ? -rc : 1;
+	case 'q':
+		tc_g.verbosity = -1;
+		return 1;
+	case 'v':
+		tc_g.verbosity++;
+		return 1;
+	case 0x1001:
+		tc_g.progress = 1;
+		return 1;
+	case 0x1002:
+		tc_g.progress = 0;
+		return 1;
+	}
+	return 0;
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < TC_ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		TC_COMMON_LONGOPTS,
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd;
+	const char *env;
+	int c, rc;
+
+	env = getenv("TRACECLUSTER_THREADS");
+	tc_g.threads = tc_online_cpus();
+	if (env && *env && set_threads(NULL, env))
+		return TC_EXIT_USAGE;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+" TC_COMMON_SHORTOPTS "V", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			print_usage(stdout);
+			return tc_finish_stdout(TC_EXIT_OK);
+		case 'V':
+			printf("tracecluster %s\n", TC_VERSION);
+			return tc_finish_stdout(TC_EXIT_OK);
+		case '?':
+			if (optopt)
+				return tc_usage_error(NULL, "unknown option '-%c'", optopt);
+			return tc_usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
+		case ':':
+			return tc_usage_error(NULL, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			rc = tc_common_option(NULL, c, optarg);
+			if (rc < 0)
+				return -rc;
+		}
+	}
+	if (optind >= argc) {
+		print_usage(stderr);
+		return TC_EXIT_USAGE;
+	}
+	if (!strcmp(argv[optind], "help")) {
+		if (optind + 1 >= argc) {
+			print_usage(stdout);
+			return tc_finish_stdout(TC_EXIT_OK);
+		}
+		cmd = find_command(argv[optind + 1]);
+		if (!cmd)
+			return tc_usage_error(NULL, "'%s' is not a command", argv[optind + 1]);
+		{
+			char *hargv[] = { (char *)cmd->name, (char *)"--help", NULL };
+			optind = 0;
+			return tc_finish_stdout(cmd->fn(2, hargv));
+		}
+	}
+	cmd = find_command(argv[optind]);
+	if (!cmd)
+		return tc_usage_error(NULL, "'%s' is not a command", argv[optind]);
+	argc -= optind;
+	argv += optind;
+	optind = 0; /* reset getopt for the subcommand (GNU: 0 reinitialises) */
+	opterr = 0;
+	rc = cmd->fn(argc, argv);
+	return tc_finish_stdout(rc);
+}

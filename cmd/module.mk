@@ -1,1 +1,1 @@
-CMD_SRCS += cmd/main.c
+CMD_SRCS += cmd/main.c cmd/dump.c cmd/info.c

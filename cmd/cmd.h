@@ -1,0 +1,64 @@
+/*
+ * cmd.h - shared by the subcommands of the tracecluster executable.
+ *
+ * Only cmd/ prints to stdout or exits. Exit status: 0 ok, 1 failure (I/O,
+ * bad trace), 2 usage.
+ */
+#ifndef TC_CMD_H
+#define TC_CMD_H
+
+#include "lib/compat.h"
+
+struct tc_error;
+struct tc_pool;
+
+enum { TC_EXIT_OK = 0, TC_EXIT_FAIL = 1, TC_EXIT_USAGE = 2 };
+
+/* Global options, set by main() before the subcommand runs. */
+struct tc_globals {
+	unsigned threads;   /* resolved: >= 1 */
+	int verbosity;      /* -1 quiet, 0 normal, 1+ verbose */
+	int progress;       /* -1 auto (stderr is a TTY), 0 off, 1 on */
+};
+extern struct tc_globals tc_g;
+
+/* Subcommands: int cmd_<name>(int argc, char **argv); argv[0] is the name. */
+int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+
+/* "tracecluster: <msg>" on stderr. */
+void tc_errorf(const char *fmt, ...) TC_PRINTF(1, 2);
+void tc_warnf(const char *fmt, ...) TC_PRINTF(1, 2);
+/* Print "tracecluster: <formatted error>" on stderr. */
+void tc_report(const struct tc_error *e);
+/* Print a usage error and the hint to run --help; returns TC_EXIT_USAGE. */
+int tc_usage_error(const char *cmd, const char *fmt, ...) TC_PRINTF(2, 3);
+/* Print text (a --help message) to stdout; returns TC_EXIT_OK. */
+int tc_print_help(const char *text);
+/* Flush stdout and check for write errors; returns the exit status to use. */
+int tc_finish_stdout(int status);
+/* A pool of tc_g.threads threads (returns new). */
+struct tc_pool *tc_cmd_pool(void);
+/* Parse a non-negative integer option; returns 0 or usage error status. */
+int tc_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out);
+int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+
+/*
+ * Common long options every command accepts after its name, so that
+ * `tracecluster info -j2 DIR` works like `tracecluster -j2 info DIR`.
+ * Handle them with tc_common_option() in the getopt loop.
+ */
+#define TC_COMMON_LONGOPTS                                 \
+	{ "threads", required_argument, NULL, 'j' },       \
+	{ "quiet", no_argument, NULL, 'q' },               \
+	{ "verbose", no_argument, NULL, 'v' },             \
+	{ "progress", no_argument, NULL, 0x1001 },         \
+	{ "no-progress", no_argument, NULL, 0x1002 },      \
+	{ "help", no_argument, NULL, 'h' }
+#define TC_COMMON_SHORTOPTS "j:qvh"
+/* Returns 1 if c was a common option (handled), 0 if not, or a negative
+ * exit status (negated) on a bad value. */
+int tc_common_option(const char *cmd, int c, const char *arg);
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * traceset.c - scanning, checking and parallel reading of a trace set.
+ */
+#include "lib/compat.h"
+#include "formats/traceset.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/pool.h"
+#include "lib/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void tc_raw_rank_path(char *buf, size_t len, const char *dir, int32_t rank)
+{
+	snprintf(buf, len, "%s/rank-%05d.tcr", dir, (int)rank);
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct tc_traceset_file *x = a, *y = b;
+	if (x->hdr.rank != y->hdr.rank)
+		return x->hdr.rank < y->hdr.rank ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+struct open_job {
+	struct tc_traceset *ts;
+	unsigned flags;
+	int *rc;
+	struct tc_error *errs;
+};
+
+static void open_one(size_t i, void *p)
+{
+	struct open_job *j = p;
+	struct tc_traceset_file *f = &j->ts->files[i];
+	struct tc_raw_reader *r;
+	struct stat st;
+
+	j->rc[i] = tc_raw_open(&r, f->path, j->flags, &j->errs[i]);
+	if (j->rc[i])
+		return;
+	f->hdr = *tc_raw_get_header(r);
+	tc_raw_close(&r);
+	if (stat(f->path, &st) == 0)
+		f->file_bytes = (uint64_t)st.st_size;
+}
+
+static int scan_dir(const char *dir, char ***names, size_t *n, struct tc_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t alloc = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return tc_error_sys(err, dir, "open directory");
+	while ((de = readdir(d))) {
+		char *p;
+		size_t len;
+		if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".tcr"))
+			continue;
+		len = strlen(dir) + strlen(de->d_name) + 2;
+		p = tc_xmalloc(len);
+		snprintf(p, len, "%s/%s", dir, de->d_name);
+		TC_ALLOC_GROW(*names, *n + 1, alloc);
+		(*names)[(*n)++] = p;
+	}
+	closedir(d);
+	qsort(*names, *n, sizeof(**names), cmp_str);
+	return 0;
+}
+
+int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
+		     struct tc_pool *pool, struct tc_error *err)
+{
+	struct tc_traceset *ts;
+	struct stat st;
+	char **names = NULL;
+	size_t n = 0, alloc_m = 0, alloc_d = 0;
+	struct open_job job;
+	int rc = 0;
+	size_t i;
+
+	*out = NULL;
+	if (stat(path, &st) < 0)
+		return tc_error_sys(err, path, "open");
+	if (S_ISDIR(st.st_mode)) {
+		rc = scan_dir(path, &names, &n, err);
+		if (rc)
+			return rc;
+		if (!n)
+			return tc_error_set(err, TC_ERR_FORMAT, path, -1,
+					    "no trace files (*.tcr) in directory");
+	} else {
+		names = tc_xmalloc(sizeof(*names));
+		names[0] = tc_xstrdup(path);
+		n = 1;
+	}
+	ts = tc_xcalloc(1, sizeof(*ts));
+	ts->dir = tc_xstrdup(path);
+	ts->flags = flags;
+	ts->nfiles = n;
+	ts->files = tc_xcalloc(n, sizeof(*ts->files));
+	for (i = 0; i < n; i++)
+		ts->files[i].path = names[i];
+	free(names);
+
+	job.ts = ts;
+	job.flags = flags;
+	job.rc = tc_xcalloc(n, sizeof(int));
+	job.errs = tc_xcalloc(n, sizeof(struct tc_error));
+	tc_pool_for(pool, n, open_one, &job);
+	for (i = 0; i < n; i++) {
+		if (job.rc[i]) {
+			rc = job.rc[i];
+			if (err)
+				*err = job.errs[i];
+			break;
+		}
+	}
+	free(job.rc);
+	free(job.errs);
+	if (rc) {
+		tc_traceset_free(&ts);
+		return rc;
+	}
+
+	qsort(ts->files, n, sizeof(*ts->files), cmp_file);
+	ts->world_size = ts->files[0].hdr.world_size;
+	for (i = 0; i < n; i++)
+		if (ts->files[i].hdr.world_size != ts->world_size)
+			ts->nworld_mismatch++;
+	{
+		int32_t next = 0;
+		for (i = 0; i < n; i++) {
+			int32_t r = ts->files[i].hdr.rank;
+			if (i && r == ts->files[i - 1].hdr.rank) {
+				if (ts->nduplicates == 0 ||
+				    ts->duplicates[ts->nduplicates - 1] != r) {
+					TC_ALLOC_GROW(ts->duplicates, ts->nduplicates + 1, alloc_d);
+					ts->duplicates[ts->nduplicates++] = r;
+				}
+				continue;
+			}
+			ts->ranks++;
+			for (; next < r && next < ts->world_size; next++) {
+				TC_ALLOC_GROW(ts->missing, ts->nmissing + 1, alloc_m);
+				ts->missing[ts->nmissing++] = next;
+			}
+			next = r + 1;
+		}
+		for (; next < ts->world_size; next++) {
+			TC_ALLOC_GROW(ts->missing, ts->nmissing + 1, alloc_m);
+			ts->missing[ts->nmissing++] = next;
+		}
+	}
+	if (ts->nmissing)
+		qsort(ts->missing, ts->nmissing, sizeof(int32_t), cmp_i32);
+	*out = ts;
+	return 0;
+}
+
+void tc_traceset_free(struct tc_traceset **tsp)
+{
+	struct tc_traceset *ts = *tsp;
+
+	if (!ts)
+		return;
+	*tsp = NULL;
+	for (size_t i = 0; i < ts->nfiles; i++)
+		free(ts->files[i].path);
+	free(ts->files);
+	free(ts->missing);
+	free(ts->duplicates);
+	free(ts->dir);
+	free(ts);
+}
+
+int tc_traceset_check(const struct tc_traceset *ts, struct tc_error *err)
+{
+	if (ts->nworld_mismatch) {
+		for (size_t i = 0; i < ts->nfiles; i++)
+			if (ts->files[i].hdr.world_size != ts->world_size)
+				return tc_error_set(err, TC_ERR_FORMAT, ts->files[i].path, -1,
+						    "world size %d differs from %d of '%s'",
+						    ts->files[i].hdr.world_size, ts->world_size,
+						    ts->files[0].path);
+	}
+	if (ts->nduplicates) {
+		int32_t r = ts->duplicates[0];
+		const char *a = NULL, *b = NULL;
+		for (size_t i = 0; i < ts->nfiles; i++) {
+			if (ts->files[i].hdr.rank != r)
+				continue;
+			if (!a)
+				a = ts->files[i].path;
+			else if (!b)
+				b = ts->files[i].path;
+		}
+		return tc_error_set(err, TC_ERR_FORMAT, ts->dir, -1,
+				    "rank %d appears twice ('%s' and '%s')", r, a, b);
+	}
+	if (ts->nmissing) {
+		if (ts->nmissing == 1)
+			return tc_error_set(err, TC_ERR_FORMAT, ts->dir, -1,
+					    "rank %d missing (world size %d)",
+					    ts->missing[0], ts->world_size);
+		return tc_error_set(err, TC_ERR_FORMAT, ts->dir, -1,
+				    "%zu ranks missing (first %d; world size %d)",
+				    ts->nmissing, ts->missing[0], ts->world_size);
+	}
+	return 0;
+}
+
+struct each_job {
+	const struct tc_traceset *ts;
+	tc_traceset_fn fn;
+	void *ctx;
+	int *rc;
+	struct tc_error *errs;
+};
+
+static void each_one(size_t i, void *p)
+{
+	struct each_job *j = p;
+	struct tc_raw_reader *r;
+
+	j->rc[i] = tc_raw_open(&r, j->ts->files[i].path, j->ts->flags, &j->errs[i]);
+	if (j->rc[i])
+		return;
+	j->rc[i] = j->fn(i, r, j->ctx, &j->errs[i]);
+	tc_raw_close(&r);
+}
+
+int tc_traceset_each(const struct tc_traceset *ts, struct tc_pool *pool,
+		     tc_traceset_fn fn, void *ctx, struct tc_error *err)
+{
+	struct each_job job = { ts, fn, ctx, NULL, NULL };
+	int rc = 0;
+
+	job.rc = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(int));
+	job.errs = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(struct tc_error));
+	tc_pool_for(pool, ts->nfiles, each_one, &job);
+	for (size_t i = 0; i < ts->nfiles; i++) {
+		if (job.rc[i]) {
+			rc = job.rc[i];
+			if (err)
+				*err = job.errs[i];
+			break;
+		}
+	}
+	free(job.rc);
+	free(job.errs);
+	return rc;
+}
+
+/* ---- stats ------------------------------------------------------------ */
+
+struct stats_acc {
+	struct tc_file_stats *st;
+	uint64_t *sigs;
+	size_t nsigs, alloc;
+};
+
+static int stats_event(void *p, const struct tc_event *ev)
+{
+	struct stats_acc *a = p;
+	struct tc_file_stats *st = a->st;
+
+	st->op_counts[ev->op & 255]++;
+	if (ev->t_start < st->t_first)
+		st->t_first = ev->t_start;
+	if (ev->t_end > st->t_last)
+		st->t_last = ev->t_end;
+	st->msg_bytes += tc_event_bytes(ev);
+	return 0;
+}
+
+static int stats_callsite(void *p, const struct tc_callsite *cs)
+{
+	struct stats_acc *a = p;
+
+	TC_ALLOC_GROW(a->sigs, a->nsigs + 1, a->alloc);
+	a->sigs[a->nsigs++] = cs->signature;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int stats_one(size_t i, struct tc_raw_reader *r, void *ctx, struct tc_error *err)
+{
+	struct tc_file_stats *st = &((struct tc_file_stats *)ctx)[i];
+	static const struct tc_read_ops ops = { stats_event, stats_callsite, NULL };
+	struct stats_acc acc = { st, NULL, 0, 0 };
+	struct tc_raw_stats rs;
+	const struct tc_raw_header *h = tc_raw_get_header(r);
+	int rc;
+
+	st->t_first = UINT64_MAX;
+	rc = tc_raw_read(r, &ops, &acc, &rs, err);
+	if (rc) {
+		free(acc.sigs);
+		return rc;
+	}
+	if (st->t_first == UINT64_MAX)
+		st->t_first = 0;
+	st->events = rs.events;
+	st->blocks = rs.blocks;
+	st->file_bytes = rs.file_bytes;
+	st->raw_bytes = rs.raw_bytes;
+	st->has_trailer = rs.has_trailer;
+	st->dropped = rs.trailer.dropped;
+	st->bad_blocks = rs.bad_blocks;
+	st->bad_bytes = rs.bad_bytes;
+	snprintf(st->salvage_msg, sizeof(st->salvage_msg), "%s", rs.first_error_msg);
+	st->abs_first = h->start_time_ns + st->t_first;
+	st->abs_last = h->start_time_ns + st->t_last;
+	/* a call site may be defined twice (again with symbols): dedupe */
+	if (acc.nsigs) {
+		size_t k = 1;
+		qsort(acc.sigs, acc.nsigs, sizeof(uint64_t), cmp_u64);
+		for (size_t j = 1; j < acc.nsigs; j++)
+			if (acc.sigs[j] != acc.sigs[k - 1])
+				acc.sigs[k++] = acc.sigs[j];
+		acc.nsigs = k;
+	}
+	st->sigs = acc.sigs;
+	st->nsigs = acc.nsigs;
+	return 0;
+}
+
+int tc_traceset_stats(const struct tc_traceset *ts, struct tc_pool *pool,
+		      struct tc_file_stats **out, struct tc_error *err)
+{
+	struct tc_file_stats *st = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*st));
+	int rc = tc_traceset_each(ts, pool, stats_one, st, err);
+
+	if (rc) {
+		tc_file_stats_free(st, ts->nfiles);
+		*out = NULL;
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
+void tc_file_stats_free(struct tc_file_stats *st, size_t n)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(st[i].sigs);
+	free(st);
+}

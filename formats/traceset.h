@@ -1,0 +1,86 @@
+/*
+ * traceset.h - a directory of raw per-rank files, checked and read in
+ * parallel.
+ *
+ * tc_traceset_open scans DIR for *.tcr files (or takes one file), reads
+ * every header on the pool, sorts the files by rank and notes what is
+ * wrong with the set as a whole: world sizes that disagree, missing ranks,
+ * ranks present twice. tc_traceset_check turns the first problem into an
+ * error; commands that can work with a partial set report them instead.
+ */
+#ifndef TC_FORMATS_TRACESET_H
+#define TC_FORMATS_TRACESET_H
+
+#include "lib/compat.h"
+#include "formats/raw.h"
+
+struct tc_error;
+struct tc_pool;
+
+struct tc_traceset_file {
+	char *path;
+	struct tc_raw_header hdr;
+	uint64_t file_bytes;
+};
+
+struct tc_traceset {
+	char *dir;
+	unsigned flags;            /* TC_RAW_SALVAGE, passed to every read */
+	struct tc_traceset_file *files; /* sorted by rank, then path */
+	size_t nfiles;
+	int32_t world_size;        /* of the first file; 0 if none */
+	int32_t *missing;          /* ranks below world_size with no file */
+	size_t nmissing;
+	int32_t *duplicates;       /* ranks with more than one file */
+	size_t nduplicates;
+	size_t nworld_mismatch;    /* files whose world size differs */
+	int32_t ranks;             /* distinct ranks present */
+};
+
+/* Returns 0 and a new set, or fills err (unreadable dir, no files, a file
+ * whose header cannot be read). */
+int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
+		     struct tc_pool *pool, struct tc_error *err);
+void tc_traceset_free(struct tc_traceset **ts);
+/* 0 when the set is complete and consistent, else fills err. */
+int tc_traceset_check(const struct tc_traceset *ts, struct tc_error *err);
+
+/* "DIR/rank-00042.tcr" into buf. */
+void tc_raw_rank_path(char *buf, size_t len, const char *dir, int32_t rank);
+
+/*
+ * Read every file on the pool: fn(file index, reader, ctx) is called on a
+ * worker with an open reader for that file; per-file results belong in
+ * ctx at that index, so the caller can reduce them in index order.
+ * Returns 0, or the error of the lowest-indexed file that failed.
+ */
+typedef int (*tc_traceset_fn)(size_t index, struct tc_raw_reader *r, void *ctx,
+			      struct tc_error *err);
+int tc_traceset_each(const struct tc_traceset *ts, struct tc_pool *pool,
+		     tc_traceset_fn fn, void *ctx, struct tc_error *err);
+
+/* ---- summary statistics (info) -------------------------------------- */
+
+struct tc_file_stats {
+	uint64_t events;
+	uint64_t blocks;
+	uint64_t file_bytes;
+	uint64_t raw_bytes;       /* decoded payload bytes */
+	uint64_t t_first, t_last; /* min t_start, max t_end, ns since file start */
+	uint64_t abs_first, abs_last; /* the same on the wall clock */
+	uint64_t op_counts[256];
+	uint64_t msg_bytes;       /* bytes of all events */
+	uint64_t *sigs;           /* distinct call-site signatures, sorted */
+	size_t nsigs;
+	uint64_t dropped;
+	bool has_trailer;
+	uint64_t bad_blocks, bad_bytes;
+	char salvage_msg[160];
+};
+
+/* Returns new array of ts->nfiles stats (free with tc_file_stats_free). */
+int tc_traceset_stats(const struct tc_traceset *ts, struct tc_pool *pool,
+		      struct tc_file_stats **out, struct tc_error *err);
+void tc_file_stats_free(struct tc_file_stats *st, size_t n);
+
+#endif

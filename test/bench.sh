@@ -1,0 +1,49 @@
+#!/bin/sh
+# make bench: figures and ratios against baselines measured in the same run.
+# Medians of BENCH_REPS runs (default 5). Ratios matter, not absolute times:
+# the machines are shared and noisy.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${TC_BUILD:-build/default}
+tc="$top/bin/tracecluster"
+reps=${BENCH_REPS:-5}
+work="$top/build/bench"
+mkdir -p "$work"
+
+# median of the wall times (seconds) of running "$@" $reps times
+median_time() {
+	i=0
+	: >"$work/times"
+	while [ $i -lt "$reps" ]; do
+		s=$(date +%s.%N)
+		"$@" >/dev/null
+		e=$(date +%s.%N)
+		awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }' >>"$work/times"
+		i=$((i + 1))
+	done
+	sort -n "$work/times" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f\n", m }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+rate() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a / b }'; }
+
+echo "== read throughput: P=1024 stencil2d, >= 10^7 events"
+set1024="$work/stencil2d-1024"
+if [ ! -f "$set1024/truth.json" ]; then
+	"$tc" synth --pattern stencil2d --ranks 1024 --iters 1100 --force -o "$set1024" >/dev/null
+fi
+events=$("$tc" info --json "$set1024" | sed 's/.*"events":\([0-9]*\).*/\1/')
+echo "events: $events"
+"$build/test/bench/gzpayload" "$work/payload.gz" "$set1024"/rank-*.tcr 2>/dev/null
+echo "compressed payload bytes: $(stat -c %s "$work/payload.gz")"
+
+t_zcat=$(median_time zcat "$work/payload.gz")
+t_j1=$(median_time "$tc" -j1 info "$set1024")
+t_j2=$(median_time "$tc" -j2 info "$set1024")
+printf "%-34s %10s %16s\n" "reader" "median s" "events/s"
+printf "%-34s %10s %16s\n" "zcat (baseline, 1 thread)" "$t_zcat" "$(rate "$events" "$t_zcat")"
+printf "%-34s %10s %16s\n" "tracecluster info -j1" "$t_j1" "$(rate "$events" "$t_j1")"
+printf "%-34s %10s %16s\n" "tracecluster info -j2" "$t_j2" "$(rate "$events" "$t_j2")"
+echo "ratio -j1 throughput / zcat throughput: $(ratio "$t_zcat" "$t_j1")  (goal >= 0.5)"
+echo "ratio -j2 throughput / zcat throughput: $(ratio "$t_zcat" "$t_j2")"
+echo "speed-up -j1 -> -j2: $(ratio "$t_j1" "$t_j2")"

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Run every C unit test and every Bats file; print one closing line
+# "N passed, N failed" counting each unit test case and each Bats test.
+# Usage: sh test/run-tests.sh BUILD_DIR
+set -u
+build=${1:-build/default}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+pass=0
+fail=0
+count() { # reads TAP on stdin, echoes it, tallies into $log
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"ok "*) echo P >>"$log" ;;
+		"not ok "*) echo F >>"$log" ;;
+		esac
+	done
+}
+
+echo "# unit tests"
+for t in "$build"/test/unit/test_*; do
+	[ -x "$t" ] || continue
+	case $t in *.o|*.d) continue ;; esac
+	out=$(mktemp)
+	if [ "${VALGRIND:-}" = 1 ]; then
+		valgrind -q --error-exitcode=99 --leak-check=full "$t" >"$out" 2>&1
+	else
+		"$t" >"$out" 2>&1
+	fi
+	rc=$?
+	count <"$out"
+	# cases a crashed binary never reported count as failures
+	want=$("$t" --count 2>/dev/null || echo 0)
+	got=$(grep -c -E '^(not )?ok ' "$out")
+	if [ "$got" -lt "$want" ] || { [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out"; }; then
+		echo "not ok - $(basename "$t"): exited with status $rc after $got of $want cases"
+		echo F >>"$log"
+	fi
+	rm -f "$out"
+done
+
+echo "# bats tests"
+jobs=${J:-}
+if [ -z "$jobs" ]; then jobs=1; fi
+files=$(ls test/*.bats 2>/dev/null)
+if [ -n "$files" ]; then
+	if [ "$jobs" -gt 1 ] && command -v parallel >/dev/null 2>&1; then
+		bats --tap --jobs "$jobs" $files 2>&1 | count
+	else
+		bats --tap $files 2>&1 | count
+	fi
+fi
+
+pass=$(grep -c P "$log")
+fail=$(grep -c F "$log")
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

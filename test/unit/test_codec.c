@@ -1,0 +1,486 @@
+/*
+ * Unit tests of the varint codec, the CRC, event records and raw files.
+ */
+#include "lib/compat.h"
+#include "test/unit/unit.h"
+#include "formats/raw.h"
+#include "formats/raw_internal.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/ranklist.h"
+#include "lib/varint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+TEST(varint_roundtrip)
+{
+	static const uint64_t vals[] = { 0, 1, 127, 128, 255, 300, 16383, 16384,
+					 UINT32_MAX, (1ULL << 56) - 1, 1ULL << 63, UINT64_MAX };
+	uint8_t buf[TC_VARINT_MAX];
+
+	for (size_t i = 0; i < TC_ARRAY_SIZE(vals); i++) {
+		uint8_t *e = tc_varint_put(buf, vals[i]);
+		uint64_t out = 0;
+		const uint8_t *p = tc_varint_get(buf, e, &out);
+		CHECK(p == e);
+		CHECK_EQ_U64(out, vals[i]);
+		CHECK_EQ_U64((size_t)(e - buf), tc_varint_len(vals[i]));
+	}
+}
+
+TEST(varint_known_bytes)
+{
+	uint8_t buf[TC_VARINT_MAX];
+	uint8_t *e = tc_varint_put(buf, 300);
+
+	/* LEB128 of 300 is ac 02 */
+	CHECK_EQ_U64(e - buf, 2);
+	CHECK_EQ_U64(buf[0], 0xac);
+	CHECK_EQ_U64(buf[1], 0x02);
+	e = tc_varint_put(buf, UINT64_MAX);
+	CHECK_EQ_U64(e - buf, 10);
+	CHECK_EQ_U64(buf[9], 0x01);
+}
+
+TEST(varint_rejects_truncated_and_overlong)
+{
+	uint8_t buf[12];
+	uint64_t v;
+	const uint8_t *p;
+
+	tc_varint_put(buf, 1ULL << 40);
+	/* cut one byte short */
+	p = tc_varint_get(buf, buf + tc_varint_len(1ULL << 40) - 1, &v);
+	CHECK(p == NULL);
+	/* empty input */
+	CHECK(tc_varint_get(buf, buf, &v) == NULL);
+	/* eleven continuation bytes: longer than any 64-bit value */
+	memset(buf, 0xff, sizeof(buf));
+	CHECK(tc_varint_get(buf, buf + sizeof(buf), &v) == NULL);
+	/* ten bytes whose last carries bits beyond 64 */
+	memset(buf, 0x80, 9);
+	buf[9] = 0x02;
+	CHECK(tc_varint_get(buf, buf + 10, &v) == NULL);
+}
+
+TEST(zigzag)
+{
+	CHECK_EQ_U64(tc_zigzag(0), 0);
+	CHECK_EQ_U64(tc_zigzag(-1), 1);
+	CHECK_EQ_U64(tc_zigzag(1), 2);
+	CHECK_EQ_U64(tc_zigzag(-2), 3);
+	CHECK_EQ_U64(tc_zigzag(INT64_MIN), UINT64_MAX);
+	for (int64_t v = -1000; v <= 1000; v += 7)
+		CHECK_EQ_I64(tc_unzigzag(tc_zigzag(v)), v);
+	CHECK_EQ_I64(tc_unzigzag(tc_zigzag(INT64_MAX)), INT64_MAX);
+	CHECK_EQ_I64(tc_unzigzag(tc_zigzag(INT64_MIN)), INT64_MIN);
+}
+
+TEST(crc32_known_vector)
+{
+	/* the CRC-32 check value of "123456789" */
+	uLong c = crc32(0L, Z_NULL, 0);
+	c = crc32(c, (const Bytef *)"123456789", 9);
+	CHECK_EQ_U64(c, 0xCBF43926u);
+}
+
+TEST(block_header_crc_covers_header_and_payload)
+{
+	struct tc_raw_block_header h = { 'E', 1, 10, 20, 3, 12345, 7, 0 }, g;
+	uint8_t hb[TC_RAW_BLOCK_HEADER];
+	uint8_t payload[10] = "abcdefghi";
+	uint32_t c1, c2;
+
+	tc_raw_pack_block_header(hb, &h);
+	CHECK(tc_raw_unpack_block_header(hb, &g));
+	CHECK_EQ_U64(g.stored_len, 10);
+	CHECK_EQ_U64(g.raw_len, 20);
+	CHECK_EQ_U64(g.records, 3);
+	CHECK_EQ_U64(g.base_time, 12345);
+	CHECK_EQ_U64(g.seq, 7);
+	c1 = tc_raw_block_crc(hb, payload, sizeof(payload));
+	hb[12] ^= 1; /* record count */
+	c2 = tc_raw_block_crc(hb, payload, sizeof(payload));
+	CHECK(c1 != c2);
+	hb[12] ^= 1;
+	payload[3] ^= 0x10;
+	CHECK(tc_raw_block_crc(hb, payload, sizeof(payload)) != c1);
+	hb[0] = 'X';
+	CHECK(!tc_raw_unpack_block_header(hb, &g));
+}
+
+static void full_event(struct tc_event *ev, struct tc_completion *compl, uint64_t *sc,
+		       uint64_t *rc)
+{
+	tc_event_init(ev);
+	ev->op = TC_OP_ALLTOALLV;
+	ev->fields = TC_F_ALL;
+	ev->callsite = 42;
+	ev->t_start = 1000000007;
+	ev->t_end = 1000000999;
+	ev->comm = 5;
+	ev->peer = 3;
+	ev->tag = -1;
+	ev->rpeer = TC_ANY_SOURCE;
+	ev->rtag = 77;
+	ev->count = 1ULL << 40;
+	ev->dtype = TC_DT_DOUBLE;
+	ev->dtype_size = 8;
+	ev->bytes = 123456789;
+	ev->redop = TC_RED_SUM;
+	ev->root = 0;
+	ev->color = TC_UNDEFINED;
+	ev->key = -5;
+	ev->request = 99;
+	ev->newcomm = 6;
+	ev->file = 2;
+	ev->offset = 1ULL << 33;
+	ev->result = 15;
+	compl[0] = (struct tc_completion){ 98, 7, 3, 4096 };
+	compl[1] = (struct tc_completion){ 100, TC_PEER_NONE, 0, 0 };
+	ev->compl = compl;
+	ev->ncompl = 2;
+	for (int i = 0; i < 4; i++) {
+		sc[i] = (uint64_t)i * 1000;
+		rc[i] = (uint64_t)(4 - i);
+	}
+	ev->scounts = sc;
+	ev->nscounts = 4;
+	ev->rcounts = rc;
+	ev->nrcounts = 4;
+}
+
+static bool same_event(const struct tc_event *a, const struct tc_event *b)
+{
+	if (a->op != b->op || a->fields != b->fields || a->callsite != b->callsite ||
+	    a->t_start != b->t_start || a->t_end != b->t_end || a->comm != b->comm ||
+	    a->peer != b->peer || a->tag != b->tag || a->rpeer != b->rpeer ||
+	    a->rtag != b->rtag || a->count != b->count || a->dtype != b->dtype ||
+	    a->dtype_size != b->dtype_size || tc_event_bytes(a) != tc_event_bytes(b) ||
+	    a->redop != b->redop || a->root != b->root || a->color != b->color ||
+	    a->key != b->key || a->request != b->request || a->newcomm != b->newcomm ||
+	    a->file != b->file || a->offset != b->offset || a->result != b->result ||
+	    a->ncompl != b->ncompl || a->nscounts != b->nscounts || a->nrcounts != b->nrcounts)
+		return false;
+	for (uint32_t i = 0; i < a->ncompl; i++)
+		if (memcmp(&a->compl[i], &b->compl[i], sizeof(a->compl[i])))
+			return false;
+	return !memcmp(a->scounts, b->scounts, a->nscounts * sizeof(uint64_t)) &&
+	       !memcmp(a->rcounts, b->rcounts, a->nrcounts * sizeof(uint64_t));
+}
+
+TEST(event_record_roundtrip_every_field)
+{
+	struct tc_event ev, out;
+	struct tc_completion compl[2];
+	uint64_t sc[4], rc[4];
+	uint8_t buf[1024];
+	struct tc_raw_delta d = { 3, 1000000000, 90 }, d2 = d;
+	struct tc_raw_scratch s = { 0 };
+	const char *why = NULL;
+	uint8_t *e;
+	const uint8_t *p;
+
+	full_event(&ev, compl, sc, rc);
+	CHECK(tc_raw_event_max_size(&ev) <= sizeof(buf));
+	e = tc_raw_encode_event(buf, &ev, &d);
+	p = tc_raw_decode_event(buf, e, &out, &d2, &s, &why);
+	CHECK(p == e);
+	CHECK(same_event(&ev, &out));
+	CHECK_EQ_U64(d.prev_start, d2.prev_start);
+	CHECK_EQ_U64(d.prev_request, d2.prev_request);
+	/* every strict prefix of the record is rejected, never over-read */
+	for (uint8_t *cut = buf; cut < e; cut++) {
+		struct tc_raw_delta d3 = { 3, 1000000000, 90 };
+		CHECK(tc_raw_decode_event(buf, cut, &out, &d3, &s, &why) == NULL);
+	}
+	tc_raw_scratch_release(&s);
+}
+
+TEST(event_record_minimal_is_small)
+{
+	struct tc_event ev;
+	struct tc_raw_delta d = { 0, 0, 0 };
+	uint8_t buf[64];
+	uint8_t *e;
+
+	tc_event_init(&ev);
+	ev.op = TC_OP_BARRIER;
+	ev.callsite = 1;
+	ev.t_start = 100;
+	ev.t_end = 150;
+	e = tc_raw_encode_event(buf, &ev, &d);
+	/* op, fields, call site, start delta 100 (zigzag: two bytes), duration */
+	CHECK_EQ_U64(e - buf, 6);
+}
+
+TEST(event_record_rejects_bad_op_and_bits)
+{
+	uint8_t buf[16] = { 0 }, *p = buf;
+	struct tc_event out;
+	struct tc_raw_delta d = { 0, 0, 0 };
+	struct tc_raw_scratch s = { 0 };
+	const char *why = NULL;
+
+	p = tc_varint_put(p, 0); /* op 0 */
+	CHECK(tc_raw_decode_event(buf, p, &out, &d, &s, &why) == NULL);
+	p = buf;
+	p = tc_varint_put(p, TC_OP_SEND);
+	p = tc_varint_put(p, 1u << 30); /* unknown field bit */
+	p = tc_varint_put(p, 0);
+	p = tc_varint_put(p, 0);
+	p = tc_varint_put(p, 0);
+	CHECK(tc_raw_decode_event(buf, p, &out, &d, &s, &why) == NULL);
+	CHECK(why != NULL);
+	tc_raw_scratch_release(&s);
+}
+
+TEST(peer_relative_encoding_specials)
+{
+	static const int32_t peers[] = { 0, 1, 5, 1000000, TC_ANY_SOURCE, TC_PROC_NULL };
+	for (size_t i = 0; i < TC_ARRAY_SIZE(peers); i++) {
+		struct tc_event ev, out;
+		struct tc_raw_delta d = { 7, 0, 0 }, d2 = d;
+		struct tc_raw_scratch s = { 0 };
+		uint8_t buf[128] = { 0 }, *e;
+		const char *why;
+		tc_event_init(&ev);
+		ev.op = TC_OP_RECV;
+		ev.fields = TC_F_PEER | TC_F_ROOT;
+		ev.peer = peers[i];
+		ev.root = peers[i];
+		e = tc_raw_encode_event(buf, &ev, &d);
+		CHECK(tc_raw_decode_event(buf, e, &out, &d2, &s, &why) == e);
+		CHECK_EQ_I64(out.peer, peers[i]);
+		CHECK_EQ_I64(out.root, peers[i]);
+		tc_raw_scratch_release(&s);
+	}
+}
+
+TEST(ranklist_runs)
+{
+	struct tc_ranklist rl;
+	int32_t all[10], out[10];
+	int32_t odd[] = { 9, 0, 2, 4, 6, 3 };
+
+	for (int i = 0; i < 10; i++)
+		all[i] = i;
+	tc_ranklist_init(&rl);
+	tc_ranklist_from_array(&rl, all, 10);
+	CHECK_EQ_U64(rl.nruns, 1);
+	CHECK_EQ_U64(rl.count, 10);
+	CHECK(tc_ranklist_contains(&rl, 9));
+	CHECK(!tc_ranklist_contains(&rl, 10));
+	tc_ranklist_from_array(&rl, odd, 6);
+	CHECK_EQ_U64(rl.count, 6);
+	tc_ranklist_expand(&rl, out);
+	CHECK(!memcmp(out, odd, sizeof(odd)));
+	CHECK(tc_ranklist_contains(&rl, 4));
+	CHECK(!tc_ranklist_contains(&rl, 5));
+	tc_ranklist_release(&rl);
+}
+
+struct collect {
+	uint64_t n, sum_start;
+	uint32_t last_op;
+	uint64_t sig;
+	uint32_t comm_size;
+	int32_t comm_member2;
+	char sym[64];
+};
+
+static int c_event(void *p, const struct tc_event *ev)
+{
+	struct collect *c = p;
+	c->n++;
+	c->sum_start += ev->t_start;
+	c->last_op = ev->op;
+	return 0;
+}
+
+static int c_site(void *p, const struct tc_callsite *cs)
+{
+	struct collect *c = p;
+	c->sig = cs->signature;
+	if (cs->nframes > 1)
+		snprintf(c->sym, sizeof(c->sym), "%s", cs->frames[1].symbol);
+	return 0;
+}
+
+static int c_comm(void *p, const struct tc_comm *cm)
+{
+	struct collect *c = p;
+	c->comm_size = cm->size;
+	c->comm_member2 = cm->size > 2 ? cm->members[2] : -1;
+	return 0;
+}
+
+static void write_file(const char *path, uint64_t nev, size_t block_bytes)
+{
+	struct tc_raw_header h = { 0 };
+	struct tc_raw_writer_opts o = { 6, block_bytes, true };
+	struct tc_raw_writer *w;
+	struct tc_error err;
+	struct tc_frame fr[2] = { { "/usr/lib/libfoo.so", 0x1234, "foo+0x4" },
+				  { "app", 0x99, "main+0x10" } };
+	struct tc_callsite cs = { 0, 0, 2, fr };
+	int32_t mem[] = { 0, 2, 4, 6 };
+	struct tc_comm cm = { 2, 0, TC_OP_COMM_SPLIT, 4, mem, 0, { 0 }, 0 };
+
+	h.rank = 2;
+	h.world_size = 8;
+	snprintf(h.host, sizeof(h.host), "node1");
+	snprintf(h.clock, sizeof(h.clock), "test");
+	cs.signature = tc_stack_signature(fr, 2);
+	CHECK(tc_raw_writer_open(&w, path, &h, &o, &err) == 0);
+	CHECK(tc_raw_writer_callsite(w, &cs, &err) == 0);
+	CHECK(tc_raw_writer_comm(w, &cm, &err) == 0);
+	for (uint64_t i = 0; i < nev; i++) {
+		struct tc_event ev;
+		tc_event_init(&ev);
+		ev.op = (i % 3) ? TC_OP_ISEND : TC_OP_WAITALL;
+		ev.fields = TC_F_PEER | TC_F_TAG | TC_F_COUNT;
+		ev.callsite = 0;
+		ev.peer = (int32_t)(i % 8);
+		ev.tag = 5;
+		ev.count = i;
+		ev.t_start = i * 100;
+		ev.t_end = i * 100 + 10;
+		CHECK(tc_raw_writer_event(w, &ev, &err) == 0);
+	}
+	CHECK(tc_raw_writer_close(&w, &err) == 0);
+}
+
+TEST(raw_file_roundtrip_many_blocks)
+{
+	char path[512];
+	struct tc_raw_reader *r;
+	struct tc_raw_stats st;
+	struct tc_error err;
+	struct collect c = { 0 };
+	const struct tc_read_ops ops = { c_event, c_site, c_comm };
+	const uint64_t n = 20000;
+
+	snprintf(path, sizeof(path), "%s/a.tcr", unit_tmpdir());
+	write_file(path, n, 4096);
+	CHECK(tc_raw_open(&r, path, 0, &err) == 0);
+	CHECK_EQ_I64(tc_raw_get_header(r)->rank, 2);
+	CHECK_EQ_I64(tc_raw_get_header(r)->world_size, 8);
+	CHECK_STR(tc_raw_get_header(r)->host, "node1");
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+	CHECK_EQ_U64(c.n, n);
+	CHECK_EQ_U64(c.sum_start, 100 * (n * (n - 1) / 2));
+	CHECK(st.has_trailer);
+	CHECK_EQ_U64(st.trailer.events, n);
+	CHECK(st.blocks > 10);
+	CHECK_STR(c.sym, "main+0x10");
+	CHECK_EQ_U64(c.comm_size, 4);
+	CHECK_EQ_I64(c.comm_member2, 4);
+	tc_raw_close(&r);
+}
+
+static uint64_t file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+	if (!f)
+		return 0;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return (uint64_t)n;
+}
+
+TEST(raw_file_truncated_is_an_error_and_salvageable)
+{
+	char path[512];
+	struct tc_raw_reader *r;
+	struct tc_raw_stats st;
+	struct tc_error err;
+	struct collect c = { 0 };
+	const struct tc_read_ops ops = { c_event, NULL, NULL };
+	uint64_t size;
+
+	snprintf(path, sizeof(path), "%s/t.tcr", unit_tmpdir());
+	write_file(path, 20000, 4096);
+	size = file_size(path);
+	CHECK(truncate(path, (off_t)(size - 1000)) == 0);
+	CHECK(tc_raw_open(&r, path, 0, &err) == 0);
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == TC_ERR_FORMAT);
+	CHECK(err.offset > 0);
+	CHECK(strstr(err.msg, "truncated") != NULL);
+	tc_raw_close(&r);
+
+	memset(&c, 0, sizeof(c));
+	CHECK(tc_raw_open(&r, path, TC_RAW_SALVAGE, &err) == 0);
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+	CHECK(!st.has_trailer);
+	CHECK(c.n > 15000 && c.n < 20000);
+	CHECK_EQ_U64(c.n, st.events);
+	tc_raw_close(&r);
+}
+
+TEST(raw_file_flipped_byte_skips_one_block_in_salvage)
+{
+	char path[512];
+	struct tc_raw_reader *r;
+	struct tc_raw_stats st;
+	struct tc_error err;
+	struct collect c = { 0 };
+	const struct tc_read_ops ops = { c_event, NULL, NULL };
+	FILE *f;
+	uint64_t size;
+	int ch;
+
+	snprintf(path, sizeof(path), "%s/f.tcr", unit_tmpdir());
+	write_file(path, 20000, 4096);
+	size = file_size(path);
+	f = fopen(path, "r+b");
+	CHECK(f != NULL);
+	fseek(f, (long)(size / 2), SEEK_SET);
+	ch = fgetc(f);
+	fseek(f, (long)(size / 2), SEEK_SET);
+	fputc(ch ^ 0x5a, f);
+	fclose(f);
+
+	CHECK(tc_raw_open(&r, path, 0, &err) == 0);
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == TC_ERR_FORMAT);
+	CHECK(err.offset > 0 && (uint64_t)err.offset <= size / 2);
+	tc_raw_close(&r);
+
+	memset(&c, 0, sizeof(c));
+	CHECK(tc_raw_open(&r, path, TC_RAW_SALVAGE, &err) == 0);
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+	CHECK_EQ_U64(st.bad_blocks, 1);
+	CHECK(st.has_trailer);
+	CHECK(c.n < 20000 && c.n > 18000);
+	tc_raw_close(&r);
+}
+
+TEST(raw_open_rejects_bad_magic_and_future_version)
+{
+	char path[512];
+	struct tc_raw_reader *r = NULL;
+	struct tc_error err;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/m.tcr", unit_tmpdir());
+	write_file(path, 10, 4096);
+	f = fopen(path, "r+b");
+	fseek(f, 8, SEEK_SET);
+	fputc(2, f); /* major version 2 */
+	fclose(f);
+	CHECK(tc_raw_open(&r, path, 0, &err) == TC_ERR_VERSION);
+	CHECK_EQ_I64(err.offset, 8);
+	CHECK(r == NULL);
+	f = fopen(path, "r+b");
+	fputc('X', f);
+	fclose(f);
+	CHECK(tc_raw_open(&r, path, 0, &err) == TC_ERR_FORMAT);
+	CHECK_EQ_I64(err.offset, 0);
+	snprintf(path, sizeof(path), "%s/does-not-exist.tcr", unit_tmpdir());
+	CHECK(tc_raw_open(&r, path, 0, &err) == TC_ERR_IO);
+}

@@ -88,9 +88,11 @@ $(TRACECLUSTER): $(CMD_OBJS) $(LIBTC)
 
 # bin/tracecluster always points at the binary of the last configuration
 # built, so tests and the demo run what was just compiled.
-bin/tracecluster: $(TRACECLUSTER)
+bin/tracecluster: $(TRACECLUSTER) FORCE
 	@mkdir -p bin
-	@ln -sf ../$(TRACECLUSTER) $@
+	@ln -sfn ../$(TRACECLUSTER) $@
+
+FORCE:
 
 $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(BUILD)/test/unit/unit.o $(LIBTC)
 	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $< $(BUILD)/test/unit/unit.o $(LIBTC) $(TC_LIBS)
@@ -148,7 +150,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check deps demo bench install uninstall clean unit-tests
+.PHONY: all check deps demo bench install uninstall clean unit-tests FORCE
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:%.c=$(BUILD)/%.d)
 

@@ -3,6 +3,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
 #include "lib/event.h"
@@ -208,6 +209,7 @@ int cmd_info(int argc, char **argv)
 	struct tc_pool *pool = NULL;
 	struct tc_error err;
 	struct summary s;
+	struct tc_progress *prog = NULL;
 	int c, rc, status = TC_EXIT_FAIL;
 
 	while ((c = getopt_long(argc, argv, TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -235,8 +237,16 @@ int cmd_info(int argc, char **argv)
 
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
-	if (tc_traceset_open(&ts, argv[optind], flags, pool, &err) ||
-	    tc_traceset_stats(ts, pool, &st, &err)) {
+	if (tc_traceset_open(&ts, argv[optind], flags, pool, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	prog = tc_progress_start("reading", ts->nfiles);
+	ts->progress = tc_progress_counter(prog);
+	rc = tc_traceset_stats(ts, pool, &st, &err);
+	tc_progress_stop(&prog);
+	ts->progress = NULL;
+	if (rc) {
 		tc_report(&err);
 		goto out;
 	}

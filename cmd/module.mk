@@ -1,1 +1,2 @@
-CMD_SRCS += cmd/main.c cmd/dump.c cmd/info.c
+CMD_SRCS += cmd/main.c cmd/dump.c cmd/info.c cmd/progress.c
+CMD_SRCS += cmd/synth.c

@@ -254,6 +254,8 @@ static void each_one(size_t i, void *p)
 		return;
 	j->rc[i] = j->fn(i, r, j->ctx, &j->errs[i]);
 	tc_raw_close(&r);
+	if (j->ts->progress)
+		atomic_fetch_add(j->ts->progress, 1);
 }
 
 int tc_traceset_each(const struct tc_traceset *ts, struct tc_pool *pool,

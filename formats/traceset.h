@@ -14,6 +14,8 @@
 #include "lib/compat.h"
 #include "formats/raw.h"
 
+#include <stdatomic.h>
+
 struct tc_error;
 struct tc_pool;
 
@@ -35,6 +37,8 @@ struct tc_traceset {
 	size_t nduplicates;
 	size_t nworld_mismatch;    /* files whose world size differs */
 	int32_t ranks;             /* distinct ranks present */
+	/* optional: tc_traceset_each adds 1 per file read (for progress) */
+	atomic_uint_least64_t *progress;
 };
 
 /* Returns 0 and a new set, or fills err (unreadable dir, no files, a file

@@ -71,4 +71,17 @@ int tc_synth_rank(const struct tc_synth_opts *opts, int32_t rank,
 int tc_synth_truth_json(const struct tc_synth_opts *opts, struct tc_strbuf *out,
 			struct tc_error *err);
 
+/*
+ * The start time written in every rank's file header: a fixed value
+ * derived from the seed (no clock is read, so output is deterministic).
+ */
+uint64_t tc_synth_start_time(const struct tc_synth_opts *opts);
+
+/*
+ * The stack signature of the call site that ends every timestep with
+ * MPI_Barrier in the phases pattern (the phase marker); 0 for patterns
+ * without a marker.
+ */
+uint64_t tc_synth_marker_signature(const struct tc_synth_opts *opts);
+
 #endif

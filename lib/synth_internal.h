@@ -56,6 +56,7 @@ struct sg_pattern {
 	void (*label)(const struct tc_synth_opts *o, int32_t rank, int phase,
 		      char *buf, size_t len);
 	bool phased;             /* the phases pattern: per-phase truth */
+	int marker_site;         /* site of the phase marker, or -1 */
 };
 
 extern const struct sg_pattern *const sg_patterns[];

@@ -36,7 +36,7 @@ PY
 }
 
 @test "dump: interior rank of a 3x3 grid talks to its four neighbours" {
-	run -0 bash -c "tc dump --json '$SET/rank-00004.tcr' | grep '\"MPI_Isend\"' | grep -o '\"peer\":[0-9]*' | sort -u"
+	run -0 bash -c "tracecluster dump --json '$SET/rank-00004.tcr' | grep '\"MPI_Isend\"' | grep -o '\"peer\":[0-9]*' | sort -u"
 	assert_output $'"peer":1\n"peer":3\n"peer":5\n"peer":7'
 }
 

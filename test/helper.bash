@@ -7,6 +7,8 @@
 #   corrupt_byte FILE OFFSET   flip all bits of one byte
 #   shared_dir          path of ../shared when it exists, else empty
 
+bats_require_minimum_version 1.5.0
+
 TC_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 export PATH="$TC_ROOT/bin:$PATH"
 export LC_ALL=C

@@ -1,0 +1,825 @@
+/*
+ * capture.c - state, set-up and tear-down of the capture shim, and the path
+ * from a finished event to the raw file.
+ *
+ * Events are committed into a batch: an array of slots (events, call-site
+ * and communicator records, in the order the file needs them) plus an
+ * arena for their arrays. A full batch goes to the writer thread, which
+ * feeds the raw writer (encoding, deflate and write(2) when a block is
+ * full) and hands the batch back. At most TC_MAX_BATCHES exist, so memory
+ * is bounded; when the writer falls that far behind, the application
+ * waits for it.
+ *
+ * SIGTERM/SIGINT: the handler only stops recording, wakes the writer
+ * thread (sem_post) and waits for it (bounded); the writer thread, which
+ * runs no application code and never takes the signal, writes what was
+ * committed and closes the file, then the signal is re-raised.
+ */
+#include "lib/compat.h"
+#include "lib/capture/internal.h"
+#include "formats/raw.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TC_BATCH_SLOTS 1024
+#define TC_MAX_BATCHES 4
+#define TC_ARENA_BYTES (64 * 1024)
+#define TC_SIGNAL_WAIT_S 3
+
+struct tc_cap_state tc_cap = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.depth = TC_CAP_DEFAULT_DEPTH,
+};
+__thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
+
+enum { SLOT_EVENT = 1, SLOT_CALLSITE, SLOT_COMM };
+
+struct slot {
+	uint8_t kind;
+	union {
+		struct tc_event ev;
+		const struct tc_callsite *cs; /* owned by sites.c until the end */
+		struct tc_comm comm;
+	} u;
+};
+
+struct batch {
+	struct batch *next;
+	atomic_uint n;           /* committed slots */
+	uint8_t *arena;
+	size_t alen, acap;
+	struct slot slots[TC_BATCH_SLOTS];
+};
+
+/* Trace states: who owns the writer. */
+enum { ST_OFF, ST_RUNNING, ST_CLOSING, ST_CLOSED };
+
+static struct {
+	atomic_int state;
+	struct tc_raw_writer *w;
+	char path[PATH_MAX];
+	struct batch *cur;
+	pthread_mutex_t qmu;
+	pthread_cond_t qfree;
+	struct batch *full_head, *full_tail, *free_list;
+	unsigned nbatches;
+	sem_t work, done;
+	pthread_t thread;
+	bool threaded;
+	atomic_int stop, emergency, failed;
+	atomic_uint_fast64_t dropped;
+	struct sigaction old_term, old_int;
+	bool handlers;
+} W = {
+	.qmu = PTHREAD_MUTEX_INITIALIZER,
+	.qfree = PTHREAD_COND_INITIALIZER,
+};
+
+static void cap_warn(const char *fmt, ...) TC_PRINTF(1, 2);
+
+static void cap_warn(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "tracecluster-capture: rank %d: ", (int)tc_cap.rank);
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", buf);
+}
+
+static void set_active(void)
+{
+	int on = atomic_load(&W.state) == ST_RUNNING && !atomic_load(&tc_cap.paused);
+
+	atomic_store(&tc_cap.active, on);
+}
+
+/* ---- the writer side ---------------------------------------------------- */
+
+/* The writer failed: one warning, recording stops, the job goes on. */
+static void writer_failed(const struct tc_error *e)
+{
+	char msg[1200];
+
+	if (atomic_exchange(&W.failed, 1))
+		return;
+	atomic_store(&tc_cap.active, 0);
+	tc_error_format(e, msg, sizeof(msg));
+	cap_warn("%s; tracing stopped", msg);
+	tc_raw_writer_abort(&W.w);
+}
+
+static void write_slots(struct batch *b, unsigned from, unsigned to)
+{
+	struct tc_error err;
+
+	tc_error_clear(&err);
+	for (unsigned i = from; i < to; i++) {
+		const struct slot *s = &b->slots[i];
+		int rc = 0;
+
+		if (atomic_load(&W.failed) || !W.w) {
+			if (s->kind == SLOT_EVENT)
+				atomic_fetch_add(&W.dropped, 1);
+			continue;
+		}
+		switch (s->kind) {
+		case SLOT_EVENT:
+			rc = tc_raw_writer_event(W.w, &s->u.ev, &err);
+			break;
+		case SLOT_CALLSITE:
+			rc = tc_raw_writer_callsite(W.w, s->u.cs, &err);
+			break;
+		case SLOT_COMM:
+			rc = tc_raw_writer_comm(W.w, &s->u.comm, &err);
+			break;
+		}
+		if (rc)
+			writer_failed(&err);
+	}
+}
+
+static void recycle(struct batch *b)
+{
+	atomic_store(&b->n, 0);
+	b->alen = 0;
+	pthread_mutex_lock(&W.qmu);
+	b->next = W.free_list;
+	W.free_list = b;
+	pthread_cond_signal(&W.qfree);
+	pthread_mutex_unlock(&W.qmu);
+}
+
+static struct batch *pop_full_locked(void)
+{
+	struct batch *b = W.full_head;
+
+	if (b) {
+		W.full_head = b->next;
+		if (!W.full_head)
+			W.full_tail = NULL;
+		b->next = NULL;
+	}
+	return b;
+}
+
+static void close_writer(void)
+{
+	struct tc_error err;
+
+	tc_error_clear(&err);
+	if (!W.w)
+		return;
+	if (atomic_load(&W.dropped))
+		tc_raw_writer_drop(W.w, atomic_load(&W.dropped));
+	if (tc_raw_writer_close(&W.w, &err))
+		writer_failed(&err);
+}
+
+/*
+ * After a signal: write what is queued and what the current batch holds
+ * up to its last committed slot, then close. Runs on the writer thread.
+ */
+static void emergency_flush(void)
+{
+	struct timespec ts;
+	struct batch *b, *cur;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 1;
+	/* the interrupted thread may hold qmu: then nothing more is safe
+	 * to read, and the file ends at what was written so far */
+	if (pthread_mutex_timedlock(&W.qmu, &ts) == 0) {
+		while ((b = pop_full_locked()) != NULL) {
+			pthread_mutex_unlock(&W.qmu);
+			write_slots(b, 0, atomic_load(&b->n));
+			pthread_mutex_lock(&W.qmu);
+		}
+		cur = W.cur;
+		W.cur = NULL;
+		pthread_mutex_unlock(&W.qmu);
+		if (cur)
+			write_slots(cur, 0, atomic_load_explicit(&cur->n, memory_order_acquire));
+	}
+	close_writer();
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct batch *b;
+
+		while (sem_wait(&W.work) < 0 && errno == EINTR)
+			;
+		if (atomic_load(&W.emergency)) {
+			emergency_flush();
+			sem_post(&W.done);
+			return NULL;
+		}
+		pthread_mutex_lock(&W.qmu);
+		b = pop_full_locked();
+		pthread_mutex_unlock(&W.qmu);
+		if (b) {
+			write_slots(b, 0, atomic_load(&b->n));
+			recycle(b);
+			continue;
+		}
+		if (atomic_load(&W.stop))
+			return NULL;
+	}
+}
+
+/* ---- the application side ---------------------------------------------- */
+
+static struct batch *batch_new(void)
+{
+	struct batch *b = tc_xcalloc(1, sizeof(*b));
+
+	b->acap = TC_ARENA_BYTES;
+	b->arena = tc_xmalloc(b->acap);
+	W.nbatches++;
+	return b;
+}
+
+/*
+ * Hand the current batch to the writer and make a fresh one current,
+ * with at least arena_need bytes of arena. Waits while TC_MAX_BATCHES are
+ * in flight; returns NULL when tracing is over.
+ */
+static struct batch *handover(size_t arena_need)
+{
+	struct batch *old = W.cur, *b = NULL;
+
+	if (!W.threaded) {
+		if (old) {
+			write_slots(old, 0, atomic_load(&old->n));
+			atomic_store(&old->n, 0);
+			old->alen = 0;
+		}
+		b = old ? old : batch_new();
+	} else {
+		pthread_mutex_lock(&W.qmu);
+		if (old && atomic_load(&old->n)) {
+			if (W.full_tail)
+				W.full_tail->next = old;
+			else
+				W.full_head = old;
+			W.full_tail = old;
+			sem_post(&W.work);
+		} else if (old) {
+			old->next = W.free_list;
+			W.free_list = old;
+		}
+		W.cur = NULL;
+		while (!W.free_list && W.nbatches >= TC_MAX_BATCHES) {
+			if (atomic_load(&W.state) != ST_RUNNING || atomic_load(&W.failed)) {
+				pthread_mutex_unlock(&W.qmu);
+				return NULL;
+			}
+			pthread_cond_wait(&W.qfree, &W.qmu);
+		}
+		if (W.free_list) {
+			b = W.free_list;
+			W.free_list = b->next;
+			b->next = NULL;
+		}
+		pthread_mutex_unlock(&W.qmu);
+		if (!b)
+			b = batch_new();
+	}
+	if (arena_need > b->acap) {
+		b->acap = arena_need;
+		b->arena = tc_xrealloc(b->arena, b->acap);
+	}
+	pthread_mutex_lock(&W.qmu);
+	W.cur = b;
+	pthread_mutex_unlock(&W.qmu);
+	return b;
+}
+
+/* A slot of the current batch with `need` bytes of arena (8-aligned). */
+static struct slot *slot_claim(size_t need, uint8_t **arena)
+{
+	struct batch *b = W.cur;
+	unsigned n;
+
+	need = (need + 7) & ~(size_t)7;
+	if (TC_UNLIKELY(!b) || atomic_load_explicit(&b->n, memory_order_relaxed) == TC_BATCH_SLOTS ||
+	    b->alen + need > b->acap) {
+		b = handover(need);
+		if (!b)
+			return NULL;
+	}
+	n = atomic_load_explicit(&b->n, memory_order_relaxed);
+	*arena = b->arena + b->alen;
+	b->alen += need;
+	return &b->slots[n];
+}
+
+static void slot_publish(void)
+{
+	struct batch *b = W.cur;
+
+	atomic_store_explicit(&b->n, atomic_load_explicit(&b->n, memory_order_relaxed) + 1,
+			      memory_order_release);
+}
+
+static void emit_event(const struct tc_event *ev)
+{
+	size_t need = 0;
+	uint8_t *a;
+	struct slot *s;
+
+	if (ev->fields & TC_F_COMPL)
+		need += ev->ncompl * sizeof(struct tc_completion);
+	if (ev->fields & TC_F_SCOUNTS)
+		need += ev->nscounts * sizeof(uint64_t);
+	if (ev->fields & TC_F_RCOUNTS)
+		need += ev->nrcounts * sizeof(uint64_t);
+	s = slot_claim(need, &a);
+	if (!s) {
+		atomic_fetch_add(&W.dropped, 1);
+		return;
+	}
+	s->kind = SLOT_EVENT;
+	s->u.ev = *ev;
+	if (ev->fields & TC_F_COMPL) {
+		size_t n = ev->ncompl * sizeof(struct tc_completion);
+		if (n)
+			memcpy(a, ev->compl, n);
+		s->u.ev.compl = (const struct tc_completion *)a;
+		a += n;
+	}
+	if (ev->fields & TC_F_SCOUNTS) {
+		size_t n = ev->nscounts * sizeof(uint64_t);
+		if (n)
+			memcpy(a, ev->scounts, n);
+		s->u.ev.scounts = (const uint64_t *)a;
+		a += n;
+	}
+	if (ev->fields & TC_F_RCOUNTS) {
+		size_t n = ev->nrcounts * sizeof(uint64_t);
+		if (n)
+			memcpy(a, ev->rcounts, n);
+		s->u.ev.rcounts = (const uint64_t *)a;
+	}
+	slot_publish();
+}
+
+void tc_cap_emit_callsite(const struct tc_callsite *cs)
+{
+	uint8_t *a;
+	struct slot *s = slot_claim(0, &a);
+
+	if (!s)
+		return;
+	s->kind = SLOT_CALLSITE;
+	s->u.cs = cs;
+	slot_publish();
+}
+
+void tc_cap_emit_comm(const struct tc_comm *c)
+{
+	uint8_t *a;
+	struct slot *s;
+
+	if (atomic_load(&W.state) != ST_RUNNING)
+		return;
+	s = slot_claim(c->size * sizeof(int32_t), &a);
+	if (!s)
+		return;
+	s->kind = SLOT_COMM;
+	s->u.comm = *c;
+	if (c->size)
+		memcpy(a, c->members, c->size * sizeof(int32_t));
+	s->u.comm.members = (const int32_t *)a;
+	slot_publish();
+}
+
+void tc_cap_begin(struct tc_rec *r, unsigned op, uint64_t t0, void *ra)
+{
+	uint64_t t1 = tc_cap_clock();
+
+	tc_event_init(&r->ev);
+	r->ev.op = op;
+	r->ev.t_start = t0 - tc_cap.t0;
+	r->ev.t_end = t1 - tc_cap.t0;
+	r->nframes = tc_cap.depth ? tc_sites_capture(r->frames, ra) : 0;
+	tc_cap_lock();
+}
+
+void tc_cap_commit(struct tc_rec *r)
+{
+	/* a signal or a write error may have ended tracing meanwhile */
+	if (TC_LIKELY(atomic_load_explicit(&tc_cap.active, memory_order_relaxed))) {
+		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
+		emit_event(&r->ev);
+	}
+	tc_cap_unlock();
+}
+
+/* ---- signals, exit ----------------------------------------------------- */
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int expect = ST_RUNNING;
+	struct sigaction *old = sig == SIGTERM ? &W.old_term : &W.old_int;
+	int saved = errno;
+
+	atomic_store(&tc_cap.active, 0);
+	if (W.threaded && atomic_compare_exchange_strong(&W.state, &expect, ST_CLOSING)) {
+		struct timespec ts;
+
+		atomic_store(&W.emergency, 1);
+		sem_post(&W.work);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += TC_SIGNAL_WAIT_S;
+		while (sem_timedwait(&W.done, &ts) < 0 && errno == EINTR)
+			;
+		atomic_store(&W.state, ST_CLOSED);
+	}
+	/* hand the signal on: to the previous handler, or default action */
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction) {
+			old->sa_sigaction(sig, si, uc);
+			errno = saved;
+			return;
+		}
+	} else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+		errno = saved;
+		return;
+	}
+	sigaction(sig, old, NULL);
+	raise(sig);
+	errno = saved;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	/* an ignored signal stays ignored */
+	if (sigaction(SIGTERM, NULL, &W.old_term) == 0 && W.old_term.sa_handler != SIG_IGN)
+		sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGINT, NULL, &W.old_int) == 0 && W.old_int.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	W.handlers = true;
+}
+
+static void remove_handlers(void)
+{
+	struct sigaction cur;
+
+	if (!W.handlers)
+		return;
+	W.handlers = false;
+	if (sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_sigaction == on_signal)
+		sigaction(SIGTERM, &W.old_term, NULL);
+	if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_sigaction == on_signal)
+		sigaction(SIGINT, &W.old_int, NULL);
+}
+
+static void emit_symbolised(const struct tc_callsite *cs, void *ctx)
+{
+	struct tc_error err;
+
+	(void)ctx;
+	tc_error_clear(&err);
+	if (W.w && !atomic_load(&W.failed) && tc_raw_writer_callsite(W.w, cs, &err))
+		writer_failed(&err);
+}
+
+/*
+ * Stop the writer thread after it wrote everything committed; then the
+ * calling thread owns the writer. symbols: add the call-site records with
+ * symbols before the trailer.
+ */
+static void close_trace(bool symbols)
+{
+	int expect = ST_RUNNING;
+
+	if (!atomic_compare_exchange_strong(&W.state, &expect, ST_CLOSING))
+		return;
+	atomic_store(&tc_cap.active, 0);
+	remove_handlers();
+	tc_cap_lock();
+	if (W.cur && atomic_load(&W.cur->n)) {
+		if (W.threaded) {
+			pthread_mutex_lock(&W.qmu);
+			if (W.full_tail)
+				W.full_tail->next = W.cur;
+			else
+				W.full_head = W.cur;
+			W.full_tail = W.cur;
+			W.cur = NULL;
+			sem_post(&W.work);
+			pthread_mutex_unlock(&W.qmu);
+		} else {
+			write_slots(W.cur, 0, atomic_load(&W.cur->n));
+		}
+	}
+	tc_cap_unlock();
+	if (W.threaded) {
+		atomic_store(&W.stop, 1);
+		sem_post(&W.work);
+		pthread_join(W.thread, NULL);
+		W.threaded = false;
+	}
+	if (symbols && W.w && !atomic_load(&W.failed))
+		tc_sites_symbolise(emit_symbolised, NULL);
+	close_writer();
+	atomic_store(&W.state, ST_CLOSED);
+}
+
+static void at_exit(void)
+{
+	close_trace(false);
+}
+
+void tc_cap_shutdown(void)
+{
+	close_trace(false);
+}
+
+void tc_cap_pcontrol(int level)
+{
+	atomic_store(&tc_cap.paused, level == 0);
+	set_active();
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static uint64_t env_u64(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+	if (*end || v < lo || v > hi)
+		goto bad;
+	return v;
+bad:
+	if (tc_cap.rank == 0)
+		cap_warn("ignoring %s='%s' (expected %" PRIu64 "..%" PRIu64 ")", name, s, lo, hi);
+	return def;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static void read_cmdline(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cmdline", "re");
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	n = fread(out, 1, len - 1, f);
+	fclose(f);
+	out[n] = '\0';
+	while (n > 0 && out[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (out[i] == '\0')
+			out[i] = ' ';
+}
+
+static void job_id(char *out, size_t len)
+{
+	static const char *const vars[] = {
+		"SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID", "COBALT_JOBID",
+		"FLUX_JOB_ID", "OMPI_MCA_orte_ess_jobid", "PMIX_NAMESPACE",
+	};
+	out[0] = '\0';
+	for (size_t i = 0; i < TC_ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v) {
+			snprintf(out, len, "%s", v);
+			return;
+		}
+	}
+}
+
+static int open_trace(const char *dir, uint64_t realtime0, size_t block,
+		      struct tc_error *err)
+{
+	struct tc_raw_header h;
+	struct tc_raw_writer_opts o;
+
+	memset(&h, 0, sizeof(h));
+	memset(&o, 0, sizeof(o));
+	if (make_dirs(dir) < 0)
+		return tc_error_sys(err, dir, "create directory");
+	if ((size_t)snprintf(W.path, sizeof(W.path), "%s/rank-%05d.tcr", dir, (int)tc_cap.rank) >=
+	    sizeof(W.path))
+		return tc_error_set(err, TC_ERR, dir, -1, "path too long");
+	h.rank = tc_cap.rank;
+	h.world_size = tc_cap.size;
+	h.start_time_ns = realtime0;
+	h.pid = (uint32_t)getpid();
+	h.stack_depth = (uint32_t)tc_cap.depth;
+	job_id(h.job_id, sizeof(h.job_id));
+	gethostname(h.host, sizeof(h.host) - 1);
+	snprintf(h.clock, sizeof(h.clock), "CLOCK_MONOTONIC");
+	read_cmdline(h.program, sizeof(h.program));
+	snprintf(h.writer, sizeof(h.writer), "tracecluster-capture " TC_VERSION);
+	o.block_bytes = block;
+	o.atomic = false; /* a killed rank must leave its blocks under the real name */
+	return tc_raw_writer_open(&W.w, W.path, &h, &o, err);
+}
+
+static void init_unwind(void)
+{
+	const char *s = getenv("TRACECLUSTER_UNWIND");
+	void *h;
+
+	tc_cap.unwind = TC_UNWIND_BACKTRACE;
+	if (s && !strcmp(s, "fp")) {
+		tc_cap.unwind = TC_UNWIND_FP;
+		return;
+	}
+	if (s && !strcmp(s, "backtrace"))
+		return;
+	/* RTLD_LOCAL: libunwind's _Unwind_* must not replace libgcc's for
+	 * the application (C++ exceptions) */
+	h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		*(void **)&tc_cap.unw_backtrace = dlsym(h, "unw_backtrace");
+		if (tc_cap.unw_backtrace)
+			tc_cap.unwind = TC_UNWIND_LIBUNWIND;
+	}
+	if (s && !strcmp(s, "libunwind") && tc_cap.unwind != TC_UNWIND_LIBUNWIND && tc_cap.rank == 0)
+		cap_warn("libunwind.so.8 not found; using backtrace(3)");
+}
+
+static void emit_base_comms(void)
+{
+	struct tc_comm c;
+	int32_t *all = tc_xmalloc(sizeof(int32_t) * (size_t)tc_cap.size);
+
+	for (int32_t i = 0; i < tc_cap.size; i++)
+		all[i] = i;
+	memset(&c, 0, sizeof(c));
+	c.id = TC_COMM_WORLD;
+	c.parent = TC_COMM_WORLD;
+	c.size = (uint32_t)tc_cap.size;
+	c.members = all;
+	tc_cap_emit_comm(&c);
+	c.id = TC_COMM_SELF;
+	c.size = 1;
+	c.members = &tc_cap.rank;
+	tc_cap_emit_comm(&c);
+	free(all);
+}
+
+void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
+		  int provided, void *ra)
+{
+	const char *dir;
+	size_t block;
+	struct tc_error err;
+	int rc, v[2], first, nfail;
+	sigset_t all, old;
+
+	if (tc_cap.initialised)
+		return;
+	tc_cap.initialised = true;
+	tc_cap.t0 = t0;
+	tc_cap.mt = provided == MPI_THREAD_MULTIPLE;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &v[0]);
+	PMPI_Comm_size(MPI_COMM_WORLD, &v[1]);
+	tc_cap.rank = v[0];
+	tc_cap.size = v[1];
+
+	dir = getenv("TRACECLUSTER_DIR");
+	if (!dir || !*dir)
+		dir = TC_CAP_DEFAULT_DIR;
+	tc_cap.depth = (int)env_u64("TRACECLUSTER_STACK_DEPTH", TC_CAP_DEFAULT_DEPTH, 0,
+				    TC_CAP_MAX_DEPTH);
+	block = (size_t)env_u64("TRACECLUSTER_BUFFER", 256 * 1024, 4096, 32u << 20);
+	W.threaded = env_u64("TRACECLUSTER_THREAD", 1, 0, 1) != 0;
+	init_unwind();
+
+	tc_error_clear(&err);
+	rc = open_trace(dir, realtime0, block, &err);
+
+	/* one warning for the whole job: the lowest failing rank reports how
+	 * many ranks failed */
+	v[0] = rc ? tc_cap.rank : INT_MAX;
+	v[1] = rc ? 1 : 0;
+	PMPI_Allreduce(MPI_IN_PLACE, &v[0], 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	PMPI_Allreduce(MPI_IN_PLACE, &v[1], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	first = v[0];
+	nfail = v[1];
+	if (rc) {
+		if (first == tc_cap.rank) {
+			char msg[1200];
+			tc_error_format(&err, msg, sizeof(msg));
+			cap_warn("%s (%d of %d ranks); tracing disabled", msg, nfail, (int)tc_cap.size);
+		}
+		return;
+	}
+
+	tc_tables_init();
+	tc_sites_init();
+	if (W.threaded) {
+		sem_init(&W.work, 0, 0);
+		sem_init(&W.done, 0, 0);
+		/* the writer thread never takes the signals we handle */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		if (pthread_create(&W.thread, NULL, writer_main, NULL) != 0)
+			W.threaded = false;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	W.cur = batch_new();
+	atomic_store(&W.state, ST_RUNNING);
+	install_handlers();
+	atexit(at_exit);
+	emit_base_comms();
+	set_active();
+
+	/* the Init event itself */
+	if (tc_cap_enter()) {
+		struct tc_rec r;
+		tc_cap_begin(&r, op, t0, ra);
+		r.ev.t_end = t1 - tc_cap.t0;
+		if (op == TC_OP_INIT_THREAD) {
+			r.ev.fields |= TC_F_COUNT;
+			r.ev.count = (uint64_t)provided;
+		}
+		tc_cap_commit(&r);
+		tc_cap_leave();
+	}
+}
+
+void tc_cap_finalize(uint64_t t0, uint64_t t1, int rc, void *ra)
+{
+	if (tc_cap_enter()) {
+		struct tc_rec r;
+		tc_cap_begin(&r, TC_OP_FINALIZE, t0, ra);
+		r.ev.t_end = t1 - tc_cap.t0;
+		if (rc != MPI_SUCCESS) {
+			r.ev.fields |= TC_F_RESULT;
+			r.ev.result = rc;
+		}
+		tc_cap_commit(&r);
+		tc_cap_leave();
+	}
+	close_trace(true);
+}

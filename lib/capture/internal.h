@@ -1,0 +1,233 @@
+/*
+ * internal.h - private declarations of the capture shim (lib/capture/).
+ *
+ * The shim is a PMPI interposer: every wrapped MPI function (C binding in
+ * wrap_c.c, Fortran bindings in wrap_f.c) calls one tcw_* function of
+ * record.c, which calls the PMPI_ function and records one event. An
+ * event is built on the stack and committed into a batch (capture.c); a
+ * writer thread encodes full batches with the raw writer, which compresses
+ * and writes blocks off the application's threads.
+ *
+ * Hot-path rules: no malloc per call (scratch buffers grow and stay), one
+ * uncontended lock only under MPI_THREAD_MULTIPLE, two CLOCK_MONOTONIC
+ * reads, one cached stack walk.
+ */
+#ifndef TC_CAPTURE_INTERNAL_H
+#define TC_CAPTURE_INTERNAL_H
+
+#include "lib/compat.h"
+#include "lib/event.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+/* Symbols the application links against; everything else stays hidden. */
+#define TC_CAP_API __attribute__((visibility("default")))
+#define TC_RA() __builtin_return_address(0)
+
+#define TC_CAP_MAX_DEPTH 32
+#define TC_CAP_DEFAULT_DEPTH 8
+#define TC_CAP_DEFAULT_DIR "tracecluster-trace"
+
+/* ---- global state (capture.c) ---------------------------------------- */
+
+enum tc_unwind { TC_UNWIND_LIBUNWIND, TC_UNWIND_BACKTRACE, TC_UNWIND_FP };
+
+struct tc_cap_state {
+	atomic_int active;       /* events are recorded */
+	atomic_int paused;       /* MPI_Pcontrol(0) */
+	bool mt;                 /* MPI_THREAD_MULTIPLE: take the lock */
+	bool initialised;        /* setup ran (even if tracing failed) */
+	int depth;               /* frames per call site, 0 = none */
+	enum tc_unwind unwind;
+	int (*unw_backtrace)(void **, int);
+	int32_t rank, size;
+	uint64_t t0;             /* CLOCK_MONOTONIC ns at time 0 */
+	pthread_mutex_t lock;
+};
+
+extern struct tc_cap_state tc_cap;
+
+/* Thread-local nesting guard: non-zero while a wrapper records. */
+extern __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t tc_cap_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Enter a wrapper: true when this call is to be recorded. A call made
+ * while another wrapper of the same thread records (Fortran calling C,
+ * an MPI library calling MPI_ internally) is passed through unrecorded.
+ */
+static inline bool tc_cap_enter(void)
+{
+	if (TC_UNLIKELY(tc_cap_nest) ||
+	    TC_UNLIKELY(!atomic_load_explicit(&tc_cap.active, memory_order_relaxed)))
+		return false;
+	tc_cap_nest = 1;
+	return true;
+}
+
+static inline void tc_cap_leave(void)
+{
+	tc_cap_nest = 0;
+}
+
+static inline void tc_cap_lock(void)
+{
+	if (tc_cap.mt)
+		pthread_mutex_lock(&tc_cap.lock);
+}
+
+static inline void tc_cap_unlock(void)
+{
+	if (tc_cap.mt)
+		pthread_mutex_unlock(&tc_cap.lock);
+}
+
+/* ---- one record in progress ------------------------------------------ */
+
+struct tc_rec {
+	struct tc_event ev;
+	int nframes;
+	void *frames[TC_CAP_MAX_DEPTH];
+};
+
+/*
+ * Start a record after the PMPI call returned: set times (t_start = t0,
+ * t_end = now), capture the stack above ra (the return address into the
+ * application), then take the lock. Fill r->ev, then tc_cap_commit.
+ */
+void tc_cap_begin(struct tc_rec *r, unsigned op, uint64_t t0, void *ra);
+/* Resolve the call site, queue the event (copying its arrays), unlock. */
+void tc_cap_commit(struct tc_rec *r);
+
+/* Init/Init_thread/Finalize/Abort (capture.c). */
+void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
+		  int provided, void *ra);
+void tc_cap_finalize(uint64_t t0, uint64_t t1, int rc, void *ra);
+/* Stop tracing and close the file now (MPI_Abort, exit without Finalize). */
+void tc_cap_shutdown(void);
+/* MPI_Pcontrol: level 0 pauses recording, anything else resumes it. */
+void tc_cap_pcontrol(int level);
+
+/* Queue a communicator record (capture.c); copies c and its members. */
+void tc_cap_emit_comm(const struct tc_comm *c);
+/* Queue a call-site record; cs stays owned by sites.c until the end. */
+void tc_cap_emit_callsite(const struct tc_callsite *cs);
+
+/* ---- call sites (sites.c) --------------------------------------------- */
+
+void tc_sites_init(void);
+/* Call-site id of a captured stack (under the lock); TC_NO_CALLSITE if none. */
+uint32_t tc_sites_lookup(void *const *frames, int n);
+/* Capture up to tc_cap.depth return addresses starting at ra. */
+int tc_sites_capture(void **out, void *ra);
+/* Symbolise every site and hand the records with symbols to emit(). */
+void tc_sites_symbolise(void (*emit)(const struct tc_callsite *cs, void *ctx), void *ctx);
+void tc_sites_release(void);
+
+/* Symbol of module+offset as "func+0x1c" into buf ("" if unknown); elfsym.c */
+void tc_elf_symbolise(const char *module, uint64_t offset, char *buf, size_t len);
+void tc_elf_release(void);
+
+/* ---- communicators, requests, datatypes (tables.c) -------------------- */
+
+struct tc_comm_info {
+	MPI_Comm handle;
+	uint32_t id;
+	uint32_t refs;           /* table + outstanding requests */
+	int32_t size;            /* local group size */
+	int32_t rsize;           /* remote group size (intercomm), else size */
+	int myrank;              /* rank of this process in comm */
+	int32_t *peers;          /* rank -> world rank for peers (remote group
+	                          * of an intercomm); NULL for MPI_COMM_WORLD */
+	int32_t *members;        /* local group as world ranks; NULL for world */
+};
+
+void tc_tables_init(void);
+void tc_tables_release(void);
+
+/* The record of comm (registered lazily if unknown); never NULL. */
+struct tc_comm_info *tc_comm_get(MPI_Comm comm);
+/* World rank of comm rank r; MPI_ANY_SOURCE/MPI_PROC_NULL map to TC_*. */
+int32_t tc_comm_peer(const struct tc_comm_info *ci, int r);
+/*
+ * Register newcomm, created from parent by op, write its tc_comm record
+ * (with the Cartesian topology if ndims > 0) and return its id.
+ */
+uint32_t tc_comm_new(MPI_Comm newcomm, uint32_t parent, unsigned op, int ndims,
+		     const int *dims, const int *periods);
+/* Forget comm (MPI_Comm_free); returns its id. */
+uint32_t tc_comm_forget(MPI_Comm comm);
+void tc_comm_unref(struct tc_comm_info *ci);
+
+/* Datatype number and size of dt (TC_DT_DERIVED + n for derived). */
+void tc_dtype(MPI_Datatype dt, uint32_t *num, uint32_t *size);
+uint32_t tc_redop(MPI_Op op);
+
+/* MPI-IO files: file-local ids. */
+uint32_t tc_file_new(MPI_File fh);
+uint32_t tc_file_id(MPI_File fh);
+uint32_t tc_file_forget(MPI_File fh);
+
+/* Requests. */
+enum tc_req_kind { TC_REQ_OTHER, TC_REQ_SEND, TC_REQ_RECV, TC_REQ_COLL };
+
+struct tc_req_info {
+	uint64_t id;             /* 0: unknown to the shim */
+	uint8_t kind;            /* enum tc_req_kind */
+	uint8_t persistent;
+	uint8_t active;          /* persistent: started and not completed */
+	uint32_t op;             /* op that created it */
+	struct tc_comm_info *comm; /* referenced; NULL for unknown requests */
+	uint32_t comm_id;
+	int32_t peer, tag;       /* as recorded (world rank) */
+	uint64_t count;
+	uint32_t dtype, dtype_size;
+};
+
+/* Register a new request and return its id (sequential from 1). */
+uint64_t tc_req_new(MPI_Request h, unsigned op, enum tc_req_kind kind, bool persistent,
+		    struct tc_comm_info *ci, const struct tc_event *ev);
+/*
+ * Copy the info of the request with handle h into *out without removing
+ * it. Among several requests with the same handle (Open MPI returns one
+ * handle for many completed-at-once requests) the oldest one not yet
+ * claimed with this stamp is taken and marked. Returns false if unknown.
+ */
+bool tc_req_peek(MPI_Request h, uint32_t stamp, struct tc_req_info *out);
+/* A fresh claim stamp for tc_req_peek. */
+uint32_t tc_req_stamp(void);
+/* The request (h, id) completed: remove it (or deactivate if persistent). */
+void tc_req_done(MPI_Request h, uint64_t id);
+/* Mark a persistent request started. */
+void tc_req_start(MPI_Request h, uint64_t id);
+/* Remove (h, id) whatever its state (MPI_Request_free). */
+void tc_req_forget(MPI_Request h, uint64_t id);
+
+/* ---- per-thread scratch (record.c) ------------------------------------ */
+
+struct tc_scratch {
+	struct tc_completion *compl;
+	size_t compl_alloc;
+	uint64_t *scounts, *rcounts;
+	size_t scounts_alloc, rcounts_alloc;
+	struct tc_req_info *reqs;
+	size_t reqs_alloc;
+	MPI_Status *statuses;
+	size_t statuses_alloc;
+	MPI_Request *handles;
+	size_t handles_alloc;
+};
+
+struct tc_scratch *tc_scratch_get(void);
+
+#endif

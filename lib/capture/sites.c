@@ -1,0 +1,343 @@
+/*
+ * sites.c - call sites: stack capture, the per-process site table, and
+ * normalisation of return addresses to module + offset.
+ *
+ * A captured stack is looked up by its raw return addresses in an
+ * open-addressing table (one hash, one compare on a hit). A new stack is
+ * normalised once: dladdr(3) gives each frame's module and load base, the
+ * offset from that base is what goes into the stack signature, so a site
+ * has the same signature on every rank whatever the address-space
+ * randomisation. Stacks with the same signature share one call-site id.
+ * Symbols are looked up once per site at finalize (tc_sites_symbolise).
+ */
+#include "lib/compat.h"
+#include "lib/capture/internal.h"
+#include "lib/hash.h"
+#include "lib/xalloc.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct site_def {
+	struct tc_callsite cs;   /* id, signature, nframes, frames */
+	struct tc_frame *frames;
+	void **raw;              /* the addresses of the first stack seen */
+};
+
+struct site {
+	uint64_t hash;
+	uint32_t id;
+	uint32_t n;
+	void *raw[];
+};
+
+struct module {
+	uintptr_t base;
+	char *name;
+};
+
+static struct {
+	struct site **tab;       /* open addressing, power of two */
+	size_t mask, used;
+	struct site_def **defs;  /* by id */
+	size_t ndefs, defs_alloc;
+	uint32_t *sigtab;        /* signature -> id + 1, open addressing */
+	size_t sigmask, sigused;
+	struct module *mods;
+	size_t nmods, mods_alloc;
+	char exe[PATH_MAX];
+} S;
+
+/* stack bounds of this thread, for the frame-pointer walk */
+static __thread uintptr_t stack_hi __attribute__((tls_model("initial-exec")));
+
+void tc_sites_init(void)
+{
+	ssize_t n;
+
+	S.mask = 255;
+	S.tab = tc_xcalloc(S.mask + 1, sizeof(*S.tab));
+	S.sigmask = 255;
+	S.sigtab = tc_xcalloc(S.sigmask + 1, sizeof(*S.sigtab));
+	n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
+	S.exe[n > 0 ? n : 0] = '\0';
+	/* the first call of backtrace(3) loads libgcc_s: not in a wrapper */
+	if (tc_cap.unwind == TC_UNWIND_BACKTRACE && tc_cap.depth > 1) {
+		void *b[4];
+		backtrace(b, 4);
+	}
+}
+
+static uintptr_t this_stack_hi(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return 0;
+	if (pthread_attr_getstack(&a, &addr, &size) == 0)
+		stack_hi = (uintptr_t)addr + size;
+	pthread_attr_destroy(&a);
+	return stack_hi;
+}
+
+/*
+ * Frame-pointer walk: only right when every frame keeps a frame pointer
+ * (-fno-omit-frame-pointer); each step is checked against the stack
+ * bounds, so a wrong chain ends early instead of crashing.
+ */
+static int __attribute__((noinline)) fp_walk(void **buf, int max)
+{
+	void **fp = __builtin_frame_address(0);
+	uintptr_t lo = (uintptr_t)fp, hi = stack_hi ? stack_hi : this_stack_hi();
+	int n = 0;
+
+	while (n < max) {
+		void **next;
+		if ((uintptr_t)fp < lo || (uintptr_t)fp + 2 * sizeof(void *) > hi ||
+		    ((uintptr_t)fp & (sizeof(void *) - 1)))
+			break;
+		buf[n++] = fp[1];
+		next = fp[0];
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+int tc_sites_capture(void **out, void *ra)
+{
+	void *buf[TC_CAP_MAX_DEPTH + 8];
+	int depth = tc_cap.depth, n, i;
+
+	if (depth == 1) {
+		out[0] = ra;
+		return 1;
+	}
+	switch (tc_cap.unwind) {
+	case TC_UNWIND_LIBUNWIND:
+		n = tc_cap.unw_backtrace(buf, depth + 8);
+		break;
+	case TC_UNWIND_FP:
+		n = fp_walk(buf, depth + 8);
+		break;
+	default:
+		n = backtrace(buf, depth + 8);
+		break;
+	}
+	/* drop the shim's own frames: everything before the return address
+	 * into the application */
+	for (i = 0; i < n && i < 8; i++)
+		if (buf[i] == ra)
+			break;
+	if (i == n || i == 8) {
+		out[0] = ra;
+		return 1;
+	}
+	n = TC_MIN(n - i, depth);
+	memcpy(out, buf + i, sizeof(void *) * (size_t)n);
+	return n;
+}
+
+static uint64_t raw_hash(void *const *frames, int n)
+{
+	uint64_t h = (uint64_t)n;
+
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint64_t)(uintptr_t)frames[i]) * 0x9e3779b97f4a7c15ULL;
+	return tc_hash_fmix(h);
+}
+
+static const char *module_name(uintptr_t base, const char *fname)
+{
+	struct module *m;
+
+	for (size_t i = 0; i < S.nmods; i++)
+		if (S.mods[i].base == base)
+			return S.mods[i].name;
+	TC_ALLOC_GROW(S.mods, S.nmods + 1, S.mods_alloc);
+	m = &S.mods[S.nmods++];
+	m->base = base;
+	/* dladdr names the executable after argv[0]; use its real path */
+	if (!fname || !*fname || (S.exe[0] && !strcmp(fname, program_invocation_name)))
+		fname = S.exe[0] ? S.exe : "";
+	m->name = tc_xstrdup(fname ? fname : "");
+	return m->name;
+}
+
+static struct site_def *new_def(void *const *frames, int n)
+{
+	struct site_def *d = tc_xcalloc(1, sizeof(*d));
+
+	d->frames = tc_xcalloc((size_t)n, sizeof(*d->frames));
+	d->raw = tc_xmalloc(sizeof(void *) * (size_t)n);
+	memcpy(d->raw, frames, sizeof(void *) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		Dl_info info;
+		uintptr_t a = (uintptr_t)frames[i];
+
+		/* a - 1: the call instruction, which may end its function */
+		if (a && dladdr((void *)(a - 1), &info) && info.dli_fbase) {
+			d->frames[i].module = module_name((uintptr_t)info.dli_fbase, info.dli_fname);
+			d->frames[i].offset = a - (uintptr_t)info.dli_fbase;
+		} else {
+			d->frames[i].module = "";
+			d->frames[i].offset = a;
+		}
+		d->frames[i].symbol = "";
+	}
+	d->cs.nframes = (uint32_t)n;
+	d->cs.frames = d->frames;
+	d->cs.signature = tc_stack_signature(d->frames, (uint32_t)n);
+	return d;
+}
+
+static void sig_grow(void)
+{
+	size_t nmask = S.sigmask * 2 + 1;
+	uint32_t *nt = tc_xcalloc(nmask + 1, sizeof(*nt));
+
+	for (size_t i = 0; i <= S.sigmask; i++) {
+		uint32_t v = S.sigtab[i];
+		size_t j;
+		if (!v)
+			continue;
+		j = tc_hash_fmix(S.defs[v - 1]->cs.signature) & nmask;
+		while (nt[j])
+			j = (j + 1) & nmask;
+		nt[j] = v;
+	}
+	free(S.sigtab);
+	S.sigtab = nt;
+	S.sigmask = nmask;
+}
+
+/* The id of the site with this normalised stack, defining it if new. */
+static uint32_t def_id(void *const *frames, int n)
+{
+	struct site_def *d = new_def(frames, n);
+	size_t j;
+
+	if ((S.sigused + 1) * 2 > S.sigmask + 1)
+		sig_grow();
+	j = tc_hash_fmix(d->cs.signature) & S.sigmask;
+	for (; S.sigtab[j]; j = (j + 1) & S.sigmask) {
+		struct site_def *o = S.defs[S.sigtab[j] - 1];
+		if (o->cs.signature == d->cs.signature) {
+			free(d->frames);
+			free(d->raw);
+			free(d);
+			return o->cs.id;
+		}
+	}
+	d->cs.id = (uint32_t)S.ndefs;
+	TC_ALLOC_GROW(S.defs, S.ndefs + 1, S.defs_alloc);
+	S.defs[S.ndefs++] = d;
+	S.sigtab[j] = d->cs.id + 1;
+	S.sigused++;
+	tc_cap_emit_callsite(&d->cs);
+	return d->cs.id;
+}
+
+static void tab_grow(void)
+{
+	size_t nmask = S.mask * 2 + 1;
+	struct site **nt = tc_xcalloc(nmask + 1, sizeof(*nt));
+
+	for (size_t i = 0; i <= S.mask; i++) {
+		struct site *s = S.tab[i];
+		size_t j;
+		if (!s)
+			continue;
+		for (j = s->hash & nmask; nt[j]; j = (j + 1) & nmask)
+			;
+		nt[j] = s;
+	}
+	free(S.tab);
+	S.tab = nt;
+	S.mask = nmask;
+}
+
+uint32_t tc_sites_lookup(void *const *frames, int n)
+{
+	uint64_t h;
+	size_t j;
+	struct site *s;
+
+	if (n <= 0 || !S.tab)
+		return TC_NO_CALLSITE;
+	h = raw_hash(frames, n);
+	for (j = h & S.mask; (s = S.tab[j]) != NULL; j = (j + 1) & S.mask) {
+		if (s->hash == h && s->n == (uint32_t)n &&
+		    !memcmp(s->raw, frames, sizeof(void *) * (size_t)n))
+			return s->id;
+	}
+	s = tc_xmalloc(sizeof(*s) + sizeof(void *) * (size_t)n);
+	s->hash = h;
+	s->n = (uint32_t)n;
+	memcpy(s->raw, frames, sizeof(void *) * (size_t)n);
+	s->id = def_id(frames, n);
+	if ((S.used + 1) * 2 > S.mask + 1) {
+		tab_grow();
+		for (j = h & S.mask; S.tab[j]; j = (j + 1) & S.mask)
+			;
+	}
+	S.tab[j] = s;
+	S.used++;
+	return s->id;
+}
+
+void tc_sites_symbolise(void (*emit)(const struct tc_callsite *cs, void *ctx), void *ctx)
+{
+	char buf[512];
+
+	for (size_t i = 0; i < S.ndefs; i++) {
+		struct site_def *d = S.defs[i];
+
+		for (uint32_t k = 0; k < d->cs.nframes; k++) {
+			struct tc_frame *f = &d->frames[k];
+			Dl_info info;
+
+			buf[0] = '\0';
+			if (f->module[0])
+				tc_elf_symbolise(f->module, f->offset, buf, sizeof(buf));
+			/* fall back on the dynamic symbol table */
+			if (!buf[0] && dladdr((char *)d->raw[k] - 1, &info) && info.dli_sname)
+				snprintf(buf, sizeof(buf), "%s+0x%lx", info.dli_sname,
+					 (unsigned long)((uintptr_t)d->raw[k] - (uintptr_t)info.dli_saddr));
+			f->symbol = buf[0] ? tc_xstrdup(buf) : "";
+		}
+		emit(&d->cs, ctx);
+	}
+	tc_elf_release();
+}
+
+void tc_sites_release(void)
+{
+	for (size_t i = 0; i <= S.mask && S.tab; i++)
+		free(S.tab[i]);
+	for (size_t i = 0; i < S.ndefs; i++) {
+		struct site_def *d = S.defs[i];
+		for (uint32_t k = 0; k < d->cs.nframes; k++)
+			if (d->frames[k].symbol[0])
+				free((char *)d->frames[k].symbol);
+		free(d->frames);
+		free(d->raw);
+		free(d);
+	}
+	for (size_t i = 0; i < S.nmods; i++)
+		free(S.mods[i].name);
+	free(S.tab);
+	free(S.defs);
+	free(S.sigtab);
+	free(S.mods);
+	memset(&S, 0, sizeof(S));
+}

@@ -1,0 +1,625 @@
+/*
+ * tables.c - what the shim remembers about MPI handles: communicators
+ * (file-local id, rank translation to world ranks), datatypes and
+ * reduction ops (stable numbers of lib/event.h), MPI-IO files, and
+ * outstanding requests (shim-assigned ids).
+ *
+ * All tables are open addressing with linear probing over a 64-bit key
+ * made from the handle (a pointer in Open MPI, an int in MPICH). Callers
+ * hold the capture lock (tc_cap_lock) when the job is multithreaded.
+ */
+#include "lib/compat.h"
+#include "lib/capture/internal.h"
+#include "lib/hash.h"
+#include "lib/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY(h) handle_key(&(h), sizeof(h))
+
+static inline uint64_t handle_key(const void *h, size_t n)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, h, n < sizeof(k) ? n : sizeof(k));
+	return k;
+}
+
+/* ---- a small map from handle keys to 64-bit values --------------------- */
+
+struct kv {
+	uint64_t key;
+	uint64_t val;
+	bool used;
+};
+
+struct map {
+	struct kv *t;
+	size_t mask, used;
+};
+
+static void map_init(struct map *m)
+{
+	m->mask = 63;
+	m->used = 0;
+	m->t = tc_xcalloc(m->mask + 1, sizeof(*m->t));
+}
+
+static struct kv *map_find(const struct map *m, uint64_t key)
+{
+	for (size_t j = tc_hash_fmix(key) & m->mask; m->t[j].used; j = (j + 1) & m->mask)
+		if (m->t[j].key == key)
+			return &m->t[j];
+	return NULL;
+}
+
+static void map_put(struct map *m, uint64_t key, uint64_t val)
+{
+	struct kv *e = map_find(m, key);
+	size_t j;
+
+	if (e) {
+		e->val = val;
+		return;
+	}
+	if ((m->used + 1) * 2 > m->mask + 1) {
+		struct map n = { tc_xcalloc((m->mask + 1) * 2, sizeof(struct kv)), m->mask * 2 + 1, 0 };
+		for (size_t i = 0; i <= m->mask; i++)
+			if (m->t[i].used)
+				map_put(&n, m->t[i].key, m->t[i].val);
+		free(m->t);
+		*m = n;
+	}
+	for (j = tc_hash_fmix(key) & m->mask; m->t[j].used; j = (j + 1) & m->mask)
+		;
+	m->t[j].key = key;
+	m->t[j].val = val;
+	m->t[j].used = true;
+	m->used++;
+}
+
+/* Remove with backward shift, so no tombstones are needed. */
+static void map_del(struct map *m, uint64_t key)
+{
+	struct kv *e = map_find(m, key);
+	size_t i, j;
+
+	if (!e)
+		return;
+	i = (size_t)(e - m->t);
+	m->t[i].used = false;
+	m->used--;
+	for (j = (i + 1) & m->mask; m->t[j].used; j = (j + 1) & m->mask) {
+		size_t home = tc_hash_fmix(m->t[j].key) & m->mask;
+		/* move j into the hole at i if its home is not in (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			m->t[i] = m->t[j];
+			m->t[j].used = false;
+			i = j;
+		}
+	}
+}
+
+static void map_release(struct map *m)
+{
+	free(m->t);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- communicators ---------------------------------------------------- */
+
+static struct map comms;          /* handle -> struct tc_comm_info * */
+static struct tc_comm_info world, self, null_comm;
+static MPI_Group world_group = MPI_GROUP_NULL;
+static uint32_t next_comm_id = 2;
+
+/* World ranks of every member of group g (n of them). */
+static int32_t *translate(MPI_Group g, int n)
+{
+	int *in = tc_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	int *out = tc_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+	int32_t *res = tc_xmalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+
+	for (int i = 0; i < n; i++)
+		in[i] = i;
+	if (PMPI_Group_translate_ranks(g, n, in, world_group, out) != MPI_SUCCESS)
+		for (int i = 0; i < n; i++)
+			out[i] = MPI_UNDEFINED;
+	for (int i = 0; i < n; i++)
+		res[i] = out[i] == MPI_UNDEFINED ? TC_PEER_NONE : out[i];
+	free(in);
+	free(out);
+	return res;
+}
+
+static struct tc_comm_info *comm_make(MPI_Comm c, uint32_t id)
+{
+	struct tc_comm_info *ci = tc_xcalloc(1, sizeof(*ci));
+	MPI_Group g;
+	int inter = 0, n = 0;
+
+	ci->handle = c;
+	ci->id = id;
+	ci->refs = 1;
+	PMPI_Comm_test_inter(c, &inter);
+	PMPI_Comm_group(c, &g);
+	PMPI_Group_size(g, &n);
+	ci->size = n;
+	ci->members = translate(g, n);
+	PMPI_Group_free(&g);
+	ci->myrank = 0;
+	PMPI_Comm_rank(c, &ci->myrank);
+	if (inter) {
+		PMPI_Comm_remote_group(c, &g);
+		PMPI_Group_size(g, &n);
+		ci->rsize = n;
+		ci->peers = translate(g, n);
+		PMPI_Group_free(&g);
+	} else {
+		ci->rsize = ci->size;
+		ci->peers = ci->members;
+	}
+	return ci;
+}
+
+static void comm_record(const struct tc_comm_info *ci, uint32_t parent, unsigned creator,
+			int ndims, const int *dims, const int *periods)
+{
+	struct tc_comm c;
+
+	for (int i = 0; i < ci->size; i++)
+		if (ci->members[i] < 0)
+			return; /* members outside MPI_COMM_WORLD (spawned) */
+	memset(&c, 0, sizeof(c));
+	c.id = ci->id;
+	c.parent = parent;
+	c.creator = creator;
+	c.size = (uint32_t)ci->size;
+	c.members = ci->members;
+	if (ndims > 0 && ndims <= 8) {
+		c.ndims = (uint32_t)ndims;
+		for (int i = 0; i < ndims; i++) {
+			c.dims[i] = dims[i];
+			if (periods[i])
+				c.periods |= 1u << i;
+		}
+	}
+	tc_cap_emit_comm(&c);
+}
+
+struct tc_comm_info *tc_comm_get(MPI_Comm comm)
+{
+	struct kv *e;
+	struct tc_comm_info *ci;
+
+	if (comm == MPI_COMM_WORLD)
+		return &world;
+	if (comm == MPI_COMM_SELF)
+		return &self;
+	if (comm == MPI_COMM_NULL)
+		return &null_comm;
+	e = map_find(&comms, KEY(comm));
+	if (e)
+		return (struct tc_comm_info *)(uintptr_t)e->val;
+	/* created by a call the shim does not wrap: learn it now */
+	ci = comm_make(comm, next_comm_id++);
+	map_put(&comms, KEY(comm), (uint64_t)(uintptr_t)ci);
+	comm_record(ci, TC_COMM_WORLD, TC_OP_NONE, 0, NULL, NULL);
+	return ci;
+}
+
+int32_t tc_comm_peer(const struct tc_comm_info *ci, int r)
+{
+	if (r == MPI_ANY_SOURCE)
+		return TC_ANY_SOURCE;
+	if (r == MPI_PROC_NULL)
+		return TC_PROC_NULL;
+	if (!ci->peers)
+		return r >= 0 && r < tc_cap.size ? r : TC_PEER_NONE;
+	if (r < 0 || r >= ci->rsize)
+		return TC_PEER_NONE;
+	return ci->peers[r];
+}
+
+uint32_t tc_comm_new(MPI_Comm newcomm, uint32_t parent, unsigned op, int ndims,
+		     const int *dims, const int *periods)
+{
+	struct tc_comm_info *ci;
+	struct kv *e;
+
+	if (newcomm == MPI_COMM_NULL)
+		return UINT32_MAX;
+	e = map_find(&comms, KEY(newcomm));
+	if (e) /* a stale entry: the handle was freed behind our back */
+		tc_comm_unref((struct tc_comm_info *)(uintptr_t)e->val);
+	ci = comm_make(newcomm, next_comm_id++);
+	map_put(&comms, KEY(newcomm), (uint64_t)(uintptr_t)ci);
+	comm_record(ci, parent, op, ndims, dims, periods);
+	return ci->id;
+}
+
+uint32_t tc_comm_forget(MPI_Comm comm)
+{
+	struct kv *e = map_find(&comms, KEY(comm));
+	struct tc_comm_info *ci;
+	uint32_t id;
+
+	if (!e)
+		return tc_comm_get(comm)->id;
+	ci = (struct tc_comm_info *)(uintptr_t)e->val;
+	id = ci->id;
+	map_del(&comms, KEY(comm));
+	tc_comm_unref(ci);
+	return id;
+}
+
+void tc_comm_unref(struct tc_comm_info *ci)
+{
+	if (!ci || ci == &world || ci == &self || ci == &null_comm)
+		return;
+	if (--ci->refs)
+		return;
+	if (ci->peers != ci->members)
+		free(ci->peers);
+	free(ci->members);
+	free(ci);
+}
+
+/* ---- datatypes and reduction ops ---------------------------------------- */
+
+static struct map dtypes;  /* key -> num | size << 32 | predefined << 63 */
+static uint32_t next_derived = TC_DT_DERIVED;
+static struct map redops;
+static uint32_t next_userop = TC_RED_USER;
+
+static void add_dtype(MPI_Datatype dt, uint32_t num)
+{
+	int size = 0;
+
+	if (dt == MPI_DATATYPE_NULL || map_find(&dtypes, KEY(dt)))
+		return;
+	if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0)
+		size = 0;
+	map_put(&dtypes, KEY(dt), num | (uint64_t)(uint32_t)size << 32 | 1ull << 63);
+}
+
+static void init_dtypes(void)
+{
+	map_init(&dtypes);
+	add_dtype(MPI_CHAR, TC_DT_CHAR);
+	add_dtype(MPI_SIGNED_CHAR, TC_DT_SIGNED_CHAR);
+	add_dtype(MPI_UNSIGNED_CHAR, TC_DT_UNSIGNED_CHAR);
+	add_dtype(MPI_BYTE, TC_DT_BYTE);
+	add_dtype(MPI_SHORT, TC_DT_SHORT);
+	add_dtype(MPI_UNSIGNED_SHORT, TC_DT_UNSIGNED_SHORT);
+	add_dtype(MPI_INT, TC_DT_INT);
+	add_dtype(MPI_UNSIGNED, TC_DT_UNSIGNED);
+	add_dtype(MPI_LONG, TC_DT_LONG);
+	add_dtype(MPI_UNSIGNED_LONG, TC_DT_UNSIGNED_LONG);
+	add_dtype(MPI_LONG_LONG, TC_DT_LONG_LONG);
+	add_dtype(MPI_LONG_LONG_INT, TC_DT_LONG_LONG);
+	add_dtype(MPI_UNSIGNED_LONG_LONG, TC_DT_UNSIGNED_LONG_LONG);
+	add_dtype(MPI_FLOAT, TC_DT_FLOAT);
+	add_dtype(MPI_DOUBLE, TC_DT_DOUBLE);
+	add_dtype(MPI_LONG_DOUBLE, TC_DT_LONG_DOUBLE);
+	add_dtype(MPI_C_BOOL, TC_DT_C_BOOL);
+	add_dtype(MPI_INT8_T, TC_DT_INT8_T);
+	add_dtype(MPI_INT16_T, TC_DT_INT16_T);
+	add_dtype(MPI_INT32_T, TC_DT_INT32_T);
+	add_dtype(MPI_INT64_T, TC_DT_INT64_T);
+	add_dtype(MPI_UINT8_T, TC_DT_UINT8_T);
+	add_dtype(MPI_UINT16_T, TC_DT_UINT16_T);
+	add_dtype(MPI_UINT32_T, TC_DT_UINT32_T);
+	add_dtype(MPI_UINT64_T, TC_DT_UINT64_T);
+	add_dtype(MPI_C_FLOAT_COMPLEX, TC_DT_C_COMPLEX);
+	add_dtype(MPI_C_DOUBLE_COMPLEX, TC_DT_C_DOUBLE_COMPLEX);
+	add_dtype(MPI_WCHAR, TC_DT_WCHAR);
+	add_dtype(MPI_PACKED, TC_DT_PACKED);
+	add_dtype(MPI_AINT, TC_DT_AINT);
+	add_dtype(MPI_OFFSET, TC_DT_OFFSET);
+	add_dtype(MPI_COUNT, TC_DT_COUNT);
+	add_dtype(MPI_FLOAT_INT, TC_DT_FLOAT_INT);
+	add_dtype(MPI_DOUBLE_INT, TC_DT_DOUBLE_INT);
+	add_dtype(MPI_LONG_INT, TC_DT_LONG_INT);
+	add_dtype(MPI_2INT, TC_DT_TWO_INT);
+	add_dtype(MPI_SHORT_INT, TC_DT_SHORT_INT);
+	add_dtype(MPI_LONG_DOUBLE_INT, TC_DT_LONG_DOUBLE_INT);
+	add_dtype(MPI_INTEGER, TC_DT_INTEGER);
+	add_dtype(MPI_REAL, TC_DT_REAL);
+	add_dtype(MPI_DOUBLE_PRECISION, TC_DT_DOUBLE_PRECISION);
+	add_dtype(MPI_COMPLEX, TC_DT_COMPLEX);
+	add_dtype(MPI_DOUBLE_COMPLEX, TC_DT_DOUBLE_COMPLEX);
+	add_dtype(MPI_LOGICAL, TC_DT_LOGICAL);
+	add_dtype(MPI_CHARACTER, TC_DT_CHARACTER);
+	add_dtype(MPI_2REAL, TC_DT_TWO_REAL);
+	add_dtype(MPI_2DOUBLE_PRECISION, TC_DT_TWO_DOUBLE_PRECISION);
+	add_dtype(MPI_2INTEGER, TC_DT_TWO_INTEGER);
+}
+
+void tc_dtype(MPI_Datatype dt, uint32_t *num, uint32_t *size)
+{
+	struct kv *e;
+	int sz = 0;
+
+	if (dt == MPI_DATATYPE_NULL) {
+		*num = TC_DT_NONE;
+		*size = 0;
+		return;
+	}
+	e = map_find(&dtypes, KEY(dt));
+	if (e && (e->val >> 63)) {
+		*num = (uint32_t)e->val;
+		*size = (uint32_t)(e->val >> 32) & 0x7fffffffu;
+		return;
+	}
+	/* derived: the handle may be freed and reused, so ask its size */
+	if (!e) {
+		map_put(&dtypes, KEY(dt), next_derived);
+		*num = next_derived++;
+	} else {
+		*num = (uint32_t)e->val;
+	}
+	if (PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0)
+		sz = 0;
+	*size = (uint32_t)sz;
+}
+
+static void init_redops(void)
+{
+	map_init(&redops);
+#define R(o, n) map_put(&redops, handle_key(&(MPI_Op){ o }, sizeof(MPI_Op)), n)
+	R(MPI_MAX, TC_RED_MAX);
+	R(MPI_MIN, TC_RED_MIN);
+	R(MPI_SUM, TC_RED_SUM);
+	R(MPI_PROD, TC_RED_PROD);
+	R(MPI_LAND, TC_RED_LAND);
+	R(MPI_BAND, TC_RED_BAND);
+	R(MPI_LOR, TC_RED_LOR);
+	R(MPI_BOR, TC_RED_BOR);
+	R(MPI_LXOR, TC_RED_LXOR);
+	R(MPI_BXOR, TC_RED_BXOR);
+	R(MPI_MAXLOC, TC_RED_MAXLOC);
+	R(MPI_MINLOC, TC_RED_MINLOC);
+	R(MPI_REPLACE, TC_RED_REPLACE);
+	R(MPI_NO_OP, TC_RED_NO_OP);
+#undef R
+}
+
+uint32_t tc_redop(MPI_Op op)
+{
+	struct kv *e;
+
+	if (op == MPI_OP_NULL)
+		return TC_RED_NONE;
+	e = map_find(&redops, KEY(op));
+	if (e)
+		return (uint32_t)e->val;
+	map_put(&redops, KEY(op), next_userop);
+	return next_userop++;
+}
+
+/* ---- MPI-IO files ------------------------------------------------------- */
+
+static struct map files;
+static uint32_t next_file;
+
+uint32_t tc_file_new(MPI_File fh)
+{
+	map_put(&files, KEY(fh), next_file);
+	return next_file++;
+}
+
+uint32_t tc_file_id(MPI_File fh)
+{
+	struct kv *e = map_find(&files, KEY(fh));
+
+	return e ? (uint32_t)e->val : tc_file_new(fh);
+}
+
+uint32_t tc_file_forget(MPI_File fh)
+{
+	uint32_t id = tc_file_id(fh);
+
+	map_del(&files, KEY(fh));
+	return id;
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+struct req_slot {
+	uint64_t key;
+	uint32_t stamp;
+	bool used;
+	struct tc_req_info info;
+};
+
+static struct {
+	struct req_slot *t;
+	size_t mask, used;
+	uint64_t next_id;
+	uint32_t stamp;
+} R;
+
+static void req_insert(const struct req_slot *s);
+
+static void req_grow(void)
+{
+	struct req_slot *old = R.t;
+	size_t omask = R.mask;
+
+	R.mask = R.mask * 2 + 1;
+	R.t = tc_xcalloc(R.mask + 1, sizeof(*R.t));
+	R.used = 0;
+	for (size_t i = 0; i <= omask; i++)
+		if (old[i].used)
+			req_insert(&old[i]);
+	free(old);
+}
+
+static void req_insert(const struct req_slot *s)
+{
+	size_t j;
+
+	if ((R.used + 1) * 2 > R.mask + 1)
+		req_grow();
+	for (j = tc_hash_fmix(s->key) & R.mask; R.t[j].used; j = (j + 1) & R.mask)
+		;
+	R.t[j] = *s;
+	R.t[j].used = true;
+	R.used++;
+}
+
+uint64_t tc_req_new(MPI_Request h, unsigned op, enum tc_req_kind kind, bool persistent,
+		    struct tc_comm_info *ci, const struct tc_event *ev)
+{
+	struct req_slot s;
+
+	memset(&s, 0, sizeof(s));
+	s.key = KEY(h);
+	s.info.id = ++R.next_id;
+	s.info.kind = (uint8_t)kind;
+	s.info.persistent = persistent;
+	s.info.op = op;
+	s.info.comm = ci;
+	if (ci && ci != &world && ci != &self && ci != &null_comm)
+		ci->refs++;
+	s.info.comm_id = ev->comm;
+	s.info.peer = ev->peer;
+	s.info.tag = ev->tag;
+	s.info.count = ev->count;
+	s.info.dtype = ev->dtype;
+	s.info.dtype_size = ev->dtype_size;
+	if (h != MPI_REQUEST_NULL)
+		req_insert(&s);
+	else
+		tc_comm_unref(ci);
+	return s.info.id;
+}
+
+uint32_t tc_req_stamp(void)
+{
+	if (++R.stamp == 0)
+		R.stamp = 1;
+	return R.stamp;
+}
+
+bool tc_req_peek(MPI_Request h, uint32_t stamp, struct tc_req_info *out)
+{
+	uint64_t key = KEY(h);
+	struct req_slot *best = NULL;
+
+	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask) {
+		struct req_slot *s = &R.t[j];
+		if (s->key == key && s->stamp != stamp && (!best || s->info.id < best->info.id))
+			best = s;
+	}
+	if (!best)
+		return false;
+	best->stamp = stamp;
+	*out = best->info;
+	return true;
+}
+
+static struct req_slot *req_find(MPI_Request h, uint64_t id)
+{
+	uint64_t key = KEY(h);
+
+	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask)
+		if (R.t[j].key == key && R.t[j].info.id == id)
+			return &R.t[j];
+	return NULL;
+}
+
+static void req_remove(struct req_slot *s)
+{
+	size_t i = (size_t)(s - R.t), j;
+
+	tc_comm_unref(s->info.comm);
+	R.t[i].used = false;
+	R.used--;
+	for (j = (i + 1) & R.mask; R.t[j].used; j = (j + 1) & R.mask) {
+		size_t home = tc_hash_fmix(R.t[j].key) & R.mask;
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			R.t[i] = R.t[j];
+			R.t[j].used = false;
+			i = j;
+		}
+	}
+}
+
+void tc_req_done(MPI_Request h, uint64_t id)
+{
+	struct req_slot *s = req_find(h, id);
+
+	if (!s)
+		return;
+	if (s->info.persistent)
+		s->info.active = 0;
+	else
+		req_remove(s);
+}
+
+void tc_req_start(MPI_Request h, uint64_t id)
+{
+	struct req_slot *s = req_find(h, id);
+
+	if (s)
+		s->info.active = 1;
+}
+
+void tc_req_forget(MPI_Request h, uint64_t id)
+{
+	struct req_slot *s = req_find(h, id);
+
+	if (s)
+		req_remove(s);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+void tc_tables_init(void)
+{
+	PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+	world.handle = MPI_COMM_WORLD;
+	world.id = TC_COMM_WORLD;
+	world.refs = 1;
+	world.size = world.rsize = tc_cap.size;
+	world.myrank = tc_cap.rank;
+	self.handle = MPI_COMM_SELF;
+	self.id = TC_COMM_SELF;
+	self.refs = 1;
+	self.size = self.rsize = 1;
+	self.myrank = 0;
+	self.members = self.peers = tc_xmalloc(sizeof(int32_t));
+	self.members[0] = tc_cap.rank;
+	null_comm.handle = MPI_COMM_NULL;
+	null_comm.id = UINT32_MAX;
+	null_comm.size = null_comm.rsize = 0;
+	null_comm.myrank = -1;
+	null_comm.members = null_comm.peers = self.members; /* never indexed: rsize 0 */
+	map_init(&comms);
+	map_init(&files);
+	init_dtypes();
+	init_redops();
+	R.mask = 255;
+	R.t = tc_xcalloc(R.mask + 1, sizeof(*R.t));
+}
+
+void tc_tables_release(void)
+{
+	for (size_t i = 0; comms.t && i <= comms.mask; i++)
+		if (comms.t[i].used)
+			tc_comm_unref((struct tc_comm_info *)(uintptr_t)comms.t[i].val);
+	for (size_t i = 0; R.t && i <= R.mask; i++)
+		if (R.t[i].used)
+			tc_comm_unref(R.t[i].info.comm);
+	map_release(&comms);
+	map_release(&files);
+	map_release(&dtypes);
+	map_release(&redops);
+	free(R.t);
+	memset(&R, 0, sizeof(R));
+	free(self.members);
+	self.members = self.peers = NULL;
+}

@@ -1,0 +1,896 @@
+/*
+ * rsd.c - intra-rank loop compression (ScalaTrace RSD/PRSD).
+ *
+ * The algorithm is ScalaTrace's intra-node compression (dissertation ch. 2
+ * and §2.1, Scala-H-Trace §2.1): every new event is appended to the
+ * top-level queue, and the tail of the queue is folded as long as one of
+ * two patterns matches, trying the shortest body first:
+ *
+ *   1. [L, b1..bd] where L is a loop whose body equals b1..bd: the d nodes
+ *      are one more iteration of L (count + 1);
+ *   2. [a1..ad, b1..bd] with a == b: a new loop of 2 iterations, body a.
+ *
+ * Folding the tail may make the new tail foldable again (that is how loop
+ * nests form: a completed inner loop followed by the rest of the outer
+ * body matches the outer loop's body). Candidates are found by scanning at
+ * most `window` top-level nodes back for a node whose hash equals the
+ * tail's (pattern 2) or a loop whose last body node's hash equals it
+ * (pattern 1); equality is then checked exactly.
+ *
+ * Fast path: after a loop L was formed or extended, the following events
+ * are compared with L's body one by one (`pend`): while they match, no
+ * search is needed, and when the body is complete the iteration is folded
+ * at once. Loop bodies never change after they are made except for their
+ * time statistics, into which every folded iteration is merged (§2.3 of
+ * the dissertation: "statistical ... timing data (minimum, maximum,
+ * average and standard deviation)").
+ */
+#include "compat.h"
+#include "rsd.h"
+#include "event.h"
+#include "hash.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- statistics ------------------------------------------------------- */
+
+void tc_rsd_stat_init(struct tc_rsd_stat *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void tc_rsd_stat_add(struct tc_rsd_stat *s, int64_t x)
+{
+	double d;
+
+	if (!s->n || x < s->min)
+		s->min = x;
+	if (!s->n || x > s->max)
+		s->max = x;
+	s->n++;
+	d = (double)x - s->mean;
+	s->mean += d / (double)s->n;
+	s->m2 += d * ((double)x - s->mean);
+}
+
+void tc_rsd_stat_merge(struct tc_rsd_stat *s, const struct tc_rsd_stat *o)
+{
+	double n, d;
+
+	if (!o->n)
+		return;
+	if (!s->n) {
+		*s = *o;
+		return;
+	}
+	n = (double)s->n + (double)o->n;
+	d = o->mean - s->mean;
+	s->mean += d * (double)o->n / n;
+	s->m2 += o->m2 + d * d * (double)s->n * (double)o->n / n;
+	s->n += o->n;
+	if (o->min < s->min)
+		s->min = o->min;
+	if (o->max > s->max)
+		s->max = o->max;
+}
+
+double tc_rsd_stat_stddev(const struct tc_rsd_stat *s)
+{
+	if (s->n < 2 || s->m2 <= 0)
+		return 0;
+	return sqrt(s->m2 / (double)s->n);
+}
+
+/* ---- the compressor's state ------------------------------------------- */
+
+struct site_map {
+	uint32_t *ids;
+	uint64_t *sigs;
+	bool *used;
+	size_t cap, n;
+};
+
+struct tc_rsd {
+	int32_t rank;
+	uint32_t window;
+	struct site_map sites;
+
+	/* distinct events, interned by content */
+	struct tc_rsd_event *evs;
+	size_t nevs, aevs;
+	uint32_t *evtab;        /* open addressing: index + 1, 0 = empty */
+	size_t evcap;
+
+	/* the top-level queue, with the hash of each node and, for loops, the
+	 * hash of the last body node (0 for events) in dense arrays */
+	struct tc_rsd_node *q;
+	uint64_t *qhash;
+	uint64_t *qtail;
+	size_t n, alloc;
+
+	/* fast path: q[pend + 1 ..] equal the first pend_j body nodes of
+	 * the loop q[pend]; pend < 0: none */
+	ptrdiff_t pend;
+	uint32_t pend_j;
+
+	/* encoding state */
+	uint64_t last_req;
+	uint64_t prev_end;
+	uint64_t nin;
+	uint64_t digest;
+
+	/* scratch for building an event */
+	struct tc_rsd_compl *scratch;
+	size_t ascratch;
+};
+
+/* ---- call sites ------------------------------------------------------- */
+
+static size_t site_slot(const struct site_map *m, uint32_t id)
+{
+	size_t i = (size_t)tc_hash_fmix(id) & (m->cap - 1);
+
+	while (m->used[i] && m->ids[i] != id)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static void site_put(struct site_map *m, uint32_t id, uint64_t sig)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct site_map o = *m;
+		m->cap = o.cap ? 2 * o.cap : 64;
+		m->ids = tc_xcalloc(m->cap, sizeof(*m->ids));
+		m->sigs = tc_xcalloc(m->cap, sizeof(*m->sigs));
+		m->used = tc_xcalloc(m->cap, sizeof(*m->used));
+		m->n = 0;
+		for (size_t k = 0; k < o.cap; k++) {
+			if (!o.used[k])
+				continue;
+			i = site_slot(m, o.ids[k]);
+			m->used[i] = true;
+			m->ids[i] = o.ids[k];
+			m->sigs[i] = o.sigs[k];
+			m->n++;
+		}
+		free(o.ids);
+		free(o.sigs);
+		free(o.used);
+	}
+	i = site_slot(m, id);
+	if (!m->used[i]) {
+		m->used[i] = true;
+		m->ids[i] = id;
+		m->n++;
+	}
+	m->sigs[i] = sig;
+}
+
+static uint64_t site_get(const struct site_map *m, uint32_t id)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	i = site_slot(m, id);
+	return m->used[i] ? m->sigs[i] : 0;
+}
+
+void tc_rsd_set_callsite(struct tc_rsd *r, uint32_t id, uint64_t signature)
+{
+	site_put(&r->sites, id, signature);
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+static int64_t rel_req(uint64_t id, uint64_t last)
+{
+	return id ? (int64_t)(id - last) : TC_RSD_NOREQ;
+}
+
+static uint64_t abs_req(int64_t rel, uint64_t last)
+{
+	return rel == TC_RSD_NOREQ ? 0 : last + (uint64_t)rel;
+}
+
+static uint64_t event_hash(const struct tc_rsd_event *e)
+{
+	uint64_t h = 0x72736465766e74ULL; /* "rsdevnt" */
+
+	h = tc_hash_mix(h, e->op | (uint64_t)e->fields << 32);
+	h = tc_hash_mix(h, e->stack);
+	h = tc_hash_mix(h, e->comm | (uint64_t)e->newcomm << 32);
+	h = tc_hash_mix(h, (uint64_t)e->peer);
+	h = tc_hash_mix(h, (uint64_t)e->rpeer);
+	h = tc_hash_mix(h, (uint32_t)e->tag | (uint64_t)(uint32_t)e->rtag << 32);
+	h = tc_hash_mix(h, e->count);
+	h = tc_hash_mix(h, e->dtype | (uint64_t)e->dtype_size << 32);
+	h = tc_hash_mix(h, e->bytes);
+	h = tc_hash_mix(h, e->redop | (uint64_t)(uint32_t)e->root << 32);
+	h = tc_hash_mix(h, (uint32_t)e->color | (uint64_t)(uint32_t)e->key << 32);
+	h = tc_hash_mix(h, (uint64_t)e->request);
+	h = tc_hash_mix(h, e->file | (uint64_t)(uint32_t)e->result << 32);
+	h = tc_hash_mix(h, e->offset);
+	h = tc_hash_mix(h, e->ncompl | (uint64_t)e->nscounts << 32);
+	h = tc_hash_mix(h, e->nrcounts);
+	for (uint32_t i = 0; i < e->ncompl; i++) {
+		h = tc_hash_mix(h, (uint64_t)e->compl[i].request);
+		h = tc_hash_mix(h, (uint64_t)e->compl[i].source);
+		h = tc_hash_mix(h, (uint32_t)e->compl[i].tag);
+		h = tc_hash_mix(h, e->compl[i].bytes);
+	}
+	for (uint32_t i = 0; i < e->nscounts; i++)
+		h = tc_hash_mix(h, e->scounts[i]);
+	for (uint32_t i = 0; i < e->nrcounts; i++)
+		h = tc_hash_mix(h, e->rcounts[i]);
+	return h;
+}
+
+/* Equal in everything but the file-local call-site id. */
+bool tc_rsd_event_equal(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
+{
+	if (a->hash != b->hash || a->op != b->op || a->fields != b->fields ||
+	    a->stack != b->stack || a->comm != b->comm || a->peer != b->peer ||
+	    a->tag != b->tag || a->rpeer != b->rpeer || a->rtag != b->rtag ||
+	    a->count != b->count || a->dtype != b->dtype ||
+	    a->dtype_size != b->dtype_size || a->bytes != b->bytes ||
+	    a->redop != b->redop || a->root != b->root || a->color != b->color ||
+	    a->key != b->key || a->request != b->request || a->newcomm != b->newcomm ||
+	    a->file != b->file || a->offset != b->offset || a->result != b->result ||
+	    a->ncompl != b->ncompl || a->nscounts != b->nscounts ||
+	    a->nrcounts != b->nrcounts)
+		return false;
+	for (uint32_t i = 0; i < a->ncompl; i++) {
+		const struct tc_rsd_compl *x = &a->compl[i], *y = &b->compl[i];
+		if (x->request != y->request || x->source != y->source ||
+		    x->tag != y->tag || x->bytes != y->bytes)
+			return false;
+	}
+	if (a->nscounts && memcmp(a->scounts, b->scounts, a->nscounts * sizeof(uint64_t)))
+		return false;
+	if (a->nrcounts && memcmp(a->rcounts, b->rcounts, a->nrcounts * sizeof(uint64_t)))
+		return false;
+	return true;
+}
+
+static bool event_same(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
+{
+	return a->callsite == b->callsite && tc_rsd_event_equal(a, b);
+}
+
+/* Fill e from ev in relative terms; arrays point into scratch/ev. */
+static void event_encode(struct tc_rsd *r, const struct tc_event *ev, struct tc_rsd_event *e)
+{
+	uint32_t f = ev->fields;
+
+	memset(e, 0, sizeof(*e));
+	e->op = ev->op;
+	e->fields = f;
+	e->callsite = ev->callsite;
+	e->stack = ev->callsite == TC_NO_CALLSITE ? 0 : site_get(&r->sites, ev->callsite);
+	e->comm = (f & TC_F_COMM) ? ev->comm : 0;
+	e->peer = tc_rel_peer((f & TC_F_PEER) ? ev->peer : TC_PEER_NONE, r->rank);
+	e->tag = (f & TC_F_TAG) ? ev->tag : 0;
+	e->rpeer = tc_rel_peer((f & TC_F_RPEER) ? ev->rpeer : TC_PEER_NONE, r->rank);
+	e->rtag = (f & TC_F_RPEER) ? ev->rtag : 0;
+	e->count = (f & TC_F_COUNT) ? ev->count : 0;
+	if (f & TC_F_DTYPE) {
+		e->dtype = ev->dtype;
+		e->dtype_size = ev->dtype_size;
+	}
+	e->bytes = (f & TC_F_BYTES) ? ev->bytes : 0;
+	e->redop = (f & TC_F_REDOP) ? ev->redop : 0;
+	e->root = (f & TC_F_ROOT) ? ev->root : TC_PEER_NONE;
+	e->color = (f & TC_F_COLOR) ? ev->color : TC_UNDEFINED;
+	e->key = (f & TC_F_COLOR) ? ev->key : 0;
+	e->newcomm = (f & TC_F_NEWCOMM) ? ev->newcomm : 0;
+	if (f & TC_F_FILE) {
+		e->file = ev->file;
+		e->offset = ev->offset;
+	}
+	e->result = (f & TC_F_RESULT) ? ev->result : 0;
+	/* completions are relative to the last request before this event */
+	if ((f & TC_F_COMPL) && ev->ncompl && ev->compl) {
+		struct tc_rsd_compl *c;
+		TC_ALLOC_GROW(r->scratch, ev->ncompl, r->ascratch);
+		c = r->scratch;
+		for (uint32_t i = 0; i < ev->ncompl; i++) {
+			c[i].request = rel_req(ev->compl[i].request, r->last_req);
+			c[i].source = tc_rel_peer(ev->compl[i].source, r->rank);
+			c[i].tag = ev->compl[i].tag;
+			c[i].bytes = ev->compl[i].bytes;
+		}
+		e->ncompl = ev->ncompl;
+		e->compl = c;
+	}
+	if (f & TC_F_REQUEST) {
+		e->request = rel_req(ev->request, r->last_req);
+		if (ev->request)
+			r->last_req = ev->request;
+	}
+	if ((f & TC_F_SCOUNTS) && ev->nscounts && ev->scounts) {
+		e->nscounts = ev->nscounts;
+		e->scounts = ev->scounts;
+	}
+	if ((f & TC_F_RCOUNTS) && ev->nrcounts && ev->rcounts) {
+		e->nrcounts = ev->nrcounts;
+		e->rcounts = ev->rcounts;
+	}
+	e->hash = event_hash(e);
+}
+
+static void *dup_array(const void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (!n)
+		return NULL;
+	q = tc_xmalloc(tc_st_mult(n, size));
+	memcpy(q, p, n * size);
+	return q;
+}
+
+static void evtab_insert(struct tc_rsd *r, uint32_t idx)
+{
+	size_t i = (size_t)r->evs[idx].hash & (r->evcap - 1);
+
+	while (r->evtab[i])
+		i = (i + 1) & (r->evcap - 1);
+	r->evtab[i] = idx + 1;
+}
+
+static uint32_t intern(struct tc_rsd *r, const struct tc_rsd_event *e)
+{
+	struct tc_rsd_event *k;
+	size_t i;
+
+	if (r->evcap) {
+		for (i = (size_t)e->hash & (r->evcap - 1); r->evtab[i];
+		     i = (i + 1) & (r->evcap - 1)) {
+			uint32_t idx = r->evtab[i] - 1;
+			if (event_same(&r->evs[idx], e))
+				return idx;
+		}
+	}
+	if (2 * (r->nevs + 1) > r->evcap) {
+		free(r->evtab);
+		r->evcap = r->evcap ? 2 * r->evcap : 256;
+		r->evtab = tc_xcalloc(r->evcap, sizeof(*r->evtab));
+		for (size_t j = 0; j < r->nevs; j++)
+			evtab_insert(r, (uint32_t)j);
+	}
+	TC_ALLOC_GROW(r->evs, r->nevs + 1, r->aevs);
+	k = &r->evs[r->nevs];
+	*k = *e;
+	k->compl = dup_array(e->compl, e->ncompl, sizeof(*e->compl));
+	k->scounts = dup_array(e->scounts, e->nscounts, sizeof(uint64_t));
+	k->rcounts = dup_array(e->rcounts, e->nrcounts, sizeof(uint64_t));
+	evtab_insert(r, (uint32_t)r->nevs);
+	return (uint32_t)r->nevs++;
+}
+
+/* ---- nodes ------------------------------------------------------------ */
+
+static uint64_t loop_hash(uint64_t iters, const struct tc_rsd_node *body, uint32_t nbody)
+{
+	uint64_t h = tc_hash_mix(0x6c6f6f70ULL /* "loop" */, iters);
+
+	h = tc_hash_mix(h, nbody);
+	for (uint32_t i = 0; i < nbody; i++)
+		h = tc_hash_mix(h, body[i].hash);
+	return h;
+}
+
+static void node_release(struct tc_rsd_node *nd)
+{
+	if (!nd->nbody)
+		return;
+	for (uint32_t i = 0; i < nd->nbody; i++)
+		node_release(&nd->body[i]);
+	free(nd->body);
+	nd->body = NULL;
+	nd->nbody = 0;
+}
+
+/* Same structure and events within one compressor (times aside). */
+static bool node_same(const struct tc_rsd_node *a, const struct tc_rsd_node *b)
+{
+	if (a->hash != b->hash || a->nbody != b->nbody)
+		return false;
+	if (!a->nbody)
+		return a->event == b->event;
+	if (a->iters != b->iters)
+		return false;
+	for (uint32_t i = 0; i < a->nbody; i++)
+		if (!node_same(&a->body[i], &b->body[i]))
+			return false;
+	return true;
+}
+
+static bool seq_same(const struct tc_rsd_node *a, const struct tc_rsd_node *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].hash != b[i].hash)
+			return false;
+	for (size_t i = 0; i < n; i++)
+		if (!node_same(&a[i], &b[i]))
+			return false;
+	return true;
+}
+
+/* Fold the times of src into dst (nodes of the same structure). */
+static void node_merge_times(struct tc_rsd_node *dst, const struct tc_rsd_node *src)
+{
+	if (!dst->nbody) {
+		tc_rsd_stat_merge(&dst->comp, &src->comp);
+		tc_rsd_stat_merge(&dst->comm, &src->comm);
+		return;
+	}
+	for (uint32_t i = 0; i < dst->nbody; i++)
+		node_merge_times(&dst->body[i], &src->body[i]);
+}
+
+/* ---- the queue -------------------------------------------------------- */
+
+static void q_set(struct tc_rsd *r, size_t i)
+{
+	const struct tc_rsd_node *nd = &r->q[i];
+
+	r->qhash[i] = nd->hash;
+	r->qtail[i] = nd->nbody ? nd->body[nd->nbody - 1].hash : 0;
+}
+
+static void q_push(struct tc_rsd *r, const struct tc_rsd_node *nd)
+{
+	if (r->n + 1 > r->alloc) {
+		size_t a = r->alloc;
+		TC_ALLOC_GROW(r->q, r->n + 1, a);
+		r->qhash = tc_xrealloc(r->qhash, tc_st_mult(a, sizeof(uint64_t)));
+		r->qtail = tc_xrealloc(r->qtail, tc_st_mult(a, sizeof(uint64_t)));
+		r->alloc = a;
+	}
+	r->q[r->n] = *nd;
+	q_set(r, r->n);
+	r->n++;
+}
+
+/* Pattern 1: q[j + 1 .. n - 1] (d nodes) is one more iteration of loop q[j]. */
+static void extend_loop(struct tc_rsd *r, size_t j, size_t d)
+{
+	struct tc_rsd_node *L = &r->q[j];
+
+	for (size_t i = 0; i < d; i++) {
+		node_merge_times(&L->body[i], &r->q[j + 1 + i]);
+		node_release(&r->q[j + 1 + i]);
+	}
+	r->n = j + 1;
+	L->iters++;
+	L->hash = loop_hash(L->iters, L->body, L->nbody);
+	q_set(r, j);
+	r->pend = (ptrdiff_t)j;
+	r->pend_j = 0;
+}
+
+/* Pattern 2: q[s .. s + d - 1] equals q[s + d .. s + 2d - 1]: a new loop. */
+static void make_loop(struct tc_rsd *r, size_t s, size_t d)
+{
+	struct tc_rsd_node L;
+
+	memset(&L, 0, sizeof(L));
+	L.iters = 2;
+	L.nbody = (uint32_t)d;
+	L.body = tc_xmalloc(tc_st_mult(d, sizeof(*L.body)));
+	memcpy(L.body, &r->q[s], d * sizeof(*L.body));
+	for (size_t i = 0; i < d; i++) {
+		node_merge_times(&L.body[i], &r->q[s + d + i]);
+		node_release(&r->q[s + d + i]);
+	}
+	L.hash = loop_hash(L.iters, L.body, L.nbody);
+	r->n = s;
+	q_push(r, &L);
+	r->pend = (ptrdiff_t)s;
+	r->pend_j = 0;
+}
+
+/* One folding step at the tail; false when nothing matches. */
+static bool fold_tail(struct tc_rsd *r)
+{
+	size_t n = r->n, lo;
+	uint64_t h;
+
+	if (n < 2)
+		return false;
+	h = r->qhash[n - 1];
+	lo = n - 1 > r->window ? n - 1 - r->window : 0;
+	for (size_t j = n - 1; j-- > lo;) {
+		size_t d = n - 1 - j;
+		if (r->qtail[j] == h && r->q[j].nbody == d &&
+		    seq_same(r->q[j].body, &r->q[j + 1], d)) {
+			extend_loop(r, j, d);
+			return true;
+		}
+		if (r->qhash[j] == h && 2 * d <= n &&
+		    seq_same(&r->q[n - 2 * d], &r->q[n - d], d)) {
+			make_loop(r, n - 2 * d, d);
+			return true;
+		}
+	}
+	return false;
+}
+
+void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
+{
+	struct tc_rsd_event e;
+	struct tc_rsd_node nd;
+
+	event_encode(r, ev, &e);
+	memset(&nd, 0, sizeof(nd));
+	nd.iters = 1;
+	nd.event = intern(r, &e);
+	nd.hash = r->evs[nd.event].hash;
+	tc_rsd_stat_add(&nd.comp, (int64_t)(ev->t_start - r->prev_end));
+	tc_rsd_stat_add(&nd.comm, (int64_t)(ev->t_end - ev->t_start));
+	r->prev_end = ev->t_end;
+	r->nin++;
+	r->digest = tc_hash_mix(r->digest, nd.hash);
+
+	if (r->pend >= 0) {
+		const struct tc_rsd_node *L = &r->q[r->pend];
+		const struct tc_rsd_node *want = &L->body[r->pend_j];
+		if (!want->nbody && want->event == nd.event) {
+			q_push(r, &nd);
+			if (++r->pend_j < r->q[r->pend].nbody)
+				return;
+			extend_loop(r, (size_t)r->pend, r->pend_j);
+			while (fold_tail(r))
+				;
+			return;
+		}
+		r->pend = -1;
+	}
+	q_push(r, &nd);
+	while (fold_tail(r))
+		;
+}
+
+/* ---- life cycle and queries ------------------------------------------- */
+
+struct tc_rsd *tc_rsd_new(int32_t rank, const struct tc_rsd_opts *opts)
+{
+	struct tc_rsd *r = tc_xcalloc(1, sizeof(*r));
+
+	r->rank = rank;
+	r->window = opts && opts->window ? opts->window : TC_RSD_WINDOW_DEFAULT;
+	if (r->window > TC_RSD_WINDOW_MAX)
+		r->window = TC_RSD_WINDOW_MAX;
+	r->pend = -1;
+	r->digest = 0x646967657374ULL; /* "digest" */
+	return r;
+}
+
+void tc_rsd_free(struct tc_rsd **rp)
+{
+	struct tc_rsd *r = *rp;
+
+	if (!r)
+		return;
+	*rp = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		node_release(&r->q[i]);
+	free(r->q);
+	free(r->qhash);
+	free(r->qtail);
+	for (size_t i = 0; i < r->nevs; i++) {
+		free((void *)r->evs[i].compl);
+		free((void *)r->evs[i].scounts);
+		free((void *)r->evs[i].rcounts);
+	}
+	free(r->evs);
+	free(r->evtab);
+	free(r->sites.ids);
+	free(r->sites.sigs);
+	free(r->sites.used);
+	free(r->scratch);
+	free(r);
+}
+
+int32_t tc_rsd_rank(const struct tc_rsd *r)
+{
+	return r->rank;
+}
+
+const struct tc_rsd_node *tc_rsd_seq(const struct tc_rsd *r, size_t *n)
+{
+	*n = r->n;
+	return r->q;
+}
+
+const struct tc_rsd_event *tc_rsd_event(const struct tc_rsd *r, uint32_t i)
+{
+	return i < r->nevs ? &r->evs[i] : NULL;
+}
+
+uint32_t tc_rsd_nevents(const struct tc_rsd *r)
+{
+	return (uint32_t)r->nevs;
+}
+
+static void count_nodes(const struct tc_rsd_node *seq, size_t n, uint32_t depth,
+			struct tc_rsd_info *info)
+{
+	for (size_t i = 0; i < n; i++) {
+		info->nodes++;
+		if (!seq[i].nbody) {
+			info->leaves++;
+			continue;
+		}
+		info->loops++;
+		if (depth + 1 > info->depth)
+			info->depth = depth + 1;
+		count_nodes(seq[i].body, seq[i].nbody, depth + 1, info);
+	}
+}
+
+void tc_rsd_info(const struct tc_rsd *r, struct tc_rsd_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->events = r->nin;
+	info->distinct = r->nevs;
+	info->top = r->n;
+	info->digest = tc_hash_mix(r->digest, r->nin);
+	count_nodes(r->q, r->n, 0, info);
+}
+
+static bool node_equal_x(const struct tc_rsd *ra, const struct tc_rsd_node *a,
+			 const struct tc_rsd *rb, const struct tc_rsd_node *b)
+{
+	if (a->hash != b->hash || a->nbody != b->nbody || a->iters != b->iters)
+		return false;
+	if (!a->nbody)
+		return tc_rsd_event_equal(&ra->evs[a->event], &rb->evs[b->event]);
+	for (uint32_t i = 0; i < a->nbody; i++)
+		if (!node_equal_x(ra, &a->body[i], rb, &b->body[i]))
+			return false;
+	return true;
+}
+
+bool tc_rsd_equal(const struct tc_rsd *a, const struct tc_rsd *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!node_equal_x(a, &a->q[i], b, &b->q[i]))
+			return false;
+	return true;
+}
+
+/* ---- expansion -------------------------------------------------------- */
+
+void tc_rsd_iter_init(struct tc_rsd_iter *it, const struct tc_rsd *r)
+{
+	memset(it, 0, sizeof(*it));
+	it->rsd = r;
+	TC_ALLOC_GROW(it->stack, 1, it->alloc);
+	it->stack[0].seq = r->q;
+	it->stack[0].n = r->n;
+	it->stack[0].i = 0;
+	it->stack[0].left = 1;
+	it->depth = 1;
+}
+
+void tc_rsd_iter_release(struct tc_rsd_iter *it)
+{
+	free(it->stack);
+	free(it->compl);
+	memset(it, 0, sizeof(*it));
+}
+
+static int64_t round_mean(double m)
+{
+	if (!(m > -9.0e18 && m < 9.0e18))
+		return 0;
+	return (int64_t)llround(m);
+}
+
+static void event_decode(struct tc_rsd_iter *it, const struct tc_rsd_node *nd,
+			 struct tc_event *ev)
+{
+	const struct tc_rsd *r = it->rsd;
+	const struct tc_rsd_event *e = &r->evs[nd->event];
+	uint32_t f = e->fields;
+
+	tc_event_init(ev);
+	ev->op = e->op;
+	ev->fields = f;
+	ev->callsite = e->callsite;
+	ev->comm = e->comm;
+	ev->peer = tc_abs_peer(e->peer, r->rank);
+	ev->tag = e->tag;
+	ev->rpeer = tc_abs_peer(e->rpeer, r->rank);
+	ev->rtag = e->rtag;
+	ev->count = e->count;
+	ev->dtype = e->dtype;
+	ev->dtype_size = e->dtype_size;
+	ev->bytes = e->bytes;
+	ev->redop = e->redop;
+	ev->root = e->root;
+	ev->color = e->color;
+	ev->key = e->key;
+	ev->newcomm = e->newcomm;
+	ev->file = e->file;
+	ev->offset = e->offset;
+	ev->result = e->result;
+	if (e->ncompl) {
+		TC_ALLOC_GROW(it->compl, e->ncompl, it->compl_alloc);
+		for (uint32_t i = 0; i < e->ncompl; i++) {
+			it->compl[i].request = abs_req(e->compl[i].request, it->last_req);
+			it->compl[i].source = tc_abs_peer(e->compl[i].source, r->rank);
+			it->compl[i].tag = e->compl[i].tag;
+			it->compl[i].bytes = e->compl[i].bytes;
+		}
+		ev->ncompl = e->ncompl;
+		ev->compl = it->compl;
+	}
+	if (f & TC_F_REQUEST) {
+		ev->request = abs_req(e->request, it->last_req);
+		if (ev->request)
+			it->last_req = ev->request;
+	}
+	ev->nscounts = e->nscounts;
+	ev->scounts = e->scounts;
+	ev->nrcounts = e->nrcounts;
+	ev->rcounts = e->rcounts;
+	ev->t_start = it->prev_end + (uint64_t)round_mean(nd->comp.mean);
+	ev->t_end = ev->t_start + (uint64_t)round_mean(nd->comm.mean);
+	it->prev_end = ev->t_end;
+	it->node = nd;
+}
+
+bool tc_rsd_iter_next(struct tc_rsd_iter *it, struct tc_event *ev)
+{
+	while (it->depth) {
+		struct tc_rsd_iter_frame *f = &it->stack[it->depth - 1];
+		const struct tc_rsd_node *nd;
+
+		if (f->i >= f->n) {
+			if (--f->left > 0) {
+				f->i = 0;
+				continue;
+			}
+			it->depth--;
+			if (it->depth)
+				it->stack[it->depth - 1].i++;
+			continue;
+		}
+		nd = &f->seq[f->i];
+		if (!nd->nbody) {
+			event_decode(it, nd, ev);
+			f->i++;
+			return true;
+		}
+		TC_ALLOC_GROW(it->stack, it->depth + 1, it->alloc);
+		f = &it->stack[it->depth++];
+		f->seq = nd->body;
+		f->n = nd->nbody;
+		f->i = 0;
+		f->left = nd->iters;
+	}
+	return false;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static void shape(const struct tc_rsd_node *seq, size_t n, struct tc_strbuf *sb)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			tc_strbuf_addch(sb, ' ');
+		if (!seq[i].nbody) {
+			tc_strbuf_addf(sb, "e%" PRIu32, seq[i].event);
+			continue;
+		}
+		tc_strbuf_addf(sb, "%" PRIu64 "*(", seq[i].iters);
+		shape(seq[i].body, seq[i].nbody, sb);
+		tc_strbuf_addch(sb, ')');
+	}
+}
+
+static void fmt_peer(struct tc_strbuf *sb, const char *name, int64_t rel)
+{
+	if (tc_rel_is_rank(rel))
+		tc_strbuf_addf(sb, " %s=%+" PRId64, name, rel);
+	else if (rel - TC_REL_SPECIAL == TC_ANY_SOURCE)
+		tc_strbuf_addf(sb, " %s=any", name);
+	else if (rel - TC_REL_SPECIAL == TC_PROC_NULL)
+		tc_strbuf_addf(sb, " %s=null", name);
+}
+
+static void fmt_stat(struct tc_strbuf *sb, const char *name, const struct tc_rsd_stat *s)
+{
+	tc_strbuf_addf(sb, " %s=%.0f/%.0f/%" PRId64 "/%" PRId64, name, s->mean,
+		       tc_rsd_stat_stddev(s), s->min, s->max);
+}
+
+static void fmt_event(const struct tc_rsd *r, const struct tc_rsd_node *nd, struct tc_strbuf *sb)
+{
+	const struct tc_rsd_event *e = &r->evs[nd->event];
+	const char *name = tc_op_name(e->op);
+	uint32_t f = e->fields;
+
+	if (name)
+		tc_strbuf_addf(sb, "e%" PRIu32 " %s", nd->event, name);
+	else
+		tc_strbuf_addf(sb, "e%" PRIu32 " op%" PRIu32, nd->event, e->op);
+	tc_strbuf_addf(sb, " site=%016" PRIx64, e->stack);
+	if (f & TC_F_COMM)
+		tc_strbuf_addf(sb, " comm=%" PRIu32, e->comm);
+	if (f & TC_F_PEER)
+		fmt_peer(sb, "peer", e->peer);
+	if (f & TC_F_TAG)
+		tc_strbuf_addf(sb, " tag=%" PRId32, e->tag);
+	if (f & TC_F_RPEER) {
+		fmt_peer(sb, "rpeer", e->rpeer);
+		tc_strbuf_addf(sb, " rtag=%" PRId32, e->rtag);
+	}
+	if (f & TC_F_COUNT)
+		tc_strbuf_addf(sb, " count=%" PRIu64, e->count);
+	if (f & TC_F_DTYPE) {
+		const char *dn = tc_dtype_name(e->dtype);
+		tc_strbuf_addf(sb, " dtype=%s", dn ? dn : "?");
+	}
+	if (f & TC_F_BYTES)
+		tc_strbuf_addf(sb, " bytes=%" PRIu64, e->bytes);
+	if (f & TC_F_REDOP) {
+		const char *rn = tc_redop_name(e->redop);
+		tc_strbuf_addf(sb, " op=%s", rn ? rn : "?");
+	}
+	if (f & TC_F_ROOT)
+		tc_strbuf_addf(sb, " root=%" PRId32, e->root);
+	if (f & TC_F_COLOR)
+		tc_strbuf_addf(sb, " color=%" PRId32 " key=%" PRId32, e->color, e->key);
+	if (f & TC_F_REQUEST)
+		tc_strbuf_addf(sb, " req=%+" PRId64, e->request);
+	if (f & TC_F_NEWCOMM)
+		tc_strbuf_addf(sb, " newcomm=%" PRIu32, e->newcomm);
+	if (e->ncompl)
+		tc_strbuf_addf(sb, " compl=%" PRIu32, e->ncompl);
+	if (e->nscounts || e->nrcounts)
+		tc_strbuf_addf(sb, " vcounts=%" PRIu32 "/%" PRIu32, e->nscounts, e->nrcounts);
+	if (f & TC_F_FILE)
+		tc_strbuf_addf(sb, " file=%" PRIu32 " offset=%" PRIu64, e->file, e->offset);
+	if (f & TC_F_RESULT)
+		tc_strbuf_addf(sb, " result=%" PRId32, e->result);
+	tc_strbuf_addf(sb, " n=%" PRIu64, nd->comp.n);
+	fmt_stat(sb, "comp", &nd->comp);
+	fmt_stat(sb, "comm", &nd->comm);
+}
+
+static void long_form(const struct tc_rsd *r, const struct tc_rsd_node *seq, size_t n,
+		      int indent, struct tc_strbuf *sb)
+{
+	for (size_t i = 0; i < n; i++) {
+		tc_strbuf_addf(sb, "%*s", 2 * indent, "");
+		if (!seq[i].nbody) {
+			fmt_event(r, &seq[i], sb);
+			tc_strbuf_addch(sb, '\n');
+			continue;
+		}
+		tc_strbuf_addf(sb, "loop %" PRIu64 " {\n", seq[i].iters);
+		long_form(r, seq[i].body, seq[i].nbody, indent + 1, sb);
+		tc_strbuf_addf(sb, "%*s}\n", 2 * indent, "");
+	}
+}
+
+void tc_rsd_format(const struct tc_rsd *r, struct tc_strbuf *out, int style)
+{
+	if (style == TC_RSD_FMT_LONG)
+		long_form(r, r->q, r->n, 0, out);
+	else
+		shape(r->q, r->n, out);
+}

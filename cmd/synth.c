@@ -222,7 +222,7 @@ static int make_dir(const char *dir, struct tc_error *err)
 
 /*
  * Make dir ready: create it, and refuse (or with force, remove) an earlier
- * trace set: rank-*.tcr and truth.json.
+ * trace set: rank-*.tcr, truth.json and temporary files of a killed run.
  */
 static int prepare_dir(const char *dir, bool force, struct tc_error *err)
 {
@@ -236,10 +236,14 @@ static int prepare_dir(const char *dir, bool force, struct tc_error *err)
 	if (!d)
 		return tc_error_sys(err, dir, "open directory");
 	while (!rc && (de = readdir(d))) {
-		bool rank = is_rank_file(de->d_name);
+		const char *name = de->d_name;
+		bool rank = is_rank_file(name);
+		/* temporary files a killed run left behind */
+		bool tmp = (!strncmp(name, "rank-", 5) && strstr(name, ".tcr.tmp.")) ||
+			   !strncmp(name, "truth.json.tmp.", 15);
 		struct tc_strbuf sb = TC_STRBUF_INIT;
 
-		if (!rank && strcmp(de->d_name, "truth.json"))
+		if (!rank && !tmp && strcmp(name, "truth.json"))
 			continue;
 		if (!force) {
 			if (rank)
@@ -247,7 +251,7 @@ static int prepare_dir(const char *dir, bool force, struct tc_error *err)
 						  "already holds a trace set (use --force to replace it)");
 			continue;
 		}
-		tc_strbuf_addf(&sb, "%s/%s", dir, de->d_name);
+		tc_strbuf_addf(&sb, "%s/%s", dir, name);
 		if (unlink(sb.buf) < 0 && errno != ENOENT)
 			rc = tc_error_sys(err, sb.buf, "remove");
 		tc_strbuf_release(&sb);

@@ -316,7 +316,10 @@ int tc_raw_writer_comm(struct tc_raw_writer *w, const struct tc_comm *c,
 
 	(void)err;
 	tc_ranklist_init(&rl);
-	tc_ranklist_from_array(&rl, c->members, c->size);
+	if (c->members)
+		tc_ranklist_from_array(&rl, c->members, c->size);
+	else
+		tc_ranklist_add_run(&rl, 0, c->size, 1); /* ranks 0..size-1 */
 	wbuf_reserve(&w->cm, (8 + 3 * rl.nruns + nd) * TC_VARINT_MAX);
 	p = w->cm.p + w->cm.len;
 	p = tc_varint_put(p, c->id);

@@ -90,7 +90,8 @@ static int scan_dir(const char *dir, char ***names, size_t *n, struct tc_error *
 		(*names)[(*n)++] = p;
 	}
 	closedir(d);
-	qsort(*names, *n, sizeof(**names), cmp_str);
+	if (*n)
+		qsort(*names, *n, sizeof(**names), cmp_str);
 	return 0;
 }
 

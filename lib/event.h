@@ -313,7 +313,8 @@ struct tc_comm {
 	uint32_t parent;     /* id of the communicator it was derived from */
 	uint32_t creator;    /* enum tc_op that created it (0 for world/self) */
 	uint32_t size;
-	const int32_t *members; /* borrowed: world rank of each comm rank */
+	const int32_t *members; /* borrowed: world rank of each comm rank; a writer
+				 * also takes NULL for ranks 0..size-1 */
 	uint32_t ndims;      /* Cartesian topology, 0 if none */
 	int32_t dims[8];
 	uint32_t periods;    /* bit d set: dimension d periodic */

@@ -44,6 +44,18 @@ void tc_ranklist_add(struct tc_ranklist *rl, int32_t rank)
 	rl->nruns++;
 }
 
+void tc_ranklist_add_run(struct tc_ranklist *rl, int32_t start, uint32_t len, int32_t stride)
+{
+	if (!len)
+		return;
+	TC_ALLOC_GROW(rl->runs, rl->nruns + 1, rl->alloc);
+	rl->runs[rl->nruns].start = start;
+	rl->runs[rl->nruns].len = len;
+	rl->runs[rl->nruns].stride = stride;
+	rl->nruns++;
+	rl->count += len;
+}
+
 void tc_ranklist_from_array(struct tc_ranklist *rl, const int32_t *v, size_t n)
 {
 	rl->nruns = 0;

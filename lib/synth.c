@@ -28,6 +28,7 @@
 #include "xalloc.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,24 +82,25 @@ struct sg {
 
 /* ---- options ----------------------------------------------------------- */
 
-const struct tc_synth_pattern_info *tc_synth_patterns(void)
+static struct tc_synth_pattern_info pattern_list[32];
+static pthread_once_t pattern_list_once = PTHREAD_ONCE_INIT;
+
+static void fill_pattern_list(void)
 {
-	static struct tc_synth_pattern_info list[32];
-	static bool done;
 	size_t i;
 
-	/* Filled from constant data, so a race writes the same bytes; still,
-	 * do it once. */
-	if (!done) {
-		for (i = 0; sg_patterns[i] && i + 1 < TC_ARRAY_SIZE(list); i++) {
-			list[i].name = sg_patterns[i]->name;
-			list[i].summary = sg_patterns[i]->summary;
-		}
-		list[i].name = NULL;
-		list[i].summary = NULL;
-		done = true;
+	for (i = 0; sg_patterns[i] && i + 1 < TC_ARRAY_SIZE(pattern_list); i++) {
+		pattern_list[i].name = sg_patterns[i]->name;
+		pattern_list[i].summary = sg_patterns[i]->summary;
 	}
-	return list;
+	pattern_list[i].name = NULL;
+	pattern_list[i].summary = NULL;
+}
+
+const struct tc_synth_pattern_info *tc_synth_patterns(void)
+{
+	pthread_once(&pattern_list_once, fill_pattern_list);
+	return pattern_list;
 }
 
 const struct sg_pattern *sg_find_pattern(const char *name)
@@ -752,15 +754,13 @@ static void play(struct sg *g)
 {
 	if (!g->keymode) {
 		struct tc_comm c;
-		int32_t *world = tc_xmalloc(tc_st_mult((size_t)g->size, sizeof(*world)));
 		int32_t self = g->rank;
 
-		for (int32_t i = 0; i < g->size; i++)
-			world[i] = i;
+		/* NULL members: world is ranks 0..P-1, written as one run */
 		memset(&c, 0, sizeof(c));
 		c.id = TC_COMM_WORLD;
 		c.size = (uint32_t)g->size;
-		c.members = world;
+		c.members = NULL;
 		if (g->sink->comm && g->sink->comm(g->ctx, &c))
 			g->rc = TC_ERR_STOP;
 		c.id = TC_COMM_SELF;
@@ -768,7 +768,6 @@ static void play(struct sg *g)
 		c.members = &self;
 		if (!g->rc && g->sink->comm && g->sink->comm(g->ctx, &c))
 			g->rc = TC_ERR_STOP;
-		free(world);
 	}
 	env_event(g, SG_SITE_INIT, TC_OP_INIT);
 	if (!g->rc)

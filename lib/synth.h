@@ -58,7 +58,13 @@ const struct tc_synth_pattern_info *tc_synth_patterns(void);
  */
 int tc_synth_validate(struct tc_synth_opts *opts, struct tc_error *err);
 
-/* Generate rank `rank`. opts must have been validated. */
+/*
+ * Generate rank `rank` through sink: communicators world and self, then
+ * call sites (each before its first use, ids 0..n-1) and events in file
+ * order. opts must have been validated. Returns 0; TC_ERR_STOP when a
+ * callback returned non-zero (the sink keeps its own error); TC_ERR_USAGE
+ * for options that were not validated.
+ */
 int tc_synth_rank(const struct tc_synth_opts *opts, int32_t rank,
 		  const struct tc_synth_sink *sink, void *ctx, struct tc_error *err);
 

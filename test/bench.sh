@@ -32,7 +32,7 @@ set1024="$work/stencil2d-1024"
 if [ ! -f "$set1024/truth.json" ]; then
 	"$tc" synth --pattern stencil2d --ranks 1024 --iters 1100 --force -o "$set1024" >/dev/null
 fi
-events=$("$tc" info --json "$set1024" | sed 's/.*"events":\([0-9]*\).*/\1/')
+events=$("$tc" info --json "$set1024" | grep -o '"events":[0-9]*' | head -1 | cut -d: -f2)
 echo "events: $events"
 "$build/test/bench/gzpayload" "$work/payload.gz" "$set1024"/rank-*.tcr 2>/dev/null
 echo "compressed payload bytes: $(stat -c %s "$work/payload.gz")"

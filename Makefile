@@ -28,6 +28,8 @@ endif
 DEPS_PKGS := zlib1g-dev libjansson-dev libcmph-dev pkg-config bats bats-assert \
 	bats-support openmpi-bin libopenmpi-dev gfortran groff-base python3
 
+comma := ,
+
 # Each configuration builds in its own directory, so a sanitizer build
 # never mixes objects with a plain one.
 ifdef SANITIZE
@@ -37,7 +39,6 @@ else
 BUILD := build/default
 SAN_FLAGS :=
 endif
-comma := ,
 
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags jansson zlib cmph 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs jansson zlib cmph 2>/dev/null || echo -ljansson -lz -lcmph)
@@ -63,6 +64,7 @@ CMD_SRCS :=
 UNIT_TESTS :=
 include lib/module.mk
 include formats/module.mk
+include cluster/module.mk
 include cmd/module.mk
 include test/module.mk
 
@@ -97,7 +99,7 @@ FORCE:
 $(BUILD)/test/unit/%: $(BUILD)/test/unit/%.o $(BUILD)/test/unit/unit.o $(LIBTC)
 	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $< $(BUILD)/test/unit/unit.o $(LIBTC) $(TC_LIBS)
 
-.PRECIOUS: $(BUILD)/test/unit/%.o
+.PRECIOUS: $(BUILD)/test/unit/%.o $(BUILD)/test/bench/%.o
 
 deps:
 	@missing=""; \

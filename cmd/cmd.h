@@ -25,6 +25,7 @@ extern struct tc_globals tc_g;
 /* Subcommands: int cmd_<name>(int argc, char **argv); argv[0] is the name. */
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_signatures(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 
 /* "tracecluster: <msg>" on stderr. */

@@ -26,6 +26,7 @@ struct command {
 static const struct command commands[] = {
 	{ "dump", cmd_dump, "print the events of one raw trace file" },
 	{ "info", cmd_info, "summarise a trace set: ranks, events, ops, call sites" },
+	{ "signatures", cmd_signatures, "print each rank's call-path, parameter and ACURDION signatures" },
 	{ "synth", cmd_synth, "write a synthetic trace set with known ground truth" },
 };
 

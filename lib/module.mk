@@ -1,2 +1,3 @@
 LIB_SRCS += lib/json.c lib/error.c lib/event.c lib/hash.c lib/pool.c lib/ranklist.c \
-	lib/strbuf.c lib/synth.c lib/synth_patterns.c lib/varint.c lib/xalloc.c
+	lib/rsd.c lib/strbuf.c lib/synth.c lib/synth_patterns.c lib/trace.c \
+	lib/varint.c lib/xalloc.c

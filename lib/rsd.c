@@ -23,7 +23,16 @@
  * at once. Loop bodies never change after they are made except for their
  * time statistics, into which every folded iteration is merged (§2.3 of
  * the dissertation: "statistical ... timing data (minimum, maximum,
- * average and standard deviation)").
+ * average and standard deviation)"), and, when matching by call site, the
+ * occurrence values of their event nodes, to which every folded iteration
+ * appends its events (Scala-H-Trace §2.1: non-matching parameters
+ * "compressed using a vector representation"). Appending iteration after
+ * iteration keeps the occurrences of a node in the order they were fed.
+ *
+ * What is matched is a node's `key`: the interned event itself when
+ * matching by parameters, an interned (op, call site) pair when matching
+ * by call site; the structural hash of an event node is its key's hash,
+ * which does not depend on the rank.
  */
 #include "compat.h"
 #include "rsd.h"
@@ -94,10 +103,25 @@ struct site_map {
 	size_t cap, n;
 };
 
+/* An (op, call site) pair, the key of event nodes in TC_RSD_MATCH_CALLSITE. */
+struct site_key {
+	uint32_t op;
+	uint32_t callsite;
+	uint64_t stack;
+	uint64_t hash;          /* of op and stack: the same on every rank */
+};
+
 struct tc_rsd {
 	int32_t rank;
 	uint32_t window;
+	int match;
 	struct site_map sites;
+
+	/* keys when matching by call site */
+	struct site_key *keys;
+	size_t nkeys, akeys;
+	uint32_t *ktab;         /* open addressing: index + 1, 0 = empty */
+	size_t kcap;
 
 	/* distinct events, interned by content */
 	struct tc_rsd_event *evs;
@@ -199,43 +223,52 @@ static uint64_t abs_req(int64_t rel, uint64_t last)
 	return rel == TC_RSD_NOREQ ? 0 : last + (uint64_t)rel;
 }
 
+/* A cheap order-dependent combine for the many fields of an event; the
+ * result goes through tc_hash_fmix once. */
+static inline uint64_t ev_mix(uint64_t h, uint64_t v)
+{
+	h ^= v * 0x9e3779b97f4a7c15ULL;
+	h = (h << 27 | h >> 37) * 0xc2b2ae3d27d4eb4fULL;
+	return h;
+}
+
 static uint64_t event_hash(const struct tc_rsd_event *e)
 {
 	uint64_t h = 0x72736465766e74ULL; /* "rsdevnt" */
 
-	h = tc_hash_mix(h, e->op | (uint64_t)e->fields << 32);
-	h = tc_hash_mix(h, e->stack);
-	h = tc_hash_mix(h, e->comm | (uint64_t)e->newcomm << 32);
-	h = tc_hash_mix(h, (uint64_t)e->peer);
-	h = tc_hash_mix(h, (uint64_t)e->rpeer);
-	h = tc_hash_mix(h, (uint32_t)e->tag | (uint64_t)(uint32_t)e->rtag << 32);
-	h = tc_hash_mix(h, e->count);
-	h = tc_hash_mix(h, e->dtype | (uint64_t)e->dtype_size << 32);
-	h = tc_hash_mix(h, e->bytes);
-	h = tc_hash_mix(h, e->redop | (uint64_t)(uint32_t)e->root << 32);
-	h = tc_hash_mix(h, (uint32_t)e->color | (uint64_t)(uint32_t)e->key << 32);
-	h = tc_hash_mix(h, (uint64_t)e->request);
-	h = tc_hash_mix(h, e->file | (uint64_t)(uint32_t)e->result << 32);
-	h = tc_hash_mix(h, e->offset);
-	h = tc_hash_mix(h, e->ncompl | (uint64_t)e->nscounts << 32);
-	h = tc_hash_mix(h, e->nrcounts);
+	h = ev_mix(h, e->op | (uint64_t)e->fields << 32);
+	h = ev_mix(h, e->stack);
+	h = ev_mix(h, e->comm | (uint64_t)e->newcomm << 32);
+	h = ev_mix(h, (uint64_t)e->peer);
+	h = ev_mix(h, (uint64_t)e->rpeer);
+	h = ev_mix(h, (uint32_t)e->tag | (uint64_t)(uint32_t)e->rtag << 32);
+	h = ev_mix(h, e->count);
+	h = ev_mix(h, e->dtype | (uint64_t)e->dtype_size << 32);
+	h = ev_mix(h, e->bytes);
+	h = ev_mix(h, e->redop | (uint64_t)(uint32_t)e->root << 32);
+	h = ev_mix(h, (uint32_t)e->color | (uint64_t)(uint32_t)e->key << 32);
+	h = ev_mix(h, (uint64_t)e->request);
+	h = ev_mix(h, e->file | (uint64_t)(uint32_t)e->result << 32);
+	h = ev_mix(h, e->offset);
+	h = ev_mix(h, e->ncompl | (uint64_t)e->nscounts << 32);
+	h = ev_mix(h, e->nrcounts);
 	for (uint32_t i = 0; i < e->ncompl; i++) {
-		h = tc_hash_mix(h, (uint64_t)e->compl[i].request);
-		h = tc_hash_mix(h, (uint64_t)e->compl[i].source);
-		h = tc_hash_mix(h, (uint32_t)e->compl[i].tag);
-		h = tc_hash_mix(h, e->compl[i].bytes);
+		h = ev_mix(h, (uint64_t)e->compl[i].request);
+		h = ev_mix(h, (uint64_t)e->compl[i].source);
+		h = ev_mix(h, (uint32_t)e->compl[i].tag);
+		h = ev_mix(h, e->compl[i].bytes);
 	}
 	for (uint32_t i = 0; i < e->nscounts; i++)
-		h = tc_hash_mix(h, e->scounts[i]);
+		h = ev_mix(h, e->scounts[i]);
 	for (uint32_t i = 0; i < e->nrcounts; i++)
-		h = tc_hash_mix(h, e->rcounts[i]);
-	return h;
+		h = ev_mix(h, e->rcounts[i]);
+	return tc_hash_fmix(h);
 }
 
-/* Equal in everything but the file-local call-site id. */
-bool tc_rsd_event_equal(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
+/* Equal in everything but the file-local call-site id and the hash. */
+static bool fields_equal(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
 {
-	if (a->hash != b->hash || a->op != b->op || a->fields != b->fields ||
+	if (a->op != b->op || a->fields != b->fields ||
 	    a->stack != b->stack || a->comm != b->comm || a->peer != b->peer ||
 	    a->tag != b->tag || a->rpeer != b->rpeer || a->rtag != b->rtag ||
 	    a->count != b->count || a->dtype != b->dtype ||
@@ -259,12 +292,18 @@ bool tc_rsd_event_equal(const struct tc_rsd_event *a, const struct tc_rsd_event 
 	return true;
 }
 
+bool tc_rsd_event_equal(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
+{
+	return a->hash == b->hash && fields_equal(a, b);
+}
+
 static bool event_same(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
 {
 	return a->callsite == b->callsite && tc_rsd_event_equal(a, b);
 }
 
-/* Fill e from ev in relative terms; arrays point into scratch/ev. */
+/* Fill e from ev in relative terms, all but the hash; arrays point into
+ * scratch and ev. */
 static void event_encode(struct tc_rsd *r, const struct tc_event *ev, struct tc_rsd_event *e)
 {
 	uint32_t f = ev->fields;
@@ -322,7 +361,6 @@ static void event_encode(struct tc_rsd *r, const struct tc_event *ev, struct tc_
 		e->nrcounts = ev->nrcounts;
 		e->rcounts = ev->rcounts;
 	}
-	e->hash = event_hash(e);
 }
 
 static void *dup_array(const void *p, size_t n, size_t size)
@@ -375,6 +413,214 @@ static uint32_t intern(struct tc_rsd *r, const struct tc_rsd_event *e)
 	return (uint32_t)r->nevs++;
 }
 
+static uint64_t site_key_hash(uint32_t op, uint64_t stack)
+{
+	return tc_hash_mix(tc_hash_mix(0x736974656b6579ULL /* "sitekey" */, op), stack);
+}
+
+static void ktab_insert(struct tc_rsd *r, uint32_t idx)
+{
+	size_t i = (size_t)r->keys[idx].hash & (r->kcap - 1);
+
+	while (r->ktab[i])
+		i = (i + 1) & (r->kcap - 1);
+	r->ktab[i] = idx + 1;
+}
+
+static bool key_is(const struct site_key *k, const struct tc_rsd_event *e)
+{
+	return k->op == e->op && k->callsite == e->callsite && k->stack == e->stack;
+}
+
+static uint32_t intern_key(struct tc_rsd *r, const struct tc_rsd_event *e)
+{
+	uint64_t h = site_key_hash(e->op, e->stack);
+	struct site_key *k;
+
+	if (r->kcap) {
+		for (size_t i = (size_t)h & (r->kcap - 1); r->ktab[i]; i = (i + 1) & (r->kcap - 1))
+			if (key_is(&r->keys[r->ktab[i] - 1], e))
+				return r->ktab[i] - 1;
+	}
+	if (2 * (r->nkeys + 1) > r->kcap) {
+		free(r->ktab);
+		r->kcap = r->kcap ? 2 * r->kcap : 64;
+		r->ktab = tc_xcalloc(r->kcap, sizeof(*r->ktab));
+		for (size_t j = 0; j < r->nkeys; j++)
+			ktab_insert(r, (uint32_t)j);
+	}
+	TC_ALLOC_GROW(r->keys, r->nkeys + 1, r->akeys);
+	k = &r->keys[r->nkeys];
+	k->op = e->op;
+	k->callsite = e->callsite;
+	k->stack = e->stack;
+	k->hash = h;
+	ktab_insert(r, (uint32_t)r->nkeys);
+	return (uint32_t)r->nkeys++;
+}
+
+/* ---- occurrence values ------------------------------------------------ */
+
+/*
+ * The events of an event node's occurrences, in order, when they differ
+ * (TC_RSD_MATCH_CALLSITE). A sequence of entries, each either one event
+ * repeated `reps` times or a chunk (itself such a sequence) repeated
+ * `reps` times. Folding a loop iteration appends the iteration's values
+ * as one chunk; a chunk equal to the last one only counts up its reps, so
+ * values that repeat with a loop (a loop over neighbours from one call
+ * site) stay as small as the loop, and only values that really change
+ * (message sizes that vary from step to step) take room per change.
+ */
+struct vent {
+	uint64_t end;            /* occurrences up to and including this entry */
+	uint64_t reps;
+	uint32_t event;          /* when !chunk */
+	struct tc_rsd_vals *chunk;
+};
+
+struct tc_rsd_vals {
+	struct vent *e;
+	uint32_t n, alloc;
+	uint64_t len;            /* occurrences */
+};
+
+static void vals_free(struct tc_rsd_vals *v)
+{
+	if (!v)
+		return;
+	for (uint32_t i = 0; i < v->n; i++)
+		vals_free(v->e[i].chunk);
+	free(v->e);
+	free(v);
+}
+
+static struct vent *vals_push(struct tc_rsd_vals *v)
+{
+	struct vent *e;
+
+	if (v->n == v->alloc) {
+		v->alloc = v->alloc ? 2 * v->alloc : 4;
+		v->e = tc_xrealloc(v->e, tc_st_mult(v->alloc, sizeof(*v->e)));
+	}
+	e = &v->e[v->n++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/* n more occurrences of event. */
+static void vals_add_event(struct tc_rsd_vals *v, uint32_t event, uint64_t n)
+{
+	struct vent *e = v->n ? &v->e[v->n - 1] : NULL;
+
+	if (!e || e->chunk || e->event != event) {
+		e = vals_push(v);
+		e->event = event;
+	}
+	e->reps += n;
+	v->len += n;
+	e->end = v->len;
+}
+
+/* Same values in the same representation (within one compressor). */
+static bool vals_same(const struct tc_rsd_vals *a, const struct tc_rsd_vals *b)
+{
+	if (a->n != b->n || a->len != b->len)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct vent *x = &a->e[i], *y = &b->e[i];
+		if (x->reps != y->reps || !x->chunk != !y->chunk)
+			return false;
+		if (x->chunk ? !vals_same(x->chunk, y->chunk) : x->event != y->event)
+			return false;
+	}
+	return true;
+}
+
+/* Append the values c (stolen) as one chunk. */
+static void vals_add_chunk(struct tc_rsd_vals *v, struct tc_rsd_vals *c)
+{
+	struct vent *e = v->n ? &v->e[v->n - 1] : NULL;
+
+	if (c->n == 1 && !c->e[0].chunk) {
+		vals_add_event(v, c->e[0].event, c->e[0].reps);
+		vals_free(c);
+		return;
+	}
+	if (e && e->chunk && vals_same(e->chunk, c)) {
+		e->reps++;
+		v->len += c->len;
+		e->end = v->len;
+		vals_free(c);
+		return;
+	}
+	e = vals_push(v);
+	e->chunk = c;
+	e->reps = 1;
+	v->len += c->len;
+	e->end = v->len;
+}
+
+static uint32_t vals_at(const struct tc_rsd_vals *v, uint64_t occ)
+{
+	for (;;) {
+		uint32_t lo = 0, hi = v->n - 1;
+		const struct vent *e;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (v->e[mid].end > occ)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		e = &v->e[lo];
+		if (!e->chunk)
+			return e->event;
+		occ = (occ - (lo ? v->e[lo - 1].end : 0)) % e->chunk->len;
+		v = e->chunk;
+	}
+}
+
+uint32_t tc_rsd_event_at(const struct tc_rsd_node *nd, uint64_t occ)
+{
+	return nd->vals ? vals_at(nd->vals, occ) : nd->event;
+}
+
+static void vals_visit(const struct tc_rsd_vals *v, uint64_t mult, tc_rsd_occ_fn fn, void *ctx)
+{
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (v->e[i].chunk)
+			vals_visit(v->e[i].chunk, mult * v->e[i].reps, fn, ctx);
+		else
+			fn(ctx, v->e[i].event, mult * v->e[i].reps);
+	}
+}
+
+void tc_rsd_node_events(const struct tc_rsd_node *nd, tc_rsd_occ_fn fn, void *ctx)
+{
+	if (nd->vals)
+		vals_visit(nd->vals, 1, fn, ctx);
+	else
+		fn(ctx, nd->event, nd->comp.n);
+}
+
+/* Append the occurrences of src (an event node with the same key) to dst,
+ * before their time statistics are merged; src's values are taken. */
+static void occ_append(struct tc_rsd_node *dst, struct tc_rsd_node *src)
+{
+	if (!dst->vals && !src->vals && dst->event == src->event)
+		return;
+	if (!dst->vals) {
+		dst->vals = tc_xcalloc(1, sizeof(*dst->vals));
+		vals_add_event(dst->vals, dst->event, dst->comp.n);
+	}
+	if (!src->vals) {
+		vals_add_event(dst->vals, src->event, src->comp.n);
+		return;
+	}
+	vals_add_chunk(dst->vals, src->vals);
+	src->vals = NULL;
+}
+
 /* ---- nodes ------------------------------------------------------------ */
 
 static uint64_t loop_hash(uint64_t iters, const struct tc_rsd_node *body, uint32_t nbody)
@@ -389,8 +635,11 @@ static uint64_t loop_hash(uint64_t iters, const struct tc_rsd_node *body, uint32
 
 static void node_release(struct tc_rsd_node *nd)
 {
-	if (!nd->nbody)
+	if (!nd->nbody) {
+		vals_free(nd->vals);
+		nd->vals = NULL;
 		return;
+	}
 	for (uint32_t i = 0; i < nd->nbody; i++)
 		node_release(&nd->body[i]);
 	free(nd->body);
@@ -404,7 +653,7 @@ static bool node_same(const struct tc_rsd_node *a, const struct tc_rsd_node *b)
 	if (a->hash != b->hash || a->nbody != b->nbody)
 		return false;
 	if (!a->nbody)
-		return a->event == b->event;
+		return a->key == b->key;
 	if (a->iters != b->iters)
 		return false;
 	for (uint32_t i = 0; i < a->nbody; i++)
@@ -424,16 +673,18 @@ static bool seq_same(const struct tc_rsd_node *a, const struct tc_rsd_node *b, s
 	return true;
 }
 
-/* Fold the times of src into dst (nodes of the same structure). */
-static void node_merge_times(struct tc_rsd_node *dst, const struct tc_rsd_node *src)
+/* Fold src, a later repetition of dst, into dst: its events and times
+ * (src is released afterwards). */
+static void node_merge(struct tc_rsd_node *dst, struct tc_rsd_node *src)
 {
 	if (!dst->nbody) {
+		occ_append(dst, src);
 		tc_rsd_stat_merge(&dst->comp, &src->comp);
 		tc_rsd_stat_merge(&dst->comm, &src->comm);
 		return;
 	}
 	for (uint32_t i = 0; i < dst->nbody; i++)
-		node_merge_times(&dst->body[i], &src->body[i]);
+		node_merge(&dst->body[i], &src->body[i]);
 }
 
 /* ---- the queue -------------------------------------------------------- */
@@ -466,7 +717,7 @@ static void extend_loop(struct tc_rsd *r, size_t j, size_t d)
 	struct tc_rsd_node *L = &r->q[j];
 
 	for (size_t i = 0; i < d; i++) {
-		node_merge_times(&L->body[i], &r->q[j + 1 + i]);
+		node_merge(&L->body[i], &r->q[j + 1 + i]);
 		node_release(&r->q[j + 1 + i]);
 	}
 	r->n = j + 1;
@@ -488,7 +739,7 @@ static void make_loop(struct tc_rsd *r, size_t s, size_t d)
 	L.body = tc_xmalloc(tc_st_mult(d, sizeof(*L.body)));
 	memcpy(L.body, &r->q[s], d * sizeof(*L.body));
 	for (size_t i = 0; i < d; i++) {
-		node_merge_times(&L.body[i], &r->q[s + d + i]);
+		node_merge(&L.body[i], &r->q[s + d + i]);
 		node_release(&r->q[s + d + i]);
 	}
 	L.hash = loop_hash(L.iters, L.body, L.nbody);
@@ -528,31 +779,56 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 {
 	struct tc_rsd_event e;
 	struct tc_rsd_node nd;
+	uint32_t key, evi;
 
 	event_encode(r, ev, &e);
 	memset(&nd, 0, sizeof(nd));
 	nd.iters = 1;
-	nd.event = intern(r, &e);
-	nd.hash = r->evs[nd.event].hash;
+	/* in a loop, the next event is most likely the one the body has
+	 * next: compare with it directly and skip hashing and interning */
+	key = evi = UINT32_MAX;
+	if (r->pend >= 0) {
+		const struct tc_rsd_node *want = &r->q[r->pend].body[r->pend_j];
+		if (want->nbody) {
+			/* a loop: cannot match one event */
+		} else if (r->match == TC_RSD_MATCH_PARAMS) {
+			if (r->evs[want->event].callsite == e.callsite &&
+			    fields_equal(&r->evs[want->event], &e))
+				key = evi = want->event;
+		} else if (key_is(&r->keys[want->key], &e)) {
+			/* most likely the same values as last time round */
+			uint32_t last = want->vals ? tc_rsd_event_at(want, want->comp.n - 1)
+						   : want->event;
+			key = want->key;
+			if (r->evs[last].callsite == e.callsite && fields_equal(&r->evs[last], &e))
+				evi = last;
+		}
+		if (key == UINT32_MAX)
+			r->pend = -1;
+	}
+	if (evi == UINT32_MAX) {
+		e.hash = event_hash(&e);
+		evi = intern(r, &e);
+	}
+	if (key == UINT32_MAX)
+		key = r->match == TC_RSD_MATCH_PARAMS ? evi : intern_key(r, &e);
+	nd.event = evi;
+	nd.key = key;
+	nd.hash = r->match == TC_RSD_MATCH_PARAMS ? r->evs[evi].hash : r->keys[key].hash;
 	tc_rsd_stat_add(&nd.comp, (int64_t)(ev->t_start - r->prev_end));
 	tc_rsd_stat_add(&nd.comm, (int64_t)(ev->t_end - ev->t_start));
 	r->prev_end = ev->t_end;
 	r->nin++;
-	r->digest = tc_hash_mix(r->digest, nd.hash);
+	r->digest = tc_hash_mix(r->digest, r->evs[evi].hash);
 
 	if (r->pend >= 0) {
-		const struct tc_rsd_node *L = &r->q[r->pend];
-		const struct tc_rsd_node *want = &L->body[r->pend_j];
-		if (!want->nbody && want->event == nd.event) {
-			q_push(r, &nd);
-			if (++r->pend_j < r->q[r->pend].nbody)
-				return;
-			extend_loop(r, (size_t)r->pend, r->pend_j);
-			while (fold_tail(r))
-				;
+		q_push(r, &nd);
+		if (++r->pend_j < r->q[r->pend].nbody)
 			return;
-		}
-		r->pend = -1;
+		extend_loop(r, (size_t)r->pend, r->pend_j);
+		while (fold_tail(r))
+			;
+		return;
 	}
 	q_push(r, &nd);
 	while (fold_tail(r))
@@ -567,11 +843,26 @@ struct tc_rsd *tc_rsd_new(int32_t rank, const struct tc_rsd_opts *opts)
 
 	r->rank = rank;
 	r->window = opts && opts->window ? opts->window : TC_RSD_WINDOW_DEFAULT;
+	r->match = opts && opts->match == TC_RSD_MATCH_PARAMS ? TC_RSD_MATCH_PARAMS
+							       : TC_RSD_MATCH_CALLSITE;
 	if (r->window > TC_RSD_WINDOW_MAX)
 		r->window = TC_RSD_WINDOW_MAX;
 	r->pend = -1;
 	r->digest = 0x646967657374ULL; /* "digest" */
 	return r;
+}
+
+struct tc_rsd *tc_rsd_new_segment(const struct tc_rsd *r)
+{
+	struct tc_rsd_opts o = { r->window, r->match };
+	struct tc_rsd *n = tc_rsd_new(r->rank, &o);
+
+	for (size_t i = 0; i < r->sites.cap; i++)
+		if (r->sites.used[i])
+			site_put(&n->sites, r->sites.ids[i], r->sites.sigs[i]);
+	n->last_req = r->last_req;
+	n->prev_end = r->prev_end;
+	return n;
 }
 
 void tc_rsd_free(struct tc_rsd **rp)
@@ -593,11 +884,27 @@ void tc_rsd_free(struct tc_rsd **rp)
 	}
 	free(r->evs);
 	free(r->evtab);
+	free(r->keys);
+	free(r->ktab);
 	free(r->sites.ids);
 	free(r->sites.sigs);
 	free(r->sites.used);
 	free(r->scratch);
 	free(r);
+}
+
+const char *tc_rsd_match_name(int match)
+{
+	return match == TC_RSD_MATCH_PARAMS ? "params" : "callsite";
+}
+
+int tc_rsd_match_from_name(const char *name)
+{
+	if (!strcmp(name, "params"))
+		return TC_RSD_MATCH_PARAMS;
+	if (!strcmp(name, "callsite"))
+		return TC_RSD_MATCH_CALLSITE;
+	return -1;
 }
 
 int32_t tc_rsd_rank(const struct tc_rsd *r)
@@ -621,6 +928,16 @@ uint32_t tc_rsd_nevents(const struct tc_rsd *r)
 	return (uint32_t)r->nevs;
 }
 
+static uint64_t vals_size(const struct tc_rsd_vals *v)
+{
+	uint64_t n = v->n;
+
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->e[i].chunk)
+			n += vals_size(v->e[i].chunk);
+	return n;
+}
+
 static void count_nodes(const struct tc_rsd_node *seq, size_t n, uint32_t depth,
 			struct tc_rsd_info *info)
 {
@@ -628,6 +945,10 @@ static void count_nodes(const struct tc_rsd_node *seq, size_t n, uint32_t depth,
 		info->nodes++;
 		if (!seq[i].nbody) {
 			info->leaves++;
+			if (seq[i].vals) {
+				info->varying++;
+				info->values += vals_size(seq[i].vals);
+			}
 			continue;
 		}
 		info->loops++;
@@ -647,13 +968,35 @@ void tc_rsd_info(const struct tc_rsd *r, struct tc_rsd_info *info)
 	count_nodes(r->q, r->n, 0, info);
 }
 
+/* Same values in the same representation, events compared by content. */
+static bool vals_equal_x(const struct tc_rsd *ra, const struct tc_rsd_vals *a,
+			 const struct tc_rsd *rb, const struct tc_rsd_vals *b)
+{
+	if (a->n != b->n || a->len != b->len)
+		return false;
+	for (uint32_t i = 0; i < a->n; i++) {
+		const struct vent *x = &a->e[i], *y = &b->e[i];
+		if (x->reps != y->reps || !x->chunk != !y->chunk)
+			return false;
+		if (x->chunk ? !vals_equal_x(ra, x->chunk, rb, y->chunk)
+			     : !tc_rsd_event_equal(&ra->evs[x->event], &rb->evs[y->event]))
+			return false;
+	}
+	return true;
+}
+
 static bool node_equal_x(const struct tc_rsd *ra, const struct tc_rsd_node *a,
 			 const struct tc_rsd *rb, const struct tc_rsd_node *b)
 {
 	if (a->hash != b->hash || a->nbody != b->nbody || a->iters != b->iters)
 		return false;
-	if (!a->nbody)
-		return tc_rsd_event_equal(&ra->evs[a->event], &rb->evs[b->event]);
+	if (!a->nbody) {
+		if (a->comp.n != b->comp.n || !a->vals != !b->vals)
+			return false;
+		if (!a->vals)
+			return tc_rsd_event_equal(&ra->evs[a->event], &rb->evs[b->event]);
+		return vals_equal_x(ra, a->vals, rb, b->vals);
+	}
 	for (uint32_t i = 0; i < a->nbody; i++)
 		if (!node_equal_x(ra, &a->body[i], rb, &b->body[i]))
 			return false;
@@ -680,6 +1023,7 @@ void tc_rsd_iter_init(struct tc_rsd_iter *it, const struct tc_rsd *r)
 	it->stack[0].seq = r->q;
 	it->stack[0].n = r->n;
 	it->stack[0].i = 0;
+	it->stack[0].iters = 1;
 	it->stack[0].left = 1;
 	it->depth = 1;
 }
@@ -698,11 +1042,23 @@ static int64_t round_mean(double m)
 	return (int64_t)llround(m);
 }
 
+/* Which occurrence of the event node the walk is at: the iteration
+ * numbers of the enclosing loops read as a mixed-radix number. */
+static uint64_t occurrence(const struct tc_rsd_iter *it)
+{
+	uint64_t occ = 0;
+
+	for (size_t k = 1; k < it->depth; k++)
+		occ = occ * it->stack[k].iters + (it->stack[k].iters - it->stack[k].left);
+	return occ;
+}
+
 static void event_decode(struct tc_rsd_iter *it, const struct tc_rsd_node *nd,
 			 struct tc_event *ev)
 {
 	const struct tc_rsd *r = it->rsd;
-	const struct tc_rsd_event *e = &r->evs[nd->event];
+	const struct tc_rsd_event *e =
+		&r->evs[nd->vals ? vals_at(nd->vals, occurrence(it)) : nd->event];
 	uint32_t f = e->fields;
 
 	tc_event_init(ev);
@@ -779,12 +1135,48 @@ bool tc_rsd_iter_next(struct tc_rsd_iter *it, struct tc_event *ev)
 		f->seq = nd->body;
 		f->n = nd->nbody;
 		f->i = 0;
+		f->iters = nd->iters;
 		f->left = nd->iters;
 	}
 	return false;
 }
 
 /* ---- text ------------------------------------------------------------- */
+
+struct event_set {
+	uint32_t *v;
+	size_t n, alloc;
+};
+
+static void collect_event(void *ctx, uint32_t event, uint64_t n)
+{
+	struct event_set *set = ctx;
+
+	(void)n;
+	TC_ALLOC_GROW(set->v, set->n + 1, set->alloc);
+	set->v[set->n++] = event;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* How many distinct events the occurrences of an event node are. */
+static size_t distinct_events(const struct tc_rsd_node *nd)
+{
+	struct event_set set = { NULL, 0, 0 };
+	size_t k = 0;
+
+	tc_rsd_node_events(nd, collect_event, &set);
+	qsort(set.v, set.n, sizeof(*set.v), cmp_u32);
+	for (size_t i = 0; i < set.n; i++)
+		if (i == 0 || set.v[i] != set.v[i - 1])
+			k++;
+	free(set.v);
+	return k;
+}
 
 static void shape(const struct tc_rsd_node *seq, size_t n, struct tc_strbuf *sb)
 {
@@ -793,6 +1185,8 @@ static void shape(const struct tc_rsd_node *seq, size_t n, struct tc_strbuf *sb)
 			tc_strbuf_addch(sb, ' ');
 		if (!seq[i].nbody) {
 			tc_strbuf_addf(sb, "e%" PRIu32, seq[i].event);
+			if (seq[i].vals)
+				tc_strbuf_addf(sb, "~%zu", distinct_events(&seq[i]));
 			continue;
 		}
 		tc_strbuf_addf(sb, "%" PRIu64 "*(", seq[i].iters);
@@ -867,6 +1261,8 @@ static void fmt_event(const struct tc_rsd *r, const struct tc_rsd_node *nd, stru
 	if (f & TC_F_RESULT)
 		tc_strbuf_addf(sb, " result=%" PRId32, e->result);
 	tc_strbuf_addf(sb, " n=%" PRIu64, nd->comp.n);
+	if (nd->vals)
+		tc_strbuf_addf(sb, " varying=%zu", distinct_events(nd));
 	fmt_stat(sb, "comp", &nd->comp);
 	fmt_stat(sb, "comm", &nd->comm);
 }

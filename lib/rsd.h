@@ -10,17 +10,32 @@
  *
  * The result is a sequence of nodes; a node is either one event or a loop
  * (an iteration count and a body that is itself a sequence of nodes, so
- * loops nest to any depth). Two events fold together when they are equal
- * in op, call site and every parameter, with end-points (peers, actual
- * sources of completions) taken relative to the own rank, as ScalaTrace's
- * location-independent encoding does, and request ids taken relative to
- * the rank's previous request, so that every iteration of a halo exchange
- * is the same event sequence on every interior rank. Times are not part of
- * equality: each event node keeps statistics (count, min, max, mean,
- * standard deviation; Welford) of the compute time before the call and of
- * the time spent in the call, over all the occurrences it stands for.
+ * loops nest to any depth).
  *
- * The compression is lossless for everything but times: walking the
+ * What makes two events "the same" for folding is the match mode:
+ *
+ *   TC_RSD_MATCH_CALLSITE (default): equal in op and call site (stack
+ *     signature). Where parameters differ between the occurrences an
+ *     event node stands for, the node keeps the event of every occurrence,
+ *     in order, compressed by runs and repetitions (ScalaTrace's vector
+ *     representation of non-matching parameters, Scala-H-Trace §2.1). The
+ *     loop structure then depends on the call sites alone: a message size
+ *     that varies from step to step, or a loop over neighbours from one
+ *     call site, does not break loops up, and ranks that call the same
+ *     sites in the same order get the same structure;
+ *   TC_RSD_MATCH_PARAMS: equal in op, call site and every parameter (a
+ *     node's occurrences are then always the same event).
+ *
+ * Parameters are compared in relative terms: end-points (peers, actual
+ * sources of completions) relative to the own rank, as ScalaTrace's
+ * location-independent encoding does, request ids relative to the rank's
+ * previous request, so that every iteration of a halo exchange is the
+ * same event sequence on every interior rank.
+ *
+ * Either way nothing but times is lost. Times are not part of equality:
+ * each event node keeps statistics (count, min, max, mean, standard
+ * deviation; Welford) of the compute time before the call and of the time
+ * spent in the call, over all the occurrences it stands for. Walking the
  * sequence with struct tc_rsd_iter gives back every event in order, with
  * every field exactly as fed (peers made absolute again, request ids
  * restored); times come back as the means of their statistics, which is
@@ -136,29 +151,58 @@ struct tc_rsd_event {
 };
 
 
+/* The events of the occurrences of an event node, when they differ:
+ * run-length and repetition compressed, opaque (see tc_rsd_event_at). */
+struct tc_rsd_vals;
+
 /*
  * A node of the compressed sequence: an event (nbody == 0) or a loop.
- * Read-only for users; the pointers stay valid until the next
- * tc_rsd_add or tc_rsd_free.
+ * An event node stands for comp.n occurrences (its own count times those
+ * of the loops around it), numbered in the order they were fed: for a
+ * node in loops with counts c1 (outermost) .. ck at iterations i1 .. ik,
+ * occurrence ((i1 * c2 + i2) * c3 + i3) ... . Read-only for users; the
+ * pointers stay valid until the next tc_rsd_add or tc_rsd_free.
  */
 struct tc_rsd_node {
 	uint64_t iters;         /* loop: iterations (>= 2); event: 1 */
-	uint64_t hash;          /* structure: events, counts, nesting (not times) */
+	uint64_t hash;          /* structure: matched events, counts, nesting;
+				 * equal on every rank for equal structures */
 	uint32_t nbody;         /* loop: nodes in the body (>= 1); event: 0 */
-	uint32_t event;         /* event: index for tc_rsd_event() */
+	uint32_t event;         /* event: its first occurrence's event (index for
+				 * tc_rsd_event()), every occurrence's if !vals */
+	uint32_t key;           /* event: what it was matched by (internal) */
+	struct tc_rsd_vals *vals; /* event: NULL, or its occurrences' events */
 	struct tc_rsd_node *body; /* loop: nbody nodes */
 	struct tc_rsd_stat comp; /* event: compute time before the call */
 	struct tc_rsd_stat comm; /* event: time inside the call (t_end - t_start) */
 };
+
+/* The event of occurrence occ (< nd->comp.n) of an event node. */
+uint32_t tc_rsd_event_at(const struct tc_rsd_node *nd, uint64_t occ);
+/* Call fn(ctx, event, n) for the events of the occurrences of an event
+ * node, n occurrences at a time (an event may come more than once); the n
+ * add up to nd->comp.n. */
+typedef void (*tc_rsd_occ_fn)(void *ctx, uint32_t event, uint64_t n);
+void tc_rsd_node_events(const struct tc_rsd_node *nd, tc_rsd_occ_fn fn, void *ctx);
 
 /* ---- the compressor --------------------------------------------------- */
 
 #define TC_RSD_WINDOW_DEFAULT 256u
 #define TC_RSD_WINDOW_MAX (1u << 20)
 
+enum tc_rsd_match {
+	TC_RSD_MATCH_CALLSITE = 0, /* op and call site; parameters per occurrence */
+	TC_RSD_MATCH_PARAMS = 1,   /* op, call site and every parameter */
+};
+
 struct tc_rsd_opts {
 	uint32_t window;        /* look-back in top-level nodes; 0 = default */
+	int match;              /* enum tc_rsd_match (0: by call site) */
 };
+
+/* "params" / "callsite" and back (-1 when unknown). */
+const char *tc_rsd_match_name(int match);
+int tc_rsd_match_from_name(const char *name);
 
 struct tc_rsd;
 
@@ -166,6 +210,16 @@ struct tc_rsd;
 struct tc_rsd *tc_rsd_new(int32_t rank, const struct tc_rsd_opts *opts);
 /* Frees *rsd and sets it to NULL; NULL is fine. */
 void tc_rsd_free(struct tc_rsd **rsd);
+
+/*
+ * Returns a new, empty compressor that continues r's stream: the same
+ * rank, options and call-site table, and the request and time state of the
+ * last event fed to r, so that the events fed to it encode (relative
+ * request ids, compute time before the first event) as if fed to r. For
+ * cutting a rank's stream into phases (e.g. at marker calls, as
+ * Chameleon does, dissertation §5.1) and compressing each on its own.
+ */
+struct tc_rsd *tc_rsd_new_segment(const struct tc_rsd *r);
 
 /* Map file-local call-site id to its stack signature (may be redefined;
  * events use the mapping current when they are added). */
@@ -187,6 +241,8 @@ struct tc_rsd_info {
 	uint64_t nodes;         /* nodes at every level */
 	uint64_t leaves;        /* event nodes at every level */
 	uint64_t loops;         /* loop nodes at every level */
+	uint64_t varying;       /* event nodes whose occurrences differ */
+	uint64_t values;        /* entries kept for their occurrences (size) */
 	uint32_t depth;         /* deepest loop nesting (0: no loop) */
 	/* order-dependent digest of the uncompressed event sequence in
 	 * relative terms (the events as tc_rsd_event.hash, in order): equal
@@ -196,10 +252,12 @@ struct tc_rsd_info {
 void tc_rsd_info(const struct tc_rsd *rsd, struct tc_rsd_info *info);
 
 /*
- * Whether two compressed sequences (of the same or different ranks) are
- * the same: the same nodes, loop counts and events, events compared in
- * relative terms and by stack signature instead of file-local call-site
- * id. Times are not compared. Exact (no hashing shortcut).
+ * Whether two compressed sequences (of the same or different ranks,
+ * compressed with the same options) are the same: the same nodes, loop
+ * counts and events (every occurrence's), events compared in relative
+ * terms and by stack signature instead of file-local call-site id. Times
+ * are not compared. Exact (no hashing shortcut): equal sequences expand
+ * to the same events.
  */
 bool tc_rsd_equal(const struct tc_rsd *a, const struct tc_rsd *b);
 /* The same for two events of possibly different compressors. */
@@ -224,6 +282,7 @@ struct tc_rsd_iter_frame {
 	const struct tc_rsd_node *seq;
 	size_t n;
 	size_t i;
+	uint64_t iters;         /* of the loop (1 for the top level) */
 	uint64_t left;          /* iterations left, this one included */
 };
 
@@ -246,8 +305,9 @@ void tc_rsd_iter_release(struct tc_rsd_iter *it);
 /* ---- text ------------------------------------------------------------- */
 
 enum {
-	/* one line: loops as COUNT*( ... ), events as e<index>, e.g.
-	 * "e0 1000*(100*(e1 e2) e3) e4" */
+	/* one line: loops as COUNT*( ... ), events as e<index> (of the first
+	 * occurrence, with ~D appended when its occurrences are D distinct
+	 * events), e.g. "e0 1000*(100*(e1 e2) e3~2) e4" */
 	TC_RSD_FMT_SHAPE = 0,
 	/* one node per line, indented by nesting: loops with their count,
 	 * events with op, call site, parameters and time statistics */

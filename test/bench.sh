@@ -47,3 +47,21 @@ printf "%-34s %10s %16s\n" "tracecluster info -j2" "$t_j2" "$(rate "$events" "$t
 echo "ratio -j1 throughput / zcat throughput: $(ratio "$t_zcat" "$t_j1")  (goal >= 0.5)"
 echo "ratio -j2 throughput / zcat throughput: $(ratio "$t_zcat" "$t_j2")"
 echo "speed-up -j1 -> -j2: $(ratio "$t_j1" "$t_j2")"
+
+echo
+echo "== load + loop compression + signatures: P=4096 stencil2d (issue 4, item 6)"
+set4096="$work/stencil2d-4096"
+if [ ! -f "$set4096/truth.json" ]; then
+	"$tc" synth --pattern stencil2d --ranks 4096 --iters 250 --force -o "$set4096" >/dev/null
+fi
+events4096=$("$tc" info --json "$set4096" | grep -o '"events":[0-9]*' | head -1 | cut -d: -f2)
+"$tc" signatures "$set4096" | sed -n 's/^\(events\|distinct\): */\1: /p'
+t_read=$(median_time "$tc" -j1 info "$set4096")
+t_sig1=$(median_time "$tc" -j1 signatures "$set4096")
+t_sig2=$(median_time "$tc" -j2 signatures "$set4096")
+printf "%-34s %10s %16s\n" "command" "median s" "events/s"
+printf "%-34s %10s %16s\n" "tracecluster info -j1 (read only)" "$t_read" "$(rate "$events4096" "$t_read")"
+printf "%-34s %10s %16s\n" "tracecluster signatures -j1" "$t_sig1" "$(rate "$events4096" "$t_sig1")"
+printf "%-34s %10s %16s\n" "tracecluster signatures -j2" "$t_sig2" "$(rate "$events4096" "$t_sig2")"
+echo "ratio signatures -j1 time / read time: $(ratio "$t_sig1" "$t_read")  (the cost of compression and signatures)"
+echo "speed-up signatures -j1 -> -j2: $(ratio "$t_sig1" "$t_sig2")"

@@ -1,2 +1,2 @@
-UNIT_TESTS += test/unit/test_codec.c
+UNIT_TESTS += test/unit/test_codec.c test/unit/test_rsd.c test/unit/test_signature.c
 UNIT_TESTS += test/unit/test_synth.c

@@ -1,0 +1,91 @@
+/*
+ * trace.c - one rank's trace in memory, compressed as it is read.
+ */
+#include "compat.h"
+#include "trace.h"
+#include "event.h"
+#include "rsd.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tc_rank_trace *tc_rank_trace_new(int32_t rank, int32_t world_size,
+					const struct tc_rsd_opts *opts)
+{
+	struct tc_rank_trace *t = tc_xcalloc(1, sizeof(*t));
+
+	t->rank = rank;
+	t->world_size = world_size;
+	t->seq = tc_rsd_new(rank, opts);
+	return t;
+}
+
+void tc_rank_trace_free(struct tc_rank_trace **tp)
+{
+	struct tc_rank_trace *t = *tp;
+
+	if (!t)
+		return;
+	*tp = NULL;
+	tc_rsd_free(&t->seq);
+	free(t->comms);
+	free(t);
+}
+
+int tc_rank_trace_on_event(void *ctx, const struct tc_event *ev)
+{
+	struct tc_rank_trace *t = ctx;
+
+	tc_rsd_add(t->seq, ev);
+	t->events++;
+	return 0;
+}
+
+int tc_rank_trace_on_callsite(void *ctx, const struct tc_callsite *cs)
+{
+	struct tc_rank_trace *t = ctx;
+
+	tc_rsd_set_callsite(t->seq, cs->id, cs->signature);
+	t->callsites++;
+	return 0;
+}
+
+/* Index of the first communicator with id >= id. */
+static size_t comm_pos(const struct tc_rank_trace *t, uint32_t id)
+{
+	size_t lo = 0, hi = t->ncomms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->comms[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c)
+{
+	struct tc_rank_trace *t = ctx;
+	size_t i = comm_pos(t, c->id);
+	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size };
+
+	if (i < t->ncomms && t->comms[i].id == c->id) {
+		t->comms[i] = tc;
+		return 0;
+	}
+	TC_ALLOC_GROW(t->comms, t->ncomms + 1, t->acomms);
+	memmove(&t->comms[i + 1], &t->comms[i], (t->ncomms - i) * sizeof(*t->comms));
+	t->comms[i] = tc;
+	t->ncomms++;
+	return 0;
+}
+
+const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, uint32_t id)
+{
+	size_t i = comm_pos(t, id);
+
+	return i < t->ncomms && t->comms[i].id == id ? &t->comms[i] : NULL;
+}

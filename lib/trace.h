@@ -1,0 +1,64 @@
+/*
+ * trace.h - one rank's trace in memory, compressed as it is read.
+ *
+ * A struct tc_rank_trace holds what the signatures and the clustering
+ * modes need of a rank: its rank and world size, its communicators (for
+ * the communicator type of the signatures) and its event sequence,
+ * compressed into loops on the fly (lib/rsd.h), so a rank's events are
+ * never held uncompressed.
+ *
+ * It is filled by streaming a raw file into it; the three callbacks have
+ * the signatures of struct tc_read_ops (formats/raw.h), so a caller
+ * above both layers writes
+ *
+ *   struct tc_read_ops ops = { tc_rank_trace_on_event,
+ *                              tc_rank_trace_on_callsite,
+ *                              tc_rank_trace_on_comm };
+ *   tc_raw_read(reader, &ops, trace, &stats, &err);
+ *
+ * (cmd/load.h does this for a whole trace set on the thread pool).
+ */
+#ifndef TC_TRACE_H
+#define TC_TRACE_H
+
+#include "compat.h"
+
+struct tc_event;
+struct tc_callsite;
+struct tc_comm;
+struct tc_rsd;
+struct tc_rsd_opts;
+
+/* What the trace keeps of a communicator. */
+struct tc_trace_comm {
+	uint32_t id;
+	uint32_t parent;
+	uint32_t creator;      /* enum tc_op that made it; 0 for world and self */
+	uint32_t size;
+};
+
+struct tc_rank_trace {
+	int32_t rank;
+	int32_t world_size;
+	struct tc_rsd *seq;    /* the compressed event sequence (owned) */
+	struct tc_trace_comm *comms; /* sorted by id */
+	size_t ncomms, acomms;
+	uint64_t events;       /* events read */
+	uint64_t callsites;    /* call-site records read */
+};
+
+/* Returns new; opts (window) may be NULL. */
+struct tc_rank_trace *tc_rank_trace_new(int32_t rank, int32_t world_size,
+					const struct tc_rsd_opts *opts);
+/* Frees *t and sets it to NULL; NULL is fine. */
+void tc_rank_trace_free(struct tc_rank_trace **t);
+
+/* Streaming callbacks (ctx is the struct tc_rank_trace); return 0. */
+int tc_rank_trace_on_event(void *ctx, const struct tc_event *ev);
+int tc_rank_trace_on_callsite(void *ctx, const struct tc_callsite *cs);
+int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c);
+
+/* The communicator with this id (borrowed), or NULL if never defined. */
+const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, uint32_t id);
+
+#endif

@@ -17,7 +17,12 @@ echo
 echo "== 3. the first events of rank 5 (an interior rank)"
 "$tc" dump "$out/stencil2d/rank-00005.tcr" | head -12
 echo
+echo "== 4. per-rank signatures (call path, parameters): 9 behaviours on a 4x4 grid"
+"$tc" signatures "$out/stencil2d" | head -20
+"$tc" signatures --json "$out/stencil2d" >"$out/signatures.json"
+echo
 echo "Outputs:"
 echo "  raw traces:   $out/stencil2d/rank-*.tcr"
 echo "  ground truth: $out/stencil2d/truth.json"
 echo "  summary:      $out/info.json"
+echo "  signatures:   $out/signatures.json"

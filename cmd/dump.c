@@ -4,6 +4,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "formats/raw.h"
+#include "formats/reader.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
 #include "lib/event.h"
@@ -379,7 +380,7 @@ int cmd_dump(int argc, char **argv)
 	};
 	struct dump_ctx d = { false, false, false, true, 0, 0, 0, NULL, 0 };
 	static const struct tc_read_ops ops = { on_event, on_callsite, on_comm };
-	struct tc_raw_reader *r = NULL;
+	struct tc_reader *r = NULL;
 	struct tc_raw_stats rs;
 	struct tc_error err;
 	bool header = false;
@@ -443,14 +444,14 @@ int cmd_dump(int argc, char **argv)
 	}
 
 	tc_error_clear(&err);
-	if (tc_raw_open(&r, path, flags, &err)) {
+	if (tc_reader_open(&r, path, TC_FMT_AUTO, 0, flags, &err)) {
 		tc_report(&err);
 		return TC_EXIT_FAIL;
 	}
-	d.rank = tc_raw_get_header(r)->rank;
+	d.rank = tc_reader_header(r)->rank;
 	if (header)
-		print_header(&d, tc_raw_get_header(r));
-	rc = tc_raw_read(r, &ops, &d, &rs, &err);
+		print_header(&d, tc_reader_header(r));
+	rc = tc_reader_read(r, &ops, &d, &rs, &err);
 	if (rc && rc != TC_ERR_STOP) {
 		tc_report(&err);
 		goto out;
@@ -462,6 +463,6 @@ int cmd_dump(int argc, char **argv)
 	status = TC_EXIT_OK;
 out:
 	free(d.sigs);
-	tc_raw_close(&r);
+	tc_reader_close(&r);
 	return status;
 }

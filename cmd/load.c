@@ -21,18 +21,18 @@ struct load_job {
 	struct tc_raw_stats *stats;
 };
 
-static int load_one(size_t i, struct tc_raw_reader *r, void *p, struct tc_error *err)
+static int load_one(size_t i, struct tc_reader *r, void *p, struct tc_error *err)
 {
 	static const struct tc_read_ops ops = {
 		tc_rank_trace_on_event, tc_rank_trace_on_callsite, tc_rank_trace_on_comm,
 	};
 	struct load_job *job = p;
-	const struct tc_raw_header *h = tc_raw_get_header(r);
+	const struct tc_raw_header *h = tc_reader_header(r);
 	struct tc_rank_trace *t = tc_rank_trace_new(h->rank, h->world_size, job->opts);
 	struct tc_raw_stats rs;
 	int rc;
 
-	rc = tc_raw_read(r, &ops, t, &rs, err);
+	rc = tc_reader_read(r, &ops, t, &rs, err);
 	if (job->stats)
 		job->stats[i] = rs;
 	if (rc) {

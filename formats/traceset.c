@@ -56,14 +56,14 @@ static void open_one(size_t i, void *p)
 {
 	struct open_job *j = p;
 	struct tc_traceset_file *f = &j->ts->files[i];
-	struct tc_raw_reader *r;
+	struct tc_reader *r;
 	struct stat st;
 
-	j->rc[i] = tc_raw_open(&r, f->path, j->flags, &j->errs[i]);
+	j->rc[i] = tc_reader_open(&r, f->path, f->format, f->index, j->flags, &j->errs[i]);
 	if (j->rc[i])
 		return;
-	f->hdr = *tc_raw_get_header(r);
-	tc_raw_close(&r);
+	f->hdr = *tc_reader_header(r);
+	tc_reader_close(&r);
 	if (stat(f->path, &st) == 0)
 		f->file_bytes = (uint64_t)st.st_size;
 }
@@ -98,6 +98,20 @@ static int scan_dir(const char *dir, char ***names, size_t *n, struct tc_error *
 int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
 		     struct tc_pool *pool, struct tc_error *err)
 {
+	return tc_traceset_open_format(out, path, TC_FMT_AUTO, flags, pool, err);
+}
+
+int tc_traceset_open_file(const struct tc_traceset *ts, size_t i, struct tc_reader **r,
+			  struct tc_error *err)
+{
+	const struct tc_traceset_file *f = &ts->files[i];
+	return tc_reader_open(r, f->path, f->format, f->index, ts->flags, err);
+}
+
+int tc_traceset_open_format(struct tc_traceset **out, const char *path,
+			    enum tc_format fmt, unsigned flags, struct tc_pool *pool,
+			    struct tc_error *err)
+{
 	struct tc_traceset *ts;
 	struct stat st;
 	char **names = NULL;
@@ -124,10 +138,13 @@ int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
 	ts = tc_xcalloc(1, sizeof(*ts));
 	ts->dir = tc_xstrdup(path);
 	ts->flags = flags;
+	ts->format = fmt;
 	ts->nfiles = n;
 	ts->files = tc_xcalloc(n, sizeof(*ts->files));
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ts->files[i].path = names[i];
+		ts->files[i].format = fmt;
+	}
 	free(names);
 
 	job.ts = ts;
@@ -248,13 +265,13 @@ struct each_job {
 static void each_one(size_t i, void *p)
 {
 	struct each_job *j = p;
-	struct tc_raw_reader *r;
+	struct tc_reader *r;
 
-	j->rc[i] = tc_raw_open(&r, j->ts->files[i].path, j->ts->flags, &j->errs[i]);
+	j->rc[i] = tc_traceset_open_file(j->ts, i, &r, &j->errs[i]);
 	if (j->rc[i])
 		return;
 	j->rc[i] = j->fn(i, r, j->ctx, &j->errs[i]);
-	tc_raw_close(&r);
+	tc_reader_close(&r);
 	if (j->ts->progress)
 		atomic_fetch_add(j->ts->progress, 1);
 }
@@ -318,17 +335,17 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int stats_one(size_t i, struct tc_raw_reader *r, void *ctx, struct tc_error *err)
+static int stats_one(size_t i, struct tc_reader *r, void *ctx, struct tc_error *err)
 {
 	struct tc_file_stats *st = &((struct tc_file_stats *)ctx)[i];
 	static const struct tc_read_ops ops = { stats_event, stats_callsite, NULL };
 	struct stats_acc acc = { st, NULL, 0, 0 };
 	struct tc_raw_stats rs;
-	const struct tc_raw_header *h = tc_raw_get_header(r);
+	const struct tc_raw_header *h = tc_reader_header(r);
 	int rc;
 
 	st->t_first = UINT64_MAX;
-	rc = tc_raw_read(r, &ops, &acc, &rs, err);
+	rc = tc_reader_read(r, &ops, &acc, &rs, err);
 	if (rc) {
 		free(acc.sigs);
 		return rc;

@@ -13,6 +13,7 @@
 
 #include "lib/compat.h"
 #include "formats/raw.h"
+#include "formats/reader.h"
 
 #include <stdatomic.h>
 
@@ -21,6 +22,8 @@ struct tc_pool;
 
 struct tc_traceset_file {
 	char *path;
+	enum tc_format format;     /* detected or forced */
+	uint32_t index;            /* rank stream inside the file (0: one per file) */
 	struct tc_raw_header hdr;
 	uint64_t file_bytes;
 };
@@ -28,6 +31,7 @@ struct tc_traceset_file {
 struct tc_traceset {
 	char *dir;
 	unsigned flags;            /* TC_RAW_SALVAGE, passed to every read */
+	enum tc_format format;     /* as asked (TC_FMT_AUTO: per file) */
 	struct tc_traceset_file *files; /* sorted by rank, then path */
 	size_t nfiles;
 	int32_t world_size;        /* of the first file; 0 if none */
@@ -45,6 +49,13 @@ struct tc_traceset {
  * whose header cannot be read). */
 int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
 		     struct tc_pool *pool, struct tc_error *err);
+/* Like tc_traceset_open with a forced format (TC_FMT_AUTO detects). */
+int tc_traceset_open_format(struct tc_traceset **out, const char *path,
+			    enum tc_format fmt, unsigned flags, struct tc_pool *pool,
+			    struct tc_error *err);
+/* Open the rank stream of file i. */
+int tc_traceset_open_file(const struct tc_traceset *ts, size_t i, struct tc_reader **r,
+			  struct tc_error *err);
 void tc_traceset_free(struct tc_traceset **ts);
 /* 0 when the set is complete and consistent, else fills err. */
 int tc_traceset_check(const struct tc_traceset *ts, struct tc_error *err);
@@ -58,7 +69,7 @@ void tc_raw_rank_path(char *buf, size_t len, const char *dir, int32_t rank);
  * ctx at that index, so the caller can reduce them in index order.
  * Returns 0, or the error of the lowest-indexed file that failed.
  */
-typedef int (*tc_traceset_fn)(size_t index, struct tc_raw_reader *r, void *ctx,
+typedef int (*tc_traceset_fn)(size_t index, struct tc_reader *r, void *ctx,
 			      struct tc_error *err);
 int tc_traceset_each(const struct tc_traceset *ts, struct tc_pool *pool,
 		     tc_traceset_fn fn, void *ctx, struct tc_error *err);

@@ -65,8 +65,10 @@ UNIT_TESTS :=
 include lib/module.mk
 include formats/module.mk
 include cluster/module.mk
+include align/module.mk
 include cmd/module.mk
 include test/module.mk
+include lib/capture/module.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
@@ -157,7 +159,7 @@ clean:
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:%.c=$(BUILD)/%.d)
 
 # Benchmark helpers (built by make bench only).
-BENCH_BINS := $(BUILD)/test/bench/gzpayload
+BENCH_BINS := $(BUILD)/test/bench/gzpayload $(BUILD)/test/bench/alignbench $(BUILD)/test/bench/clusterbench
 $(BUILD)/test/bench/%: $(BUILD)/test/bench/%.o $(LIBTC)
 	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $< $(LIBTC) $(TC_LIBS)
 bench-tools: $(BENCH_BINS)

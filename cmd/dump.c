@@ -1,14 +1,16 @@
 /*
- * dump.c - tracecluster dump: print the records of one raw trace file.
+ * dump.c - tracecluster dump: print the records of one rank's trace.
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/evprint.h"
 #include "formats/raw.h"
 #include "formats/reader.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
 #include "lib/event.h"
 #include "lib/json.h"
+#include "lib/pool.h"
 #include "lib/xalloc.h"
 
 #include <getopt.h>
@@ -19,10 +21,11 @@
 
 static const char dump_usage[] =
 	"usage: tracecluster dump [--json] [--header] [--callsites] [--comms]\n"
-	"                         [--no-events] [--limit N] [--salvage] FILE\n"
+	"                         [--no-events] [--limit N] [--salvage]\n"
+	"                         [--format F] [--rank R] FILE\n"
 	"       tracecluster dump [options] --rank R DIR\n"
 	"\n"
-	"Print the events of one raw trace file, one per line, in file order.\n"
+	"Print the events of one rank's trace, one per line, in file order.\n"
 	"\n"
 	"  --json          one JSON object per line (every line has a \"record\" key:\n"
 	"                  header, callsite, comm or event)\n"
@@ -31,7 +34,9 @@ static const char dump_usage[] =
 	"  --comms         print the communicator table records\n"
 	"  --no-events     do not print events\n"
 	"  --limit N       stop after N events\n"
-	"  --rank R        with a directory: dump the file of rank R\n"
+	"  --rank R        with a directory, a ScalaTrace trace or a DUMPI .meta file:\n"
+	"                  dump rank R (default 0 for a file)\n"
+	"  --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
 	"  --salvage       read a damaged file up to its damage; warn instead of fail\n"
 	"  -h, --help      this help\n";
 
@@ -45,189 +50,14 @@ struct dump_ctx {
 
 #define MAX_SITE_ID (1u << 22)
 
-static const char *peer_name(int32_t p)
+static void print_event(const struct dump_ctx *d, const struct tc_event *ev)
 {
-	switch (p) {
-	case TC_ANY_SOURCE:
-		return "MPI_ANY_SOURCE";
-	case TC_PROC_NULL:
-		return "MPI_PROC_NULL";
-	}
-	return NULL;
-}
+	struct tc_evprint_ctx pc = { d->n, d->rank, d->sigs, d->nsigs };
 
-static struct tc_json *json_peer(int32_t p)
-{
-	if (p >= 0)
-		return tc_json_int(p);
-	if (peer_name(p))
-		return tc_json_str(peer_name(p));
-	return tc_json_null();
-}
-
-static void text_peer(const char *key, int32_t p)
-{
-	if (p >= 0)
-		printf(" %s=%d", key, p);
-	else if (peer_name(p))
-		printf(" %s=%s", key, peer_name(p));
-}
-
-static uint64_t site_sig(const struct dump_ctx *d, uint32_t id)
-{
-	return id < d->nsigs ? d->sigs[id] : 0;
-}
-
-static struct tc_json *u64_array(const uint64_t *v, uint32_t n)
-{
-	struct tc_json *a = tc_json_array();
-	for (uint32_t i = 0; i < n; i++)
-		tc_json_append(a, tc_json_uint(v[i]));
-	return a;
-}
-
-static void event_json(struct dump_ctx *d, const struct tc_event *ev)
-{
-	struct tc_json *o = tc_json_object();
-	uint32_t f = ev->fields;
-	char sig[24];
-
-	tc_json_set_str(o, "record", "event");
-	tc_json_set_uint(o, "index", d->n);
-	tc_json_set_int(o, "rank", d->rank);
-	tc_json_set_str(o, "op", tc_op_name(ev->op));
-	if (ev->callsite != TC_NO_CALLSITE && site_sig(d, ev->callsite)) {
-		snprintf(sig, sizeof(sig), "0x%016" PRIx64, site_sig(d, ev->callsite));
-		tc_json_set_str(o, "callsite", sig);
-	} else {
-		tc_json_set(o, "callsite", tc_json_null());
-	}
-	if (ev->callsite != TC_NO_CALLSITE)
-		tc_json_set_uint(o, "callsite_id", ev->callsite);
-	tc_json_set_uint(o, "t_start", ev->t_start);
-	tc_json_set_uint(o, "t_end", ev->t_end);
-	tc_json_set(o, "peer", (f & TC_F_PEER) ? json_peer(ev->peer) : tc_json_null());
-	tc_json_set(o, "tag", (f & TC_F_TAG) ? tc_json_int(ev->tag) : tc_json_null());
-	tc_json_set(o, "count", (f & TC_F_COUNT) ? tc_json_uint(ev->count) : tc_json_null());
-	tc_json_set_uint(o, "bytes", tc_event_bytes(ev));
-	tc_json_set_uint(o, "comm", ev->comm);
-	if (f & TC_F_DTYPE) {
-		const char *n = tc_dtype_name(ev->dtype);
-		tc_json_set_str(o, "datatype", n ? n : "unknown");
-		tc_json_set_uint(o, "datatype_id", ev->dtype);
-		tc_json_set_uint(o, "datatype_size", ev->dtype_size);
-	}
-	if (f & TC_F_RPEER) {
-		tc_json_set(o, "recv_peer", json_peer(ev->rpeer));
-		tc_json_set_int(o, "recv_tag", ev->rtag);
-	}
-	if (f & TC_F_REDOP) {
-		const char *n = tc_redop_name(ev->redop);
-		tc_json_set_str(o, "redop", n ? n : "unknown");
-	}
-	if (f & TC_F_ROOT)
-		tc_json_set(o, "root", json_peer(ev->root));
-	if (f & TC_F_COLOR) {
-		tc_json_set_int(o, "color", ev->color);
-		tc_json_set_int(o, "key", ev->key);
-	}
-	if (f & TC_F_REQUEST)
-		tc_json_set_uint(o, "request", ev->request);
-	if (f & TC_F_NEWCOMM)
-		tc_json_set_uint(o, "newcomm", ev->newcomm);
-	if (f & TC_F_FILE) {
-		tc_json_set_uint(o, "file", ev->file);
-		tc_json_set_uint(o, "offset", ev->offset);
-	}
-	if (f & TC_F_RESULT)
-		tc_json_set_int(o, "result", ev->result);
-	if (f & TC_F_COMPL) {
-		struct tc_json *a = tc_json_array();
-		for (uint32_t i = 0; i < ev->ncompl; i++) {
-			struct tc_json *c = tc_json_object();
-			tc_json_set_uint(c, "request", ev->compl[i].request);
-			tc_json_set(c, "source", json_peer(ev->compl[i].source));
-			tc_json_set_int(c, "tag", ev->compl[i].tag);
-			tc_json_set_uint(c, "bytes", ev->compl[i].bytes);
-			tc_json_append(a, c);
-		}
-		tc_json_set(o, "completions", a);
-	}
-	if (f & TC_F_SCOUNTS)
-		tc_json_set(o, "send_counts", u64_array(ev->scounts, ev->nscounts));
-	if (f & TC_F_RCOUNTS)
-		tc_json_set(o, "recv_counts", u64_array(ev->rcounts, ev->nrcounts));
-	tc_json_write(o, stdout, TC_JSON_COMPACT);
-	tc_json_free(o);
-}
-
-static void print_counts(const char *key, const uint64_t *v, uint32_t n)
-{
-	printf(" %s=[", key);
-	for (uint32_t i = 0; i < n && i < 16; i++)
-		printf("%s%" PRIu64, i ? "," : "", v[i]);
-	if (n > 16)
-		printf(",...%u", n);
-	printf("]");
-}
-
-static void event_text(struct dump_ctx *d, const struct tc_event *ev)
-{
-	uint32_t f = ev->fields;
-
-	printf("%8" PRIu64 " %14" PRIu64 " %+9" PRId64 " %-22s", d->n, ev->t_start,
-	       (int64_t)(ev->t_end - ev->t_start), tc_op_name(ev->op));
-	if (ev->callsite != TC_NO_CALLSITE)
-		printf(" cs=%u", ev->callsite);
-	if (ev->comm)
-		printf(" comm=%u", ev->comm);
-	if (f & TC_F_PEER)
-		text_peer("peer", ev->peer);
-	if (f & TC_F_TAG)
-		printf(" tag=%d", ev->tag);
-	if (f & TC_F_RPEER) {
-		text_peer("rpeer", ev->rpeer);
-		printf(" rtag=%d", ev->rtag);
-	}
-	if (f & TC_F_ROOT)
-		text_peer("root", ev->root);
-	if (f & TC_F_COUNT)
-		printf(" count=%" PRIu64, ev->count);
-	if (f & TC_F_DTYPE) {
-		const char *n = tc_dtype_name(ev->dtype);
-		printf(" %s", n ? n : "unknown-type");
-	}
-	if ((f & (TC_F_COUNT | TC_F_BYTES)) || tc_event_bytes(ev))
-		printf(" bytes=%" PRIu64, tc_event_bytes(ev));
-	if (f & TC_F_REDOP) {
-		const char *n = tc_redop_name(ev->redop);
-		printf(" %s", n ? n : "unknown-op");
-	}
-	if (f & TC_F_COLOR)
-		printf(" color=%d key=%d", ev->color, ev->key);
-	if (f & TC_F_REQUEST)
-		printf(" req=%" PRIu64, ev->request);
-	if (f & TC_F_NEWCOMM)
-		printf(" newcomm=%u", ev->newcomm);
-	if (f & TC_F_FILE)
-		printf(" file=%u offset=%" PRIu64, ev->file, ev->offset);
-	if (f & TC_F_RESULT)
-		printf(" result=%d", ev->result);
-	if (f & TC_F_COMPL) {
-		printf(" done=[");
-		for (uint32_t i = 0; i < ev->ncompl; i++) {
-			const struct tc_completion *c = &ev->compl[i];
-			printf("%s%" PRIu64, i ? "," : "", c->request);
-			if (c->source >= 0)
-				printf("<%d:%d:%" PRIu64 "B", c->source, c->tag, c->bytes);
-		}
-		printf("]");
-	}
-	if (f & TC_F_SCOUNTS)
-		print_counts("scounts", ev->scounts, ev->nscounts);
-	if (f & TC_F_RCOUNTS)
-		print_counts("rcounts", ev->rcounts, ev->nrcounts);
-	printf("\n");
+	if (d->json)
+		tc_evprint_json(&pc, ev);
+	else
+		tc_evprint_text(&pc, ev);
 }
 
 static int on_event(void *p, const struct tc_event *ev)
@@ -236,12 +66,8 @@ static int on_event(void *p, const struct tc_event *ev)
 
 	if (d->limit && d->n >= d->limit)
 		return 1;
-	if (d->events) {
-		if (d->json)
-			event_json(d, ev);
-		else
-			event_text(d, ev);
-	}
+	if (d->events)
+		print_event(d, ev);
 	d->n++;
 	return 0;
 }
@@ -330,13 +156,15 @@ static int on_comm(void *p, const struct tc_comm *c)
 	return 0;
 }
 
-static void print_header(const struct dump_ctx *d, const struct tc_raw_header *h)
+static void print_header(const struct dump_ctx *d, const struct tc_raw_header *h,
+			 const char *format)
 {
 	if (d->json) {
 		struct tc_json *o = tc_json_object();
 		char ver[16];
 		snprintf(ver, sizeof(ver), "%u.%u", h->version_major, h->version_minor);
 		tc_json_set_str(o, "record", "header");
+		tc_json_set_str(o, "format", format);
 		tc_json_set_str(o, "version", ver);
 		tc_json_set_int(o, "rank", h->rank);
 		tc_json_set_int(o, "world_size", h->world_size);
@@ -352,7 +180,10 @@ static void print_header(const struct dump_ctx *d, const struct tc_raw_header *h
 		tc_json_free(o);
 		return;
 	}
-	printf("format:      tracecluster raw %u.%u\n", h->version_major, h->version_minor);
+	if (!strcmp(format, "raw"))
+		printf("format:      tracecluster raw %u.%u\n", h->version_major, h->version_minor);
+	else
+		printf("format:      %s\n", format);
 	printf("rank:        %d of %d\n", h->rank, h->world_size);
 	printf("job id:      %s\n", h->job_id);
 	printf("host:        %s (pid %u)\n", h->host, h->pid);
@@ -362,6 +193,66 @@ static void print_header(const struct dump_ctx *d, const struct tc_raw_header *h
 	printf("stack depth: %u\n", h->stack_depth);
 	printf("program:     %s\n", h->program);
 	printf("writer:      %s\n", h->writer);
+}
+
+/*
+ * Which file and rank stream to dump: a directory needs --rank (raw sets
+ * by file name, other formats through the trace set); a file holding
+ * every rank (ScalaTrace, a DUMPI .meta file) takes --rank as the stream.
+ * Returns 0, TC_EXIT_USAGE, or a negative code with err filled.
+ */
+static int find_stream(const char **path, char **pathbuf, enum tc_format *fmt,
+		       uint32_t *index, uint64_t rank, struct tc_error *err)
+{
+	struct tc_traceset *ts = NULL;
+	struct tc_pool *pool;
+	struct stat st;
+	size_t len;
+	int rc;
+
+	if (stat(*path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		int f = *fmt;
+		if (rank == UINT64_MAX)
+			return 0;
+		if (f == TC_FMT_AUTO && (f = tc_format_detect(*path, err)) < 0)
+			return TC_ERR_IO;
+		len = strlen(*path);
+		if (f == TC_FMT_SCALATRACE ||
+		    (f == TC_FMT_DUMPI && len > 5 && !strcmp(*path + len - 5, ".meta")))
+			*index = (uint32_t)rank;
+		*fmt = (enum tc_format)f;
+		return 0;
+	}
+	if (rank == UINT64_MAX)
+		return TC_EXIT_USAGE;
+	len = strlen(*path) + 32;
+	*pathbuf = tc_xmalloc(len);
+	tc_raw_rank_path(*pathbuf, len, *path, (int32_t)rank);
+	if ((*fmt == TC_FMT_AUTO || *fmt == TC_FMT_RAW) && stat(*pathbuf, &st) == 0) {
+		*path = *pathbuf;
+		*fmt = TC_FMT_RAW;
+		return 0;
+	}
+	pool = tc_cmd_pool();
+	rc = tc_traceset_open_format(&ts, *path, *fmt, 0, pool, err);
+	tc_pool_free(pool);
+	if (rc)
+		return rc;
+	rc = tc_error_set(err, TC_ERR_FORMAT, *path, -1, "no rank %" PRIu64 " in this trace",
+			  rank);
+	for (size_t i = 0; i < ts->nfiles; i++) {
+		if (ts->files[i].hdr.rank != (int32_t)rank)
+			continue;
+		free(*pathbuf);
+		*pathbuf = tc_xstrdup(ts->files[i].path);
+		*path = *pathbuf;
+		*fmt = ts->files[i].format;
+		*index = ts->files[i].index;
+		rc = 0;
+		break;
+	}
+	tc_traceset_free(&ts);
+	return rc;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -376,6 +267,7 @@ int cmd_dump(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'L' },
 		{ "rank", required_argument, NULL, 'r' },
 		{ "salvage", no_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dump_ctx d = { false, false, false, true, 0, 0, 0, NULL, 0 };
@@ -386,9 +278,10 @@ int cmd_dump(int argc, char **argv)
 	bool header = false;
 	unsigned flags = 0;
 	uint64_t rank = UINT64_MAX;
-	char pathbuf[4096];
+	enum tc_format fmt = TC_FMT_AUTO;
+	uint32_t index = 0;
+	char *pathbuf = NULL;
 	const char *path;
-	struct stat st;
 	int c, rc, status = TC_EXIT_FAIL;
 
 	while ((c = getopt_long(argc, argv, TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
@@ -423,6 +316,13 @@ int cmd_dump(int argc, char **argv)
 		case 'S':
 			flags |= TC_RAW_SALVAGE;
 			break;
+		case 'F':
+			if ((rc = tc_format_from_name(optarg)) < 0)
+				return tc_usage_error("dump",
+						      "--format: expected raw, scalatrace or dumpi,"
+						      " got '%s'", optarg);
+			fmt = (enum tc_format)rc;
+			break;
 		case '?':
 			return tc_usage_error("dump", "unknown option '%s'", argv[optind - 1]);
 		default:
@@ -436,21 +336,18 @@ int cmd_dump(int argc, char **argv)
 	if (optind + 1 != argc)
 		return tc_usage_error("dump", optind >= argc ? "missing FILE" : "too many arguments");
 	path = argv[optind];
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		if (rank == UINT64_MAX)
-			return tc_usage_error("dump", "'%s' is a directory: give --rank R", path);
-		tc_raw_rank_path(pathbuf, sizeof(pathbuf), path, (int32_t)rank);
-		path = pathbuf;
-	}
-
 	tc_error_clear(&err);
-	if (tc_reader_open(&r, path, TC_FMT_AUTO, 0, flags, &err)) {
+	rc = find_stream(&path, &pathbuf, &fmt, &index, rank, &err);
+	if (rc == TC_EXIT_USAGE)
+		return tc_usage_error("dump", "'%s' is a directory: give --rank R", path);
+	if (rc || tc_reader_open(&r, path, fmt, index, flags, &err)) {
 		tc_report(&err);
+		free(pathbuf);
 		return TC_EXIT_FAIL;
 	}
 	d.rank = tc_reader_header(r)->rank;
 	if (header)
-		print_header(&d, tc_reader_header(r));
+		print_header(&d, tc_reader_header(r), tc_reader_format_name(r));
 	rc = tc_reader_read(r, &ops, &d, &rs, &err);
 	if (rc && rc != TC_ERR_STOP) {
 		tc_report(&err);
@@ -463,6 +360,7 @@ int cmd_dump(int argc, char **argv)
 	status = TC_EXIT_OK;
 out:
 	free(d.sigs);
+	free(pathbuf);
 	tc_reader_close(&r);
 	return status;
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 
 static const char info_usage[] =
-	"usage: tracecluster info [--json] [--salvage] [-j N] DIR|FILE\n"
+	"usage: tracecluster info [--json] [--salvage] [--format F] [-j N] DIR|FILE\n"
 	"\n"
 	"Summarise a trace set: ranks, events, bytes, per-op counts, call sites,\n"
 	"time span, and missing or duplicate ranks. Exits 1 when the set is\n"
@@ -25,6 +25,7 @@ static const char info_usage[] =
 	"\n"
 	"  --json          one JSON document instead of text\n"
 	"  --salvage       read damaged files up to their damage; warn instead of fail\n"
+	"  --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
 	"  -j, --threads N worker threads\n"
 	"  -h, --help      this help\n";
 
@@ -69,7 +70,8 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 		s->abs_first = s->abs_last = 0;
 	all = tc_xmalloc(sizeof(uint64_t) * (total ? total : 1));
 	for (size_t i = 0; i < ts->nfiles; i++) {
-		memcpy(all + k, st[i].sigs, st[i].nsigs * sizeof(uint64_t));
+		if (st[i].nsigs)   /* sigs is NULL for a file without call sites */
+			memcpy(all + k, st[i].sigs, st[i].nsigs * sizeof(uint64_t));
 		k += st[i].nsigs;
 	}
 	qsort(all, total, sizeof(uint64_t), cmp_u64);
@@ -200,9 +202,11 @@ int cmd_info(int argc, char **argv)
 		TC_COMMON_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
 		{ "salvage", no_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
+	enum tc_format fmt = TC_FMT_AUTO;
 	unsigned flags = 0;
 	struct tc_traceset *ts = NULL;
 	struct tc_file_stats *st = NULL;
@@ -222,6 +226,14 @@ int cmd_info(int argc, char **argv)
 		case 'S':
 			flags |= TC_RAW_SALVAGE;
 			break;
+		case 'F':
+			rc = tc_format_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error("info",
+						      "--format: expected raw, scalatrace or dumpi,"
+						      " got '%s'", optarg);
+			fmt = (enum tc_format)rc;
+			break;
 		case '?':
 			return tc_usage_error("info", "unknown option '%s'", argv[optind - 1]);
 		default:
@@ -237,7 +249,7 @@ int cmd_info(int argc, char **argv)
 
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
-	if (tc_traceset_open(&ts, argv[optind], flags, pool, &err)) {
+	if (tc_traceset_open_format(&ts, argv[optind], fmt, flags, pool, &err)) {
 		tc_report(&err);
 		goto out;
 	}

@@ -24,8 +24,14 @@ struct command {
 
 /* Sorted by name. */
 static const struct command commands[] = {
+	{ "align", cmd_align, "align ranks' event sequences; merged call graph; structural similarity" },
+	{ "cluster", cmd_cluster, "cluster the ranks by their signatures with one of several modes" },
+	{ "compress", cmd_compress, "merge the cluster leads' traces into one global compressed trace" },
+	{ "diff", cmd_diff, "compare two runs rank by rank: divergences and time differences" },
 	{ "dump", cmd_dump, "print the events of one raw trace file" },
+	{ "expand", cmd_expand, "give back one rank's events from a global compressed trace" },
 	{ "info", cmd_info, "summarise a trace set: ranks, events, ops, call sites" },
+	{ "run", cmd_run, "run an MPI launcher line with the capture shim preloaded" },
 	{ "signatures", cmd_signatures, "print each rank's call-path, parameter and ACURDION signatures" },
 	{ "synth", cmd_synth, "write a synthetic trace set with known ground truth" },
 };

@@ -25,7 +25,7 @@
 
 static const char signatures_usage[] =
 	"usage: tracecluster signatures [--json] [--match callsite|params] [--window N]\n"
-	"                               [--salvage] [-j N] DIR|FILE\n"
+	"                               [--salvage] [--format F] [-j N] DIR|FILE\n"
 	"\n"
 	"Compress each rank's events into loops and print its signatures: the\n"
 	"call-path signature, the 64-bit parameter signature, the reference\n"
@@ -39,6 +39,7 @@ static const char signatures_usage[] =
 	"                  default), or only when every parameter is equal (params)\n"
 	"  --window N      loop compression looks back N nodes (default 256)\n"
 	"  --salvage       read damaged files up to their damage; warn instead of fail\n"
+	"  --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
 	"  -j, --threads N worker threads\n"
 	"  -h, --help      this help\n";
 
@@ -224,11 +225,13 @@ int cmd_signatures(int argc, char **argv)
 		TC_COMMON_LONGOPTS,
 		{ "json", no_argument, NULL, 'J' },
 		{ "salvage", no_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "match", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
+	enum tc_format fmt = TC_FMT_AUTO;
 	unsigned flags = 0;
 	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
 	struct tc_traceset *ts = NULL;
@@ -252,6 +255,14 @@ int cmd_signatures(int argc, char **argv)
 			break;
 		case 'S':
 			flags |= TC_RAW_SALVAGE;
+			break;
+		case 'F':
+			rc = tc_format_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error("signatures",
+						      "--format: expected raw, scalatrace or dumpi,"
+						      " got '%s'", optarg);
+			fmt = (enum tc_format)rc;
 			break;
 		case 'W':
 			rc = tc_parse_u64("signatures", "--window", optarg, &w);
@@ -289,12 +300,14 @@ int cmd_signatures(int argc, char **argv)
 
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
-	if (tc_traceset_open(&ts, argv[optind], flags, pool, &err)) {
+	if (tc_traceset_open_format(&ts, argv[optind], fmt, flags, pool, &err)) {
 		tc_report(&err);
 		goto out;
 	}
-	/* a directory must hold the whole set; a single file is a set of one */
-	if ((stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) &&
+	/* a directory (or a file naming several rank streams: a DUMPI .meta
+	 * file, a ScalaTrace trace) must hold the whole set; a single rank
+	 * file is a set of one */
+	if (((stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) || ts->nfiles > 1) &&
 	    tc_traceset_check(ts, &err)) {
 		tc_report(&err);
 		goto out;

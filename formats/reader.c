@@ -3,9 +3,11 @@
  */
 #include "lib/compat.h"
 #include "formats/reader.h"
+#include "formats/foreign.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +40,33 @@ static void raw_close(void *impl)
 
 static const struct tc_reader_vtab raw_vtab = { "raw", raw_header, raw_read, raw_close };
 
-/* Detect the format from the first bytes; TC_FMT_RAW when unsure, so the
- * raw reader's own error (bad magic) is what the user sees. */
-static enum tc_format detect(const char *path)
+int tc_format_detect(const char *path, struct tc_error *err)
 {
-	(void)path;
+	uint8_t buf[512];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tc_error_sys(err, path, "open");
+		return -1;
+	}
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		tc_error_sys(err, path, "read");
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (tc_raw_probe(buf, (size_t)n))
+		return TC_FMT_RAW;
+	if (tc_dumpi_probe(buf, (size_t)n) || tc_dumpi_meta_probe(buf, (size_t)n))
+		return TC_FMT_DUMPI;
+	if (tc_scalatrace_probe(buf, (size_t)n))
+		return TC_FMT_SCALATRACE;
+	/* unknown: the raw reader's own error (bad magic) is what the user sees */
 	return TC_FMT_RAW;
 }
 
@@ -53,9 +77,18 @@ int tc_reader_open(struct tc_reader **out, const char *path, enum tc_format fmt,
 	int rc;
 
 	*out = NULL;
-	if (fmt == TC_FMT_AUTO)
-		fmt = detect(path);
+	if (fmt == TC_FMT_AUTO) {
+		int f = tc_format_detect(path, err);
+		if (f < 0)
+			return TC_ERR_IO;
+		fmt = (enum tc_format)f;
+	}
 	switch (fmt) {
+	case TC_FMT_SCALATRACE:
+		return tc_scalatrace_open(out, path, index, flags, err);
+	case TC_FMT_DUMPI:
+		return tc_dumpi_open(out, path, index, flags, err);
+	case TC_FMT_AUTO:
 	case TC_FMT_RAW:
 	default:
 		if (index != 0)
@@ -102,5 +135,24 @@ int tc_format_from_name(const char *name)
 		return TC_FMT_AUTO;
 	if (!strcmp(name, "raw"))
 		return TC_FMT_RAW;
+	if (!strcmp(name, "scalatrace"))
+		return TC_FMT_SCALATRACE;
+	if (!strcmp(name, "dumpi"))
+		return TC_FMT_DUMPI;
 	return -1;
+}
+
+const char *tc_format_name(enum tc_format fmt)
+{
+	switch (fmt) {
+	case TC_FMT_RAW:
+		return "raw";
+	case TC_FMT_SCALATRACE:
+		return "scalatrace";
+	case TC_FMT_DUMPI:
+		return "dumpi";
+	case TC_FMT_AUTO:
+		break;
+	}
+	return "auto";
 }

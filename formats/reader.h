@@ -17,7 +17,9 @@ struct tc_error;
 
 enum tc_format {
 	TC_FMT_AUTO = 0,   /* detect from the content */
-	TC_FMT_RAW,
+	TC_FMT_RAW,        /* tracecluster raw files (formats/raw.md) */
+	TC_FMT_SCALATRACE, /* ScalaTrace V2 global trace (formats/scalatrace.md) */
+	TC_FMT_DUMPI,      /* SST DUMPI per-rank files (formats/dumpi.md) */
 };
 
 struct tc_reader_vtab {
@@ -36,8 +38,10 @@ struct tc_reader {
 /* Wrap an implementation (steals impl; returns new). */
 struct tc_reader *tc_reader_wrap(const struct tc_reader_vtab *vt, void *impl);
 /*
- * Open rank stream `index` of path (0 for formats with one file per rank)
- * as format fmt (TC_FMT_AUTO detects it).
+ * Open rank stream `index` of path (0 for formats with one file per rank;
+ * the world rank for a ScalaTrace global trace) as format fmt
+ * (TC_FMT_AUTO detects it from the first bytes: raw magic, DUMPI magic,
+ * or a first line "RANKS:").
  */
 int tc_reader_open(struct tc_reader **out, const char *path, enum tc_format fmt,
 		   uint32_t index, unsigned flags, struct tc_error *err);
@@ -48,7 +52,14 @@ int tc_reader_read(struct tc_reader *r, const struct tc_read_ops *ops, void *ctx
 void tc_reader_close(struct tc_reader **r);
 const char *tc_reader_format_name(const struct tc_reader *r);
 
-/* Parse "raw" etc.; returns -1 for an unknown name. */
+/* Parse "auto", "raw", "scalatrace", "dumpi"; returns -1 for an unknown name. */
 int tc_format_from_name(const char *name);
+/* "raw", "scalatrace", "dumpi" ("auto" for TC_FMT_AUTO). */
+const char *tc_format_name(enum tc_format fmt);
+/* Detect the format of the file at path from its first bytes; TC_FMT_RAW
+ * when nothing matches (so the raw reader's "bad magic" is the error).
+ * A DUMPI .meta file is TC_FMT_DUMPI. Returns -1 with err filled when
+ * the file cannot be read. */
+int tc_format_detect(const char *path, struct tc_error *err);
 
 #endif

@@ -3,6 +3,7 @@
  */
 #include "lib/compat.h"
 #include "formats/traceset.h"
+#include "formats/foreign.h"
 #include "lib/error.h"
 #include "lib/event.h"
 #include "lib/pool.h"
@@ -66,9 +67,53 @@ static void open_one(size_t i, void *p)
 	tc_reader_close(&r);
 	if (stat(f->path, &st) == 0)
 		f->file_bytes = (uint64_t)st.st_size;
+	/* a file holding every rank: each stream gets its share */
+	if (f->format == TC_FMT_SCALATRACE && f->hdr.world_size > 0) {
+		uint64_t w = (uint64_t)f->hdr.world_size;
+		f->file_bytes = f->file_bytes / w + (f->index == 0 ? f->file_bytes % w : 0);
+	}
 }
 
-static int scan_dir(const char *dir, char ***names, size_t *n, struct tc_error *err)
+/* A file and rank stream the set will hold, before its header is read. */
+struct cand {
+	char *path;
+	enum tc_format format;
+	uint32_t index;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, alloc;
+};
+
+static void cand_add(struct cands *c, const char *path, enum tc_format fmt, uint32_t index)
+{
+	TC_ALLOC_GROW(c->v, c->n + 1, c->alloc);
+	c->v[c->n].path = tc_xstrdup(path);
+	c->v[c->n].format = fmt;
+	c->v[c->n].index = index;
+	c->n++;
+}
+
+static void cands_release(struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *p = tc_xmalloc(len);
+
+	snprintf(p, len, "%s/%s", dir, name);
+	return p;
+}
+
+/* Sorted names of the visible entries of dir. */
+static int list_dir(const char *dir, char ***names, size_t *n, struct tc_error *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -79,20 +124,169 @@ static int scan_dir(const char *dir, char ***names, size_t *n, struct tc_error *
 	if (!d)
 		return tc_error_sys(err, dir, "open directory");
 	while ((de = readdir(d))) {
-		char *p;
-		size_t len;
-		if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".tcr"))
+		if (de->d_name[0] == '.')
 			continue;
-		len = strlen(dir) + strlen(de->d_name) + 2;
-		p = tc_xmalloc(len);
-		snprintf(p, len, "%s/%s", dir, de->d_name);
 		TC_ALLOC_GROW(*names, *n + 1, alloc);
-		(*names)[(*n)++] = p;
+		(*names)[(*n)++] = tc_xstrdup(de->d_name);
 	}
 	closedir(d);
 	if (*n)
 		qsort(*names, *n, sizeof(**names), cmp_str);
 	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static bool is_regular(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The rank files PREFIX-NNNN.bin of a DUMPI .meta file. */
+static int add_dumpi_set(struct cands *c, const char *meta, struct tc_error *err)
+{
+	struct tc_dumpi_meta m;
+	char *dir, *slash;
+	char **names;
+	size_t n, plen, before = c->n;
+	int rc;
+
+	if ((rc = tc_dumpi_read_meta(meta, &m, err)))
+		return rc;
+	dir = tc_xstrdup(meta);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	rc = list_dir(dir, &names, &n, err);
+	if (rc) {
+		free(dir);
+		return rc;
+	}
+	plen = strlen(m.prefix);
+	for (size_t i = 0; i < n; i++) {
+		char *p;
+		if (strncmp(names[i], m.prefix, plen) || names[i][plen] != '-' ||
+		    tc_dumpi_file_rank(names[i]) < 0)
+			continue;
+		p = join(dir, names[i]);
+		cand_add(c, p, TC_FMT_DUMPI, 0);
+		free(p);
+	}
+	free_names(names, n);
+	free(dir);
+	if (c->n == before)
+		return tc_error_set(err, TC_ERR_FORMAT, meta, -1,
+				    "no DUMPI files %s-NNNN.bin beside the .meta file", m.prefix);
+	return 0;
+}
+
+/* Every rank stream of a ScalaTrace global trace. */
+static int add_scalatrace(struct cands *c, const char *path, unsigned flags,
+			  struct tc_error *err)
+{
+	int32_t world;
+	int rc = tc_scalatrace_world(path, flags, &world, err);
+
+	if (rc)
+		return rc;
+	for (int32_t r = 0; r < world; r++)
+		cand_add(c, path, TC_FMT_SCALATRACE, (uint32_t)r);
+	return 0;
+}
+
+/* What one file holds (fmt forced or detected). */
+static int scan_file(struct cands *c, const char *path, enum tc_format fmt, unsigned flags,
+		     struct tc_error *err)
+{
+	if (fmt == TC_FMT_AUTO) {
+		int f = tc_format_detect(path, err);
+		if (f < 0)
+			return TC_ERR_IO;
+		fmt = (enum tc_format)f;
+	}
+	if (fmt == TC_FMT_SCALATRACE)
+		return add_scalatrace(c, path, flags, err);
+	if (fmt == TC_FMT_DUMPI && has_suffix(path, ".meta"))
+		return add_dumpi_set(c, path, err);
+	cand_add(c, path, fmt, 0);
+	return 0;
+}
+
+/*
+ * What a directory holds: raw files (*.tcr); else a DUMPI trace (its
+ * .meta file names the rank files); else ScalaTrace global traces (every
+ * regular file whose first line is "RANKS:"). --format picks one kind.
+ */
+static int scan_dir(struct cands *c, const char *dir, enum tc_format fmt, unsigned flags,
+		    struct tc_error *err)
+{
+	char **names;
+	size_t n, ntcr = 0, nmeta = 0;
+	const char *meta = NULL;
+	int rc;
+
+	if ((rc = list_dir(dir, &names, &n, err)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if (has_suffix(names[i], ".tcr"))
+			ntcr++;
+		if (has_suffix(names[i], ".meta")) {
+			nmeta++;
+			meta = names[i];
+		}
+	}
+	if (fmt == TC_FMT_RAW || (fmt == TC_FMT_AUTO && ntcr)) {
+		for (size_t i = 0; i < n; i++) {
+			char *p;
+			if (!has_suffix(names[i], ".tcr"))
+				continue;
+			p = join(dir, names[i]);
+			cand_add(c, p, TC_FMT_RAW, 0);
+			free(p);
+		}
+		if (!c->n)
+			rc = tc_error_set(err, TC_ERR_FORMAT, dir, -1,
+					  "no trace files (*.tcr) in directory");
+	} else if (nmeta && (fmt == TC_FMT_DUMPI || fmt == TC_FMT_AUTO)) {
+		if (nmeta > 1) {
+			rc = tc_error_set(err, TC_ERR_FORMAT, dir, -1,
+					  "%zu DUMPI .meta files in directory: give one of them",
+					  nmeta);
+		} else {
+			char *p = join(dir, meta);
+			rc = add_dumpi_set(c, p, err);
+			free(p);
+		}
+	} else if (fmt == TC_FMT_DUMPI) {
+		rc = tc_error_set(err, TC_ERR_FORMAT, dir, -1, "no DUMPI .meta file in directory");
+	} else {
+		for (size_t i = 0; i < n && !rc; i++) {
+			char *p = join(dir, names[i]);
+			if (is_regular(p)) {
+				int f = tc_format_detect(p, err);
+				if (f < 0)
+					rc = TC_ERR_IO;
+				else if (f == TC_FMT_SCALATRACE)
+					rc = add_scalatrace(c, p, flags, err);
+			}
+			free(p);
+		}
+		if (!rc && !c->n)
+			rc = tc_error_set(err, TC_ERR_FORMAT, dir, -1,
+					  fmt == TC_FMT_SCALATRACE ?
+					  "no ScalaTrace trace (first line 'RANKS:') in directory" :
+					  "no trace files (*.tcr) in directory");
+	}
+	free_names(names, n);
+	return rc;
 }
 
 int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
@@ -114,8 +308,8 @@ int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 {
 	struct tc_traceset *ts;
 	struct stat st;
-	char **names = NULL;
-	size_t n = 0, alloc_m = 0, alloc_d = 0;
+	struct cands c = { NULL, 0, 0 };
+	size_t n, alloc_m = 0, alloc_d = 0;
 	struct open_job job;
 	int rc = 0;
 	size_t i;
@@ -123,18 +317,15 @@ int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 	*out = NULL;
 	if (stat(path, &st) < 0)
 		return tc_error_sys(err, path, "open");
-	if (S_ISDIR(st.st_mode)) {
-		rc = scan_dir(path, &names, &n, err);
-		if (rc)
-			return rc;
-		if (!n)
-			return tc_error_set(err, TC_ERR_FORMAT, path, -1,
-					    "no trace files (*.tcr) in directory");
-	} else {
-		names = tc_xmalloc(sizeof(*names));
-		names[0] = tc_xstrdup(path);
-		n = 1;
+	if (S_ISDIR(st.st_mode))
+		rc = scan_dir(&c, path, fmt, flags, err);
+	else
+		rc = scan_file(&c, path, fmt, flags, err);
+	if (rc) {
+		cands_release(&c);
+		return rc;
 	}
+	n = c.n;
 	ts = tc_xcalloc(1, sizeof(*ts));
 	ts->dir = tc_xstrdup(path);
 	ts->flags = flags;
@@ -142,11 +333,11 @@ int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 	ts->nfiles = n;
 	ts->files = tc_xcalloc(n, sizeof(*ts->files));
 	for (i = 0; i < n; i++) {
-		ts->files[i].path = names[i];
-		ts->files[i].format = fmt;
+		ts->files[i].path = c.v[i].path;
+		ts->files[i].format = c.v[i].format;
+		ts->files[i].index = c.v[i].index;
 	}
-	free(names);
-
+	free(c.v);
 	job.ts = ts;
 	job.flags = flags;
 	job.rc = tc_xcalloc(n, sizeof(int));

@@ -1,12 +1,15 @@
 /*
- * traceset.h - a directory of raw per-rank files, checked and read in
- * parallel.
+ * traceset.h - the rank streams of a trace, checked and read in parallel.
  *
- * tc_traceset_open scans DIR for *.tcr files (or takes one file), reads
- * every header on the pool, sorts the files by rank and notes what is
- * wrong with the set as a whole: world sizes that disagree, missing ranks,
- * ranks present twice. tc_traceset_check turns the first problem into an
- * error; commands that can work with a partial set report them instead.
+ * tc_traceset_open finds the rank streams a path holds: a directory of
+ * raw files (*.tcr), a directory with a DUMPI .meta file (one stream per
+ * PREFIX-NNNN.bin), a ScalaTrace global trace or a directory holding one
+ * (one stream per rank, all in the same file, told apart by `index`), or
+ * a single file of any format. It reads every header on the pool, sorts
+ * the streams by rank and notes what is wrong with the set as a whole:
+ * world sizes that disagree, missing ranks, ranks present twice.
+ * tc_traceset_check turns the first problem into an error; commands that
+ * can work with a partial set report them instead.
  */
 #ifndef TC_FORMATS_TRACESET_H
 #define TC_FORMATS_TRACESET_H
@@ -23,9 +26,10 @@ struct tc_pool;
 struct tc_traceset_file {
 	char *path;
 	enum tc_format format;     /* detected or forced */
-	uint32_t index;            /* rank stream inside the file (0: one per file) */
+	uint32_t index;            /* rank stream inside the file (0: one per file;
+				    * the world rank in a ScalaTrace trace) */
 	struct tc_raw_header hdr;
-	uint64_t file_bytes;
+	uint64_t file_bytes;       /* a shared file's size is split between its streams */
 };
 
 struct tc_traceset {
@@ -49,7 +53,12 @@ struct tc_traceset {
  * whose header cannot be read). */
 int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
 		     struct tc_pool *pool, struct tc_error *err);
-/* Like tc_traceset_open with a forced format (TC_FMT_AUTO detects). */
+/*
+ * Like tc_traceset_open with a forced format (TC_FMT_AUTO detects): in a
+ * directory, TC_FMT_RAW takes the *.tcr files, TC_FMT_DUMPI the rank files
+ * of its .meta file, TC_FMT_SCALATRACE its ScalaTrace traces; a file is
+ * read as that format. A format that does not fit is an error.
+ */
 int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 			    enum tc_format fmt, unsigned flags, struct tc_pool *pool,
 			    struct tc_error *err);

@@ -106,3 +106,58 @@ const char *tc_json_str_value(const struct tc_json *v)
 {
 	return json_string_value(J(v));
 }
+
+struct tc_json *tc_json_load_buf(const char *buf, size_t len, const char *name,
+				 struct tc_error *err)
+{
+	json_error_t je;
+	json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+
+	if (!v)
+		tc_error_set(err, TC_ERR_FORMAT, name, -1, "line %d: %s", je.line, je.text);
+	return T(v);
+}
+
+bool tc_json_is_number(const struct tc_json *v)
+{
+	return json_is_number(J(v));
+}
+
+double tc_json_number_value(const struct tc_json *v)
+{
+	return json_number_value(J(v));
+}
+
+bool tc_json_is_array(const struct tc_json *v)
+{
+	return json_is_array(J(v));
+}
+
+bool tc_json_is_object(const struct tc_json *v)
+{
+	return json_is_object(J(v));
+}
+
+bool tc_json_is_null(const struct tc_json *v)
+{
+	return json_is_null(J(v));
+}
+
+size_t tc_json_object_size(const struct tc_json *obj)
+{
+	return json_object_size(J(obj));
+}
+
+const char *tc_json_object_key_at(const struct tc_json *obj, size_t i)
+{
+	const char *key;
+	json_t *val;
+	size_t k = 0;
+
+	json_object_foreach(J(obj), key, val) {
+		(void)val;
+		if (k++ == i)
+			return key;
+	}
+	return NULL;
+}

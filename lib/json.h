@@ -48,4 +48,17 @@ bool tc_json_is_int(const struct tc_json *v);
 int64_t tc_json_int_value(const struct tc_json *v);
 const char *tc_json_str_value(const struct tc_json *v);
 
+/* Parse a buffer (duplicate keys rejected); returns new or NULL with err
+ * filled (name as the path, line in the message). */
+struct tc_json *tc_json_load_buf(const char *buf, size_t len, const char *name,
+				 struct tc_error *err);
+bool tc_json_is_number(const struct tc_json *v);   /* integer or real */
+double tc_json_number_value(const struct tc_json *v);
+bool tc_json_is_array(const struct tc_json *v);
+bool tc_json_is_object(const struct tc_json *v);
+bool tc_json_is_null(const struct tc_json *v);
+size_t tc_json_object_size(const struct tc_json *obj);
+/* The key of member i in iteration order (borrowed), or NULL. */
+const char *tc_json_object_key_at(const struct tc_json *obj, size_t i);
+
 #endif

@@ -2,7 +2,9 @@
 #include "ranklist.h"
 #include "xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void tc_ranklist_init(struct tc_ranklist *rl)
 {
@@ -92,4 +94,240 @@ bool tc_ranklist_contains(const struct tc_ranklist *rl, int32_t rank)
 		}
 	}
 	return false;
+}
+
+/* ---- ScalaTrace's ranklist encoding ------------------------------------ */
+
+/* A regular section: dim pairs (iters, stride), the outermost first. */
+struct section {
+	int64_t start;
+	unsigned dim;
+	int64_t iters[TC_RANKLIST_ST_MAXDIM];
+	int64_t stride[TC_RANKLIST_ST_MAXDIM];
+};
+
+static bool same_shape(const struct section *a, const struct section *b)
+{
+	if (a->dim != b->dim)
+		return false;
+	for (unsigned k = 0; k < a->dim; k++)
+		if (a->iters[k] != b->iters[k] || a->stride[k] != b->stride[k])
+			return false;
+	return true;
+}
+
+/* Greedy arithmetic runs over increasing ranks (1D sections). */
+static size_t cut_runs(const int32_t *v, size_t n, struct section *out)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		struct section *s = &out[k++];
+		size_t j;
+		int64_t d;
+
+		s->start = v[i];
+		s->dim = 1;
+		if (i + 1 == n) {
+			s->iters[0] = 1;
+			s->stride[0] = 0;
+			i++;
+			continue;
+		}
+		d = (int64_t)v[i + 1] - v[i];
+		j = i + 2;
+		while (j < n && (int64_t)v[j] - v[j - 1] == d)
+			j++;
+		/* a pair whose second rank starts a longer run: leave it alone */
+		if (j == i + 2 && i + 3 < n &&
+		    (int64_t)v[i + 2] - v[i + 1] == (int64_t)v[i + 3] - v[i + 2]) {
+			s->iters[0] = 1;
+			s->stride[0] = 0;
+			i++;
+			continue;
+		}
+		s->iters[0] = (int64_t)(j - i);
+		s->stride[0] = d;
+		i = j;
+	}
+	return k;
+}
+
+/* Fold runs of >= 2 consecutive sections of one shape with evenly spaced
+ * starts into sections of one more dimension; returns the new count. */
+static size_t fold(struct section *s, size_t n)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		size_t j = i + 1;
+		int64_t d = 0;
+
+		if (s[i].dim < TC_RANKLIST_ST_MAXDIM && j < n && same_shape(&s[i], &s[j])) {
+			d = s[j].start - s[i].start;
+			j++;
+			while (j < n && same_shape(&s[i], &s[j]) && s[j].start - s[j - 1].start == d)
+				j++;
+		}
+		if (j - i >= 2) {
+			struct section f;
+			f.start = s[i].start;
+			f.dim = s[i].dim + 1;
+			f.iters[0] = (int64_t)(j - i);
+			f.stride[0] = d;
+			for (unsigned q = 0; q < s[i].dim; q++) {
+				f.iters[q + 1] = s[i].iters[q];
+				f.stride[q + 1] = s[i].stride[q];
+			}
+			s[k++] = f;
+		} else {
+			s[k++] = s[i];
+		}
+		i = j;
+	}
+	return k;
+}
+
+int64_t *tc_ranklist_st_encode(const int32_t *ranks, size_t n, size_t *len)
+{
+	struct section *s = tc_xmalloc(tc_st_mult(n ? n : 1, sizeof(*s)));
+	size_t ns = cut_runs(ranks, n, s), m = 1, k = 0;
+	int64_t *out;
+
+	for (unsigned pass = 1; pass < TC_RANKLIST_ST_MAXDIM; pass++) {
+		size_t before = ns;
+		ns = fold(s, ns);
+		if (ns == before)
+			break;
+	}
+	for (size_t i = 0; i < ns; i++)
+		m += 2 + 2 * (size_t)s[i].dim;
+	out = tc_xmalloc(tc_st_mult(m, sizeof(*out)));
+	out[k++] = (int64_t)ns;
+	for (size_t i = 0; i < ns; i++) {
+		out[k++] = -(int64_t)s[i].dim;
+		out[k++] = s[i].start;
+		for (unsigned q = 0; q < s[i].dim; q++) {
+			out[k++] = s[i].iters[q];
+			out[k++] = s[i].stride[q];
+		}
+	}
+	free(s);
+	*len = k;
+	return out;
+}
+
+#define ST_DECODE_MAXDIM 16
+
+int tc_ranklist_st_decode(const int64_t *v, size_t len, size_t max, int32_t **out,
+			  size_t *n)
+{
+	size_t pos = 1, cnt = 0, alloc = 0;
+	int32_t *r = NULL;
+	int64_t nsec;
+
+	*out = NULL;
+	*n = 0;
+	if (len < 1 || v[0] < 0 || (uint64_t)v[0] > len)
+		return -1;
+	nsec = v[0];
+	for (int64_t s = 0; s < nsec; s++) {
+		int64_t dim, start, iters[ST_DECODE_MAXDIM], stride[ST_DECODE_MAXDIM];
+		int64_t idx[ST_DECODE_MAXDIM];
+		uint64_t total = 1;
+
+		if (pos + 2 > len)
+			goto bad;
+		dim = -v[pos++];
+		start = v[pos++];
+		if (dim < 1 || dim > ST_DECODE_MAXDIM || pos + 2 * (size_t)dim > len)
+			goto bad;
+		for (int64_t q = 0; q < dim; q++) {
+			iters[q] = v[pos++];
+			stride[q] = v[pos++];
+			if (iters[q] < 0 || (iters[q] > 0 && total > max / (uint64_t)iters[q]))
+				goto bad;
+			total *= (uint64_t)iters[q];
+			idx[q] = 0;
+		}
+		if (total > max - cnt)
+			goto bad;
+		if (!total)
+			continue;
+		TC_ALLOC_GROW(r, cnt + total, alloc);
+		for (uint64_t t = 0; t < total; t++) {
+			int64_t x = start;
+			for (int64_t q = 0; q < dim; q++)
+				x += idx[q] * stride[q];
+			if (x < 0 || x > INT32_MAX)
+				goto bad;
+			r[cnt++] = (int32_t)x;
+			/* odometer, innermost dimension fastest */
+			for (int64_t q = dim - 1; q >= 0; q--) {
+				if (++idx[q] < iters[q])
+					break;
+				idx[q] = 0;
+			}
+		}
+	}
+	if (pos != len)
+		goto bad;
+	*out = r;
+	*n = cnt;
+	return 0;
+bad:
+	free(r);
+	return -1;
+}
+
+/* A growable string without lib/strbuf.h (the capture shim links this
+ * file alone). */
+struct text {
+	char *s;
+	size_t len, alloc;
+};
+
+static void text_add(struct text *t, const char *s)
+{
+	size_t k = strlen(s);
+
+	TC_ALLOC_GROW(t->s, t->len + k + 1, t->alloc);
+	memcpy(t->s + t->len, s, k + 1);
+	t->len += k;
+}
+
+static void text_num(struct text *t, const char *sep, int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s%" PRId64, sep, v);
+	text_add(t, buf);
+}
+
+char *tc_ranklist_st_text(const int64_t *v, size_t len)
+{
+	struct text t = { NULL, 0, 0 };
+
+	text_add(&t, "");
+	for (size_t i = 0; i < len; i++)
+		text_num(&t, i ? " " : "", v[i]);
+	return t.s;
+}
+
+char *tc_ranklist_ranges_text(const int32_t *ranks, size_t n)
+{
+	struct text t = { NULL, 0, 0 };
+	size_t i = 0;
+
+	text_add(&t, n ? "" : "-");
+	while (i < n) {
+		size_t j = i + 1;
+		while (j < n && (int64_t)ranks[j] == (int64_t)ranks[j - 1] + 1)
+			j++;
+		text_num(&t, i ? "," : "", ranks[i]);
+		if (j - i > 1)
+			text_num(&t, "-", ranks[j - 1]);
+		i = j;
+	}
+	return t.s;
 }

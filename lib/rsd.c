@@ -603,6 +603,28 @@ void tc_rsd_node_events(const struct tc_rsd_node *nd, tc_rsd_occ_fn fn, void *ct
 		fn(ctx, nd->event, nd->comp.n);
 }
 
+static void vals_walk(const struct tc_rsd_vals *v, const struct tc_rsd_walk_ops *ops, void *ctx)
+{
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (!v->e[i].chunk) {
+			ops->run(ctx, v->e[i].event, v->e[i].reps);
+			continue;
+		}
+		ops->begin(ctx, v->e[i].reps);
+		vals_walk(v->e[i].chunk, ops, ctx);
+		ops->end(ctx);
+	}
+}
+
+void tc_rsd_node_walk(const struct tc_rsd_node *nd, const struct tc_rsd_walk_ops *ops,
+		      void *ctx)
+{
+	if (nd->vals)
+		vals_walk(nd->vals, ops, ctx);
+	else
+		ops->run(ctx, nd->event, nd->comp.n);
+}
+
 /* Append the occurrences of src (an event node with the same key) to dst,
  * before their time statistics are merged; src's values are taken. */
 static void occ_append(struct tc_rsd_node *dst, struct tc_rsd_node *src)

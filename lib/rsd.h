@@ -185,6 +185,21 @@ uint32_t tc_rsd_event_at(const struct tc_rsd_node *nd, uint64_t occ);
 typedef void (*tc_rsd_occ_fn)(void *ctx, uint32_t event, uint64_t n);
 void tc_rsd_node_events(const struct tc_rsd_node *nd, tc_rsd_occ_fn fn, void *ctx);
 
+/*
+ * Walk the occurrences of an event node in order, keeping the structure
+ * they are stored in: run(ctx, event, reps) stands for `reps` occurrences
+ * of one event in a row; begin(ctx, reps) ... end(ctx) brackets a group of
+ * occurrences that repeats `reps` times in a row (groups nest). A node
+ * whose occurrences are all one event gives a single run of comp.n.
+ */
+struct tc_rsd_walk_ops {
+	void (*run)(void *ctx, uint32_t event, uint64_t reps);
+	void (*begin)(void *ctx, uint64_t reps);
+	void (*end)(void *ctx);
+};
+void tc_rsd_node_walk(const struct tc_rsd_node *nd, const struct tc_rsd_walk_ops *ops,
+		      void *ctx);
+
 /* ---- the compressor --------------------------------------------------- */
 
 #define TC_RSD_WINDOW_DEFAULT 256u

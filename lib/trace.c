@@ -21,6 +21,39 @@ struct tc_rank_trace *tc_rank_trace_new(int32_t rank, int32_t world_size,
 	return t;
 }
 
+static void site_release(struct tc_trace_site *s)
+{
+	for (uint32_t k = 0; k < s->nframes; k++) {
+		free((char *)s->frames[k].module);
+		free((char *)s->frames[k].symbol);
+	}
+	free(s->frames);
+	s->frames = NULL;
+	s->nframes = 0;
+}
+
+/* Index of the first site with id >= id. */
+static size_t site_pos(const struct tc_rank_trace *t, uint32_t id)
+{
+	size_t lo = 0, hi = t->nsites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->sites[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct tc_trace_site *tc_rank_trace_site(const struct tc_rank_trace *t, uint32_t id)
+{
+	size_t i = site_pos(t, id);
+
+	return i < t->nsites && t->sites[i].id == id ? &t->sites[i] : NULL;
+}
+
 void tc_rank_trace_free(struct tc_rank_trace **tp)
 {
 	struct tc_rank_trace *t = *tp;
@@ -29,6 +62,9 @@ void tc_rank_trace_free(struct tc_rank_trace **tp)
 		return;
 	*tp = NULL;
 	tc_rsd_free(&t->seq);
+	for (size_t i = 0; i < t->nsites; i++)
+		site_release(&t->sites[i]);
+	free(t->sites);
 	free(t->comms);
 	free(t);
 }
@@ -46,8 +82,28 @@ int tc_rank_trace_on_callsite(void *ctx, const struct tc_callsite *cs)
 {
 	struct tc_rank_trace *t = ctx;
 
+	size_t i = site_pos(t, cs->id);
+	struct tc_trace_site *s;
+
 	tc_rsd_set_callsite(t->seq, cs->id, cs->signature);
 	t->callsites++;
+	if (i < t->nsites && t->sites[i].id == cs->id) {
+		site_release(&t->sites[i]);
+	} else {
+		TC_ALLOC_GROW(t->sites, t->nsites + 1, t->asites);
+		memmove(&t->sites[i + 1], &t->sites[i], (t->nsites - i) * sizeof(*t->sites));
+		t->nsites++;
+	}
+	s = &t->sites[i];
+	s->id = cs->id;
+	s->signature = cs->signature;
+	s->nframes = cs->nframes;
+	s->frames = tc_xcalloc(cs->nframes ? cs->nframes : 1, sizeof(*s->frames));
+	for (uint32_t k = 0; k < cs->nframes; k++) {
+		s->frames[k].module = tc_xstrdup(cs->frames[k].module ? cs->frames[k].module : "");
+		s->frames[k].symbol = tc_xstrdup(cs->frames[k].symbol ? cs->frames[k].symbol : "");
+		s->frames[k].offset = cs->frames[k].offset;
+	}
 	return 0;
 }
 

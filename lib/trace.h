@@ -26,8 +26,19 @@
 struct tc_event;
 struct tc_callsite;
 struct tc_comm;
+struct tc_frame;
 struct tc_rsd;
 struct tc_rsd_opts;
+
+/* A call site as recorded: its frames, innermost first (owned copies of
+ * module and symbol), for what needs more than the stack signature (the
+ * function pairs of align/align.h's structural similarity). */
+struct tc_trace_site {
+	uint32_t id;
+	uint64_t signature;
+	uint32_t nframes;
+	struct tc_frame *frames;
+};
 
 /* What the trace keeps of a communicator. */
 struct tc_trace_comm {
@@ -43,6 +54,8 @@ struct tc_rank_trace {
 	struct tc_rsd *seq;    /* the compressed event sequence (owned) */
 	struct tc_trace_comm *comms; /* sorted by id */
 	size_t ncomms, acomms;
+	struct tc_trace_site *sites; /* sorted by id; a redefinition replaces */
+	size_t nsites, asites;
 	uint64_t events;       /* events read */
 	uint64_t callsites;    /* call-site records read */
 };
@@ -57,6 +70,9 @@ void tc_rank_trace_free(struct tc_rank_trace **t);
 int tc_rank_trace_on_event(void *ctx, const struct tc_event *ev);
 int tc_rank_trace_on_callsite(void *ctx, const struct tc_callsite *cs);
 int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c);
+
+/* The call site with this file-local id (borrowed), or NULL. */
+const struct tc_trace_site *tc_rank_trace_site(const struct tc_rank_trace *t, uint32_t id);
 
 /* The communicator with this id (borrowed), or NULL if never defined. */
 const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, uint32_t id);

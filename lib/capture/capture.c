@@ -10,10 +10,14 @@
  * is bounded; when the writer falls that far behind, the application
  * waits for it.
  *
+ * Batches change hands through an atomic state (free, filling, full,
+ * writing) and semaphores, never a lock: a signal handler may interrupt
+ * the application anywhere, and the writer must still be able to finish.
  * SIGTERM/SIGINT: the handler only stops recording, wakes the writer
  * thread (sem_post) and waits for it (bounded); the writer thread, which
- * runs no application code and never takes the signal, writes what was
- * committed and closes the file, then the signal is re-raised.
+ * runs no application code and never takes the signal, writes the full
+ * batches and the current one up to its last committed slot and closes
+ * the file; then the signal is re-raised.
  */
 #include "lib/compat.h"
 #include "lib/capture/internal.h"
@@ -41,6 +45,7 @@
 struct tc_cap_state tc_cap = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.depth = TC_CAP_DEFAULT_DEPTH,
+	.skip = 3,
 };
 __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
 
@@ -55,8 +60,12 @@ struct slot {
 	} u;
 };
 
+/* Batch states; a batch is filled by the application, written by the writer. */
+enum { B_FREE, B_FILLING, B_FULL, B_WRITING };
+
 struct batch {
-	struct batch *next;
+	atomic_int state;
+	uint64_t seq;            /* fill order = write order */
 	atomic_uint n;           /* committed slots */
 	uint8_t *arena;
 	size_t alen, acap;
@@ -70,22 +79,19 @@ static struct {
 	atomic_int state;
 	struct tc_raw_writer *w;
 	char path[PATH_MAX];
-	struct batch *cur;
-	pthread_mutex_t qmu;
-	pthread_cond_t qfree;
-	struct batch *full_head, *full_tail, *free_list;
-	unsigned nbatches;
-	sem_t work, done;
+	struct batch *_Atomic cur;      /* filled by the application */
+	struct batch *batches[TC_MAX_BATCHES];
+	atomic_uint nbatches;
+	uint64_t fill_seq;              /* application side */
+	uint64_t write_seq;             /* writer side */
+	sem_t work, freed, done;
 	pthread_t thread;
 	bool threaded;
 	atomic_int stop, emergency, failed;
 	atomic_uint_fast64_t dropped;
 	struct sigaction old_term, old_int;
 	bool handlers;
-} W = {
-	.qmu = PTHREAD_MUTEX_INITIALIZER,
-	.qfree = PTHREAD_COND_INITIALIZER,
-};
+} W;
 
 static void cap_warn(const char *fmt, ...) TC_PRINTF(1, 2);
 
@@ -119,6 +125,7 @@ static void writer_failed(const struct tc_error *e)
 	if (atomic_exchange(&W.failed, 1))
 		return;
 	atomic_store(&tc_cap.active, 0);
+	sem_post(&W.freed);
 	tc_error_format(e, msg, sizeof(msg));
 	cap_warn("%s; tracing stopped", msg);
 	tc_raw_writer_abort(&W.w);
@@ -154,28 +161,34 @@ static void write_slots(struct batch *b, unsigned from, unsigned to)
 	}
 }
 
-static void recycle(struct batch *b)
+static void batch_reset(struct batch *b)
 {
-	atomic_store(&b->n, 0);
+	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
 	b->alen = 0;
-	pthread_mutex_lock(&W.qmu);
-	b->next = W.free_list;
-	W.free_list = b;
-	pthread_cond_signal(&W.qfree);
-	pthread_mutex_unlock(&W.qmu);
 }
 
-static struct batch *pop_full_locked(void)
+/* The next full batch in fill order, now owned by the writer, or NULL. */
+static struct batch *take_full(void)
 {
-	struct batch *b = W.full_head;
+	unsigned nb = atomic_load_explicit(&W.nbatches, memory_order_acquire);
 
-	if (b) {
-		W.full_head = b->next;
-		if (!W.full_head)
-			W.full_tail = NULL;
-		b->next = NULL;
+	for (unsigned i = 0; i < nb; i++) {
+		struct batch *b = W.batches[i];
+		int expect = B_FULL;
+		if (b->seq == W.write_seq &&
+		    atomic_compare_exchange_strong(&b->state, &expect, B_WRITING)) {
+			W.write_seq++;
+			return b;
+		}
 	}
-	return b;
+	return NULL;
+}
+
+static void release_batch(struct batch *b)
+{
+	batch_reset(b);
+	atomic_store_explicit(&b->state, B_FREE, memory_order_release);
+	sem_post(&W.freed);
 }
 
 static void close_writer(void)
@@ -192,36 +205,26 @@ static void close_writer(void)
 }
 
 /*
- * After a signal: write what is queued and what the current batch holds
- * up to its last committed slot, then close. Runs on the writer thread.
+ * After a signal: write the full batches and the current one up to its
+ * last committed slot, then close. Runs on the writer thread and takes
+ * no lock, whatever the interrupted thread was holding.
  */
 static void emergency_flush(void)
 {
-	struct timespec ts;
-	struct batch *b, *cur;
+	struct batch *b;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 1;
-	/* the interrupted thread may hold qmu: then nothing more is safe
-	 * to read, and the file ends at what was written so far */
-	if (pthread_mutex_timedlock(&W.qmu, &ts) == 0) {
-		while ((b = pop_full_locked()) != NULL) {
-			pthread_mutex_unlock(&W.qmu);
-			write_slots(b, 0, atomic_load(&b->n));
-			pthread_mutex_lock(&W.qmu);
-		}
-		cur = W.cur;
-		W.cur = NULL;
-		pthread_mutex_unlock(&W.qmu);
-		if (cur)
-			write_slots(cur, 0, atomic_load_explicit(&cur->n, memory_order_acquire));
-	}
+	while ((b = take_full()) != NULL)
+		write_slots(b, 0, atomic_load_explicit(&b->n, memory_order_acquire));
+	b = atomic_load(&W.cur);
+	if (b && atomic_load(&b->state) == B_FILLING && b->seq == W.write_seq)
+		write_slots(b, 0, atomic_load_explicit(&b->n, memory_order_acquire));
 	close_writer();
 }
 
 static void *writer_main(void *arg)
 {
 	(void)arg;
+	pthread_setname_np(pthread_self(), "tc-writer");
 	for (;;) {
 		struct batch *b;
 
@@ -232,15 +235,11 @@ static void *writer_main(void *arg)
 			sem_post(&W.done);
 			return NULL;
 		}
-		pthread_mutex_lock(&W.qmu);
-		b = pop_full_locked();
-		pthread_mutex_unlock(&W.qmu);
-		if (b) {
-			write_slots(b, 0, atomic_load(&b->n));
-			recycle(b);
-			continue;
+		while (!atomic_load(&W.emergency) && (b = take_full()) != NULL) {
+			write_slots(b, 0, atomic_load_explicit(&b->n, memory_order_acquire));
+			release_batch(b);
 		}
-		if (atomic_load(&W.stop))
+		if (atomic_load(&W.stop) && !atomic_load(&W.emergency))
 			return NULL;
 	}
 }
@@ -253,70 +252,79 @@ static struct batch *batch_new(void)
 
 	b->acap = TC_ARENA_BYTES;
 	b->arena = tc_xmalloc(b->acap);
-	W.nbatches++;
+	atomic_store(&b->state, B_FILLING);
 	return b;
 }
 
+/* A free batch, now filling; NULL when none is free and none may be made. */
+static struct batch *grab_batch(void)
+{
+	unsigned nb = atomic_load(&W.nbatches);
+
+	for (unsigned i = 0; i < nb; i++) {
+		int expect = B_FREE;
+		if (atomic_compare_exchange_strong(&W.batches[i]->state, &expect, B_FILLING))
+			return W.batches[i];
+	}
+	if (nb < TC_MAX_BATCHES) {
+		struct batch *b = batch_new();
+		W.batches[nb] = b;
+		atomic_store_explicit(&W.nbatches, nb + 1, memory_order_release);
+		return b;
+	}
+	return NULL;
+}
+
+/* Hand the full batch b to the writer (or write it here without one). */
+static void pass_on(struct batch *b)
+{
+	if (!W.threaded) {
+		write_slots(b, 0, atomic_load(&b->n));
+		batch_reset(b);
+		return;
+	}
+	atomic_store_explicit(&b->state, B_FULL, memory_order_release);
+	sem_post(&W.work);
+}
+
 /*
- * Hand the current batch to the writer and make a fresh one current,
- * with at least arena_need bytes of arena. Waits while TC_MAX_BATCHES are
- * in flight; returns NULL when tracing is over.
+ * Make a fresh batch current, with at least arena_need bytes of arena,
+ * after handing on the current one. Waits while TC_MAX_BATCHES are in
+ * flight; returns NULL when tracing is over.
  */
 static struct batch *handover(size_t arena_need)
 {
-	struct batch *old = W.cur, *b = NULL;
+	struct batch *b = atomic_load_explicit(&W.cur, memory_order_relaxed);
 
-	if (!W.threaded) {
-		if (old) {
-			write_slots(old, 0, atomic_load(&old->n));
-			atomic_store(&old->n, 0);
-			old->alen = 0;
+	if (b && atomic_load_explicit(&b->n, memory_order_relaxed)) {
+		pass_on(b);
+		if (W.threaded) {
+			atomic_store(&W.cur, NULL);
+			b = NULL;
 		}
-		b = old ? old : batch_new();
-	} else {
-		pthread_mutex_lock(&W.qmu);
-		if (old && atomic_load(&old->n)) {
-			if (W.full_tail)
-				W.full_tail->next = old;
-			else
-				W.full_head = old;
-			W.full_tail = old;
-			sem_post(&W.work);
-		} else if (old) {
-			old->next = W.free_list;
-			W.free_list = old;
-		}
-		W.cur = NULL;
-		while (!W.free_list && W.nbatches >= TC_MAX_BATCHES) {
-			if (atomic_load(&W.state) != ST_RUNNING || atomic_load(&W.failed)) {
-				pthread_mutex_unlock(&W.qmu);
-				return NULL;
-			}
-			pthread_cond_wait(&W.qfree, &W.qmu);
-		}
-		if (W.free_list) {
-			b = W.free_list;
-			W.free_list = b->next;
-			b->next = NULL;
-		}
-		pthread_mutex_unlock(&W.qmu);
-		if (!b)
-			b = batch_new();
 	}
+	if (!b) {
+		while (!(b = grab_batch())) {
+			if (atomic_load(&W.state) != ST_RUNNING || atomic_load(&W.failed))
+				return NULL;
+			while (sem_wait(&W.freed) < 0 && errno == EINTR)
+				;
+		}
+		b->seq = W.fill_seq++;
+	}
+	batch_reset(b);
 	if (arena_need > b->acap) {
 		b->acap = arena_need;
 		b->arena = tc_xrealloc(b->arena, b->acap);
 	}
-	pthread_mutex_lock(&W.qmu);
-	W.cur = b;
-	pthread_mutex_unlock(&W.qmu);
+	atomic_store(&W.cur, b);
 	return b;
 }
 
 /* A slot of the current batch with `need` bytes of arena (8-aligned). */
 static struct slot *slot_claim(size_t need, uint8_t **arena)
 {
-	struct batch *b = W.cur;
+	struct batch *b = atomic_load_explicit(&W.cur, memory_order_relaxed);
 	unsigned n;
 
 	need = (need + 7) & ~(size_t)7;
@@ -334,7 +342,7 @@ static struct slot *slot_claim(size_t need, uint8_t **arena)
 
 static void slot_publish(void)
 {
-	struct batch *b = W.cur;
+	struct batch *b = atomic_load_explicit(&W.cur, memory_order_relaxed);
 
 	atomic_store_explicit(&b->n, atomic_load_explicit(&b->n, memory_order_relaxed) + 1,
 			      memory_order_release);
@@ -412,22 +420,13 @@ void tc_cap_emit_comm(const struct tc_comm *c)
 	slot_publish();
 }
 
-void tc_cap_begin(struct tc_rec *r, unsigned op, uint64_t t0, void *ra)
-{
-	uint64_t t1 = tc_cap_clock();
-
-	tc_event_init(&r->ev);
-	r->ev.op = op;
-	r->ev.t_start = t0 - tc_cap.t0;
-	r->ev.t_end = t1 - tc_cap.t0;
-	r->nframes = tc_cap.depth ? tc_sites_capture(r->frames, ra) : 0;
-	tc_cap_lock();
-}
-
 void tc_cap_commit(struct tc_rec *r)
 {
 	/* a signal or a write error may have ended tracing meanwhile */
 	if (TC_LIKELY(atomic_load_explicit(&tc_cap.active, memory_order_relaxed))) {
+		/* a wait/test that completed nothing lists no completions */
+		if ((r->ev.fields & TC_F_COMPL) && !r->ev.ncompl)
+			r->ev.fields &= ~(uint32_t)TC_F_COMPL;
 		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
 		emit_event(&r->ev);
 	}
@@ -453,6 +452,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		while (sem_timedwait(&W.done, &ts) < 0 && errno == EINTR)
 			;
 		atomic_store(&W.state, ST_CLOSED);
+		sem_post(&W.freed); /* an application thread waiting for a batch goes on */
 	}
 	/* hand the signal on: to the previous handler, or default action */
 	if (old->sa_flags & SA_SIGINFO) {
@@ -511,34 +511,44 @@ static void emit_symbolised(const struct tc_callsite *cs, void *ctx)
 }
 
 /*
+ * After MPI_Finalize: no wrapper records any more (tracing is closed), so
+ * the tables can go. Not at exit(3) or on a signal, where other threads
+ * may still be inside a wrapper.
+ */
+static void release_all(void)
+{
+	unsigned nb = atomic_load(&W.nbatches);
+
+	atomic_store(&W.cur, NULL);
+	for (unsigned i = 0; i < nb; i++) {
+		free(W.batches[i]->arena);
+		free(W.batches[i]);
+		W.batches[i] = NULL;
+	}
+	atomic_store(&W.nbatches, 0);
+	tc_sites_release();
+	tc_tables_release();
+}
+
+/*
  * Stop the writer thread after it wrote everything committed; then the
- * calling thread owns the writer. symbols: add the call-site records with
- * symbols before the trailer.
+ * calling thread owns the writer. symbols (MPI_Finalize): add the
+ * call-site records with symbols before the trailer, then free the
+ * shim's memory.
  */
 static void close_trace(bool symbols)
 {
 	int expect = ST_RUNNING;
+	struct batch *b;
 
 	if (!atomic_compare_exchange_strong(&W.state, &expect, ST_CLOSING))
 		return;
 	atomic_store(&tc_cap.active, 0);
 	remove_handlers();
 	tc_cap_lock();
-	if (W.cur && atomic_load(&W.cur->n)) {
-		if (W.threaded) {
-			pthread_mutex_lock(&W.qmu);
-			if (W.full_tail)
-				W.full_tail->next = W.cur;
-			else
-				W.full_head = W.cur;
-			W.full_tail = W.cur;
-			W.cur = NULL;
-			sem_post(&W.work);
-			pthread_mutex_unlock(&W.qmu);
-		} else {
-			write_slots(W.cur, 0, atomic_load(&W.cur->n));
-		}
-	}
+	b = atomic_load(&W.cur);
+	if (b && atomic_load(&b->n))
+		pass_on(b);
 	tc_cap_unlock();
 	if (W.threaded) {
 		atomic_store(&W.stop, 1);
@@ -550,6 +560,8 @@ static void close_trace(bool symbols)
 		tc_sites_symbolise(emit_symbolised, NULL);
 	close_writer();
 	atomic_store(&W.state, ST_CLOSED);
+	if (symbols)
+		release_all();
 }
 
 static void at_exit(void)
@@ -655,7 +667,7 @@ static void job_id(char *out, size_t len)
 	}
 }
 
-static int open_trace(const char *dir, uint64_t realtime0, size_t block,
+static int open_trace(const char *dir, uint64_t realtime0, size_t block, int level,
 		      struct tc_error *err)
 {
 	struct tc_raw_header h;
@@ -679,20 +691,26 @@ static int open_trace(const char *dir, uint64_t realtime0, size_t block,
 	read_cmdline(h.program, sizeof(h.program));
 	snprintf(h.writer, sizeof(h.writer), "tracecluster-capture " TC_VERSION);
 	o.block_bytes = block;
+	o.level = level ? level : -1; /* 0: stored blocks */
 	o.atomic = false; /* a killed rank must leave its blocks under the real name */
 	return tc_raw_writer_open(&W.w, W.path, &h, &o, err);
 }
 
+/*
+ * The stack walker: TRACECLUSTER_UNWIND=cfi (default), libunwind,
+ * backtrace or fp. cfi falls back on libunwind, else backtrace(3), for
+ * the frames it cannot walk.
+ */
 static void init_unwind(void)
 {
 	const char *s = getenv("TRACECLUSTER_UNWIND");
 	void *h;
 
-	tc_cap.unwind = TC_UNWIND_BACKTRACE;
 	if (s && !strcmp(s, "fp")) {
 		tc_cap.unwind = TC_UNWIND_FP;
 		return;
 	}
+	tc_cap.unwind = TC_UNWIND_BACKTRACE;
 	if (s && !strcmp(s, "backtrace"))
 		return;
 	/* RTLD_LOCAL: libunwind's _Unwind_* must not replace libgcc's for
@@ -703,8 +721,13 @@ static void init_unwind(void)
 		if (tc_cap.unw_backtrace)
 			tc_cap.unwind = TC_UNWIND_LIBUNWIND;
 	}
-	if (s && !strcmp(s, "libunwind") && tc_cap.unwind != TC_UNWIND_LIBUNWIND && tc_cap.rank == 0)
-		cap_warn("libunwind.so.8 not found; using backtrace(3)");
+	if (s && !strcmp(s, "libunwind")) {
+		if (tc_cap.unwind != TC_UNWIND_LIBUNWIND && tc_cap.rank == 0)
+			cap_warn("libunwind.so.8 not found; using backtrace(3)");
+		return;
+	}
+	if (tc_unwind_cfi_init())
+		tc_cap.unwind = TC_UNWIND_CFI;
 }
 
 static void emit_base_comms(void)
@@ -733,7 +756,7 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	const char *dir;
 	size_t block;
 	struct tc_error err;
-	int rc, v[2], first, nfail;
+	int rc, v[2], first, nfail, level;
 	sigset_t all, old;
 
 	if (tc_cap.initialised)
@@ -752,11 +775,12 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	tc_cap.depth = (int)env_u64("TRACECLUSTER_STACK_DEPTH", TC_CAP_DEFAULT_DEPTH, 0,
 				    TC_CAP_MAX_DEPTH);
 	block = (size_t)env_u64("TRACECLUSTER_BUFFER", 256 * 1024, 4096, 32u << 20);
+	level = (int)env_u64("TRACECLUSTER_COMPRESS", 1, 0, 9);
 	W.threaded = env_u64("TRACECLUSTER_THREAD", 1, 0, 1) != 0;
 	init_unwind();
 
 	tc_error_clear(&err);
-	rc = open_trace(dir, realtime0, block, &err);
+	rc = open_trace(dir, realtime0, block, level, &err);
 
 	/* one warning for the whole job: the lowest failing rank reports how
 	 * many ranks failed */
@@ -777,9 +801,10 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 
 	tc_tables_init();
 	tc_sites_init();
+	sem_init(&W.work, 0, 0);
+	sem_init(&W.freed, 0, 0);
+	sem_init(&W.done, 0, 0);
 	if (W.threaded) {
-		sem_init(&W.work, 0, 0);
-		sem_init(&W.done, 0, 0);
 		/* the writer thread never takes the signals we handle */
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -787,8 +812,8 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 			W.threaded = false;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
-	W.cur = batch_new();
 	atomic_store(&W.state, ST_RUNNING);
+	handover(0);
 	install_handlers();
 	atexit(at_exit);
 	emit_base_comms();

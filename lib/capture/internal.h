@@ -33,7 +33,7 @@
 
 /* ---- global state (capture.c) ---------------------------------------- */
 
-enum tc_unwind { TC_UNWIND_LIBUNWIND, TC_UNWIND_BACKTRACE, TC_UNWIND_FP };
+enum tc_unwind { TC_UNWIND_CFI, TC_UNWIND_LIBUNWIND, TC_UNWIND_BACKTRACE, TC_UNWIND_FP };
 
 struct tc_cap_state {
 	atomic_int active;       /* events are recorded */
@@ -43,6 +43,7 @@ struct tc_cap_state {
 	int depth;               /* frames per call site, 0 = none */
 	enum tc_unwind unwind;
 	int (*unw_backtrace)(void **, int);
+	int skip;                /* frames of the shim above the call site */
 	int32_t rank, size;
 	uint64_t t0;             /* CLOCK_MONOTONIC ns at time 0 */
 	pthread_mutex_t lock;
@@ -100,12 +101,76 @@ struct tc_rec {
 	void *frames[TC_CAP_MAX_DEPTH];
 };
 
+/* Unwind with backtrace(3) or frame pointers (sites.c). */
+int tc_sites_unwind(void **buf, int max);
+/* The cached CFI walker (unwind.c): frames, or -1 where it cannot walk. */
+bool tc_unwind_cfi_init(void);
+int tc_unwind_cfi(void **buf, int max);
+/* The walker behind TC_UNWIND_CFI: libunwind or backtrace(3). */
+static inline int tc_unwind_fallback(void **buf, int max)
+{
+	return tc_cap.unw_backtrace ? tc_cap.unw_backtrace(buf, max) : tc_sites_unwind(buf, max);
+}
+/* Capture when the shim's own frames were more than expected (sites.c). */
+int tc_sites_capture_slow(void **out, void *ra);
+
+/*
+ * Capture up to tc_cap.depth return addresses, the first being ra (the
+ * return address into the application). Inlined into the recording
+ * functions so that the shim adds as few frames as possible to unwind.
+ */
+static inline __attribute__((always_inline)) int tc_cap_stack(void **out, void *ra)
+{
+	void *buf[TC_CAP_MAX_DEPTH + 8];
+	int depth = tc_cap.depth, want = depth + tc_cap.skip, n, i;
+
+	if (depth == 1) {
+		out[0] = ra;
+		return 1;
+	}
+	if (TC_LIKELY(tc_cap.unwind == TC_UNWIND_CFI)) {
+		n = tc_unwind_cfi(buf, want);
+		if (n < 0)
+			n = tc_unwind_fallback(buf, want);
+	} else if (tc_cap.unwind == TC_UNWIND_LIBUNWIND) {
+		n = tc_cap.unw_backtrace(buf, want);
+	} else {
+		n = tc_sites_unwind(buf, want);
+	}
+	for (i = 0; i < n && buf[i] != ra; i++)
+		;
+	/* not found, or found so late that the stack may go on beyond
+	 * the buffer: unwind again with room for more shim frames */
+	if (i == n || (n == want && n - i < depth))
+		return tc_sites_capture_slow(out, ra);
+	n = TC_MIN(n - i, depth);
+	for (int k = 0; k < n; k++)
+		out[k] = buf[i + k];
+	return n;
+}
+
 /*
  * Start a record after the PMPI call returned: set times (t_start = t0,
- * t_end = now), capture the stack above ra (the return address into the
- * application), then take the lock. Fill r->ev, then tc_cap_commit.
+ * t_end = now), capture the stack above ra, then take the lock. Only the
+ * fields the writer always reads are initialised: fill r->ev and set the
+ * matching TC_F_* bits, then tc_cap_commit.
  */
-void tc_cap_begin(struct tc_rec *r, unsigned op, uint64_t t0, void *ra);
+static inline __attribute__((always_inline)) void tc_cap_begin(struct tc_rec *r, unsigned op,
+								uint64_t t0, void *ra)
+{
+	uint64_t t1 = tc_cap_clock();
+
+	r->ev.op = op;
+	r->ev.fields = 0;
+	r->ev.callsite = TC_NO_CALLSITE;
+	r->ev.t_start = t0 - tc_cap.t0;
+	r->ev.t_end = t1 - tc_cap.t0;
+	r->ev.ncompl = r->ev.nscounts = r->ev.nrcounts = 0;
+	r->nframes = tc_cap.depth ? tc_cap_stack(r->frames, ra) : 0;
+	tc_cap_lock();
+}
+
+
 /* Resolve the call site, queue the event (copying its arrays), unlock. */
 void tc_cap_commit(struct tc_rec *r);
 
@@ -128,8 +193,6 @@ void tc_cap_emit_callsite(const struct tc_callsite *cs);
 void tc_sites_init(void);
 /* Call-site id of a captured stack (under the lock); TC_NO_CALLSITE if none. */
 uint32_t tc_sites_lookup(void *const *frames, int n);
-/* Capture up to tc_cap.depth return addresses starting at ra. */
-int tc_sites_capture(void **out, void *ra);
 /* Symbolise every site and hand the records with symbols to emit(). */
 void tc_sites_symbolise(void (*emit)(const struct tc_callsite *cs, void *ctx), void *ctx);
 void tc_sites_release(void);

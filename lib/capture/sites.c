@@ -20,6 +20,7 @@
 #include <execinfo.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,7 +69,7 @@ void tc_sites_init(void)
 	n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
 	S.exe[n > 0 ? n : 0] = '\0';
 	/* the first call of backtrace(3) loads libgcc_s: not in a wrapper */
-	if (tc_cap.unwind == TC_UNWIND_BACKTRACE && tc_cap.depth > 1) {
+	if (!tc_cap.unw_backtrace && tc_cap.depth > 1) {
 		void *b[4];
 		backtrace(b, 4);
 	}
@@ -113,35 +114,36 @@ static int __attribute__((noinline)) fp_walk(void **buf, int max)
 	return n;
 }
 
-int tc_sites_capture(void **out, void *ra)
+int tc_sites_unwind(void **buf, int max)
 {
-	void *buf[TC_CAP_MAX_DEPTH + 8];
+	if (tc_cap.unwind == TC_UNWIND_FP)
+		return fp_walk(buf, max);
+	return backtrace(buf, max);
+}
+
+int tc_sites_capture_slow(void **out, void *ra)
+{
+	void *buf[TC_CAP_MAX_DEPTH + 16];
 	int depth = tc_cap.depth, n, i;
 
-	if (depth == 1) {
+	if (tc_cap.unwind == TC_UNWIND_CFI) {
+		n = tc_unwind_cfi(buf, depth + 16);
+		if (n < 0)
+			n = tc_unwind_fallback(buf, depth + 16);
+	} else if (tc_cap.unwind == TC_UNWIND_LIBUNWIND) {
+		n = tc_cap.unw_backtrace(buf, depth + 16);
+	} else {
+		n = tc_sites_unwind(buf, depth + 16);
+	}
+	for (i = 0; i < n && buf[i] != ra; i++)
+		;
+	if (i == n) { /* an unwinder that cannot see the caller */
 		out[0] = ra;
 		return 1;
 	}
-	switch (tc_cap.unwind) {
-	case TC_UNWIND_LIBUNWIND:
-		n = tc_cap.unw_backtrace(buf, depth + 8);
-		break;
-	case TC_UNWIND_FP:
-		n = fp_walk(buf, depth + 8);
-		break;
-	default:
-		n = backtrace(buf, depth + 8);
-		break;
-	}
-	/* drop the shim's own frames: everything before the return address
-	 * into the application */
-	for (i = 0; i < n && i < 8; i++)
-		if (buf[i] == ra)
-			break;
-	if (i == n || i == 8) {
-		out[0] = ra;
-		return 1;
-	}
+	/* later captures ask for enough frames (a benign race under MT) */
+	if (i + 1 > tc_cap.skip && i < 16)
+		tc_cap.skip = i + 1;
 	n = TC_MIN(n - i, depth);
 	memcpy(out, buf + i, sizeof(void *) * (size_t)n);
 	return n;

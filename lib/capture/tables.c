@@ -484,12 +484,14 @@ uint64_t tc_req_new(MPI_Request h, unsigned op, enum tc_req_kind kind, bool pers
 	s.info.comm = ci;
 	if (ci && ci != &world && ci != &self && ci != &null_comm)
 		ci->refs++;
-	s.info.comm_id = ev->comm;
-	s.info.peer = ev->peer;
-	s.info.tag = ev->tag;
-	s.info.count = ev->count;
-	s.info.dtype = ev->dtype;
-	s.info.dtype_size = ev->dtype_size;
+	s.info.comm_id = ev->fields & TC_F_COMM ? ev->comm : 0;
+	s.info.peer = ev->fields & TC_F_PEER ? ev->peer : TC_PEER_NONE;
+	s.info.tag = ev->fields & TC_F_TAG ? ev->tag : TC_ANY_TAG;
+	if (ev->fields & TC_F_DTYPE) {
+		s.info.count = ev->count;
+		s.info.dtype = ev->dtype;
+		s.info.dtype_size = ev->dtype_size;
+	}
 	if (h != MPI_REQUEST_NULL)
 		req_insert(&s);
 	else

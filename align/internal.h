@@ -1,0 +1,16 @@
+/*
+ * internal.h - shared by the sources of align/ only.
+ */
+#ifndef TC_ALIGN_INTERNAL_H
+#define TC_ALIGN_INTERNAL_H
+
+#include "lib/compat.h"
+
+/*
+ * The function name of a frame: its symbol without the offset
+ * ("f+0x1c" -> "f"), or "MODULE@0xOFFSET" (the module's base name) when
+ * the frame has no symbol. Returns new.
+ */
+char *tc_fn_name(const char *symbol, const char *module, uint64_t offset);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * cluster.h - the clustering modes, behind one interface.
+ *
+ * Every mode takes the per-rank signature records of a trace set
+ * (cluster/signature.h), in rank order, and optionally the ranks'
+ * compressed traces (lib/trace.h), and returns a struct tc_clustering: a
+ * partition of the ranks into clusters, each with a lead rank, its ranks
+ * (sorted, as a lib/ranklist.h run list and in ScalaTrace's ranklist
+ * encoding) and its signature values; modes with two levels also return
+ * the main clusters, and each sub-cluster names its main cluster.
+ *
+ *   callpath        main clusters by call-path signature (dissertation
+ *                   §3.1; ICS'14 §3.1)
+ *   callpath-param  main clusters by call path, sub-clusters by the
+ *                   parameter signature with the 5% COUNT filter, refined
+ *                   by exact comparison of members when traces are given,
+ *                   and the filtering fallback past P/2 sub-clusters
+ *                   (§3.2, §3.3, §3.6; ICS'14 §3.2)
+ *   reference       by the reference signature (§3.4)
+ *   kfarthest       ACURDION's K-Farthest (§4.1.1, Alg. 5)
+ *   kmedoid         ACURDION with PAM at the tree nodes (§4.1.1)
+ *   dynamic         call path, then SRC and DEST (§4.4.6)
+ *
+ * Like the papers, every mode is a reduction over radix trees of the
+ * ranks (rank r's children are r*radix+1 .. r*radix+radix, in rank order;
+ * "each node receives the signatures of its children ... and sends
+ * different signatures and corresponding ranklists to its parent", §3.1):
+ * each node merges its children's cluster lists into its own, bounded for
+ * the K modes by 2K+1 per binary node (Alg. 5). The nodes of one tree
+ * level run in parallel on the thread pool; the tree's shape and the order
+ * in which a node merges (its own cluster, then its children left to
+ * right) are fixed, so the result is the same for every thread count.
+ *
+ * Library code: takes in-memory data, never prints.
+ */
+#ifndef TC_CLUSTER_CLUSTER_H
+#define TC_CLUSTER_CLUSTER_H
+
+#include "lib/compat.h"
+#include "cluster/signature.h"
+#include "lib/ranklist.h"
+
+struct tc_error;
+struct tc_pool;
+struct tc_rank_trace;
+
+/* ---- options ------------------------------------------------------------ */
+
+enum tc_cluster_steps {
+	TC_STEPS_SINGLE = 1,    /* all signatures at once (§4.1.1) */
+	TC_STEPS_DOUBLE = 2,    /* Call-Path first, then the others */
+};
+
+enum tc_cluster_distance {
+	TC_DIST_MANHATTAN = 0,
+	TC_DIST_EUCLIDEAN = 1,
+};
+
+#define TC_CLUSTER_K_DEFAULT 9          /* §4.4: "K = 9" */
+#define TC_CLUSTER_THRESHOLD_DEFAULT 0.05 /* §3.6: "The difference threshold ... is 5%" */
+#define TC_CLUSTER_SEED_DEFAULT 1
+
+struct tc_cluster_opts {
+	uint32_t k;             /* K modes: clusters to keep (>= 1) */
+	int steps;              /* enum tc_cluster_steps */
+	int distance;           /* enum tc_cluster_distance */
+	double threshold;       /* COUNT filter: alike when |a-b| <= t*max(a,b) */
+	uint64_t seed;          /* kmedoid: PAM's initial medoids */
+	unsigned radix;         /* of the reduction trees; 0 = 2 */
+	struct tc_pool *pool;   /* NULL: everything on the calling thread */
+};
+
+/* Fill the defaults: K 9, single step, Manhattan, threshold 0.05, seed 1,
+ * binary trees, no pool. */
+void tc_cluster_opts_init(struct tc_cluster_opts *o);
+const char *tc_cluster_steps_name(int steps);        /* "single", "double" */
+int tc_cluster_steps_from_name(const char *name);    /* -1 if unknown */
+const char *tc_cluster_distance_name(int d);         /* "manhattan", ... */
+int tc_cluster_distance_from_name(const char *name); /* -1 if unknown */
+
+/* ---- input -------------------------------------------------------------- */
+
+struct tc_cluster_input {
+	const struct tc_signatures *sigs; /* n records, ranks strictly increasing */
+	size_t n;
+	/* NULL, or n traces in the same order (borrowed): callpath-param and
+	 * reference then refine their clusters by exact comparison of the
+	 * members' sequences, and tc_cluster_verify() can run */
+	struct tc_rank_trace *const *traces;
+};
+
+/* ---- output ------------------------------------------------------------- */
+
+/*
+ * How closely two ranks' event sequences agree (cluster/refine.c): the
+ * same call sites in the same order (ops and stack signatures, loops
+ * expanded); also the same Table 3.1 parameters event by event (peers
+ * relative to the own rank, datatype, reduction op, communicator type, and
+ * COUNT and per-peer counts alike within the threshold); or exactly the
+ * same sequence (tc_rsd_equal()).
+ */
+enum tc_seq_level {
+	TC_LEVEL_NONE = -1,
+	TC_LEVEL_CALLPATH = 0,
+	TC_LEVEL_PARAM = 1,
+	TC_LEVEL_EXACT = 2,
+	TC_NLEVELS = 3
+};
+const char *tc_seq_level_name(int level);   /* "callpath", "param", "exact" */
+
+/* What tc_cluster_verify() found in one cluster. */
+struct tc_cluster_check {
+	uint32_t sequences;     /* distinct exact sequences among the members */
+	uint32_t differ[TC_NLEVELS]; /* members that differ from the lead at level */
+	uint32_t collisions;    /* differ[] at the level the mode claims */
+};
+
+struct tc_cluster {
+	uint32_t id;            /* index in its array */
+	int32_t parent;         /* sub-cluster: id of its main cluster; else -1 */
+	int32_t lead;           /* lead rank */
+	size_t lead_index;      /* the lead's index in the input */
+	size_t nranks;
+	int32_t *ranks;         /* sorted */
+	uint32_t *index;        /* the input index of each of ranks[] */
+	struct tc_ranklist ranklist; /* the ranks as runs */
+	int64_t *st;            /* ScalaTrace encoding (tc_ranklist_st_encode) */
+	size_t nst;
+	struct tc_signatures sig; /* the lead's signatures */
+	uint64_t count_mean;    /* mean ACURDION COUNT over the members (rounded
+				 * half up): the average §3.6's filter records */
+	uint32_t *subs;         /* main clusters and filtered groups: the ids of
+				 * their sub-clusters, increasing */
+	size_t nsubs;
+	struct tc_cluster_check check; /* after tc_cluster_verify() */
+};
+
+/* Parameters the filtering fallback can merge sub-clusters on (§3.6). */
+enum tc_filter_param {
+	TC_FP_SEQUENCE = 0,     /* what exact comparison of members told apart */
+	TC_FP_COUNT,            /* COUNT beyond the threshold */
+	TC_FP_DEST,             /* Table 3.1 bits 16-31 */
+	TC_FP_SRC,              /* bits 32-47 */
+	TC_FP_TYPES,            /* bits 48-63 */
+	TC_NFP
+};
+const char *tc_filter_param_name(unsigned p); /* "sequence", "count", ... */
+
+struct tc_cluster_filter {
+	bool applied;           /* more sub-clusters than limit */
+	size_t limit;           /* P/2 */
+	uint32_t params;        /* bit per enum tc_filter_param merged on */
+	/* the sub-clusters merged on those parameters within each main
+	 * cluster: parent is the main cluster, subs the sub-clusters merged,
+	 * the lead the start rank */
+	struct tc_cluster *groups;
+	size_t ngroups;
+};
+
+struct tc_clustering {
+	const char *mode;       /* the mode's name (static) */
+	size_t nranks;
+	/* the partition, clusters numbered in the order of their first rank */
+	struct tc_cluster *clusters;
+	size_t nclusters;
+	/* the first level of two-level modes (callpath-param, dynamic,
+	 * double-step K modes), else none */
+	struct tc_cluster *mains;
+	size_t nmains;
+	uint32_t format;        /* K modes: ACURDION format bitmap (Alg. 4) */
+	uint32_t dims;          /* K modes: signatures the distances used */
+	int claim;              /* enum tc_seq_level the mode's signature claims:
+				 * members alike at it unless the hash collides */
+	bool refined;           /* members were compared exactly (traces given) */
+	size_t added;           /* clusters the exact comparison added */
+	struct tc_cluster_filter filter;
+	bool verified;
+	size_t collisions;      /* after tc_cluster_verify(): sum over clusters */
+	struct tc_cluster_opts opts; /* as run (pool cleared) */
+};
+
+/* ---- the modes ---------------------------------------------------------- */
+
+/* Fills out (initialised by the caller with tc_clustering_init). */
+typedef int (*tc_cluster_fn)(const struct tc_cluster_input *in,
+			     const struct tc_cluster_opts *o, struct tc_clustering *out,
+			     struct tc_error *err);
+
+enum {
+	TC_CMF_K = 1u << 0,       /* uses k, steps, distance (and seed) */
+	TC_CMF_THRESHOLD = 1u << 1, /* uses the COUNT threshold */
+	TC_CMF_SEED = 1u << 2,    /* uses the seed */
+	TC_CMF_REFINE = 1u << 3,  /* compares members exactly when given traces */
+	TC_CMF_TRACES = 1u << 4,  /* needs the traces */
+	TC_CMF_FILTER = 1u << 5,  /* has the filtering fallback */
+};
+
+struct tc_cluster_mode {
+	const char *name;
+	tc_cluster_fn fn;
+	const char *section;      /* where the papers define it */
+	const char *description;  /* one line */
+	unsigned flags;           /* TC_CMF_* */
+};
+
+/* The mode table, sorted by name (n entries). */
+const struct tc_cluster_mode *tc_cluster_modes(size_t *n);
+/* The mode named name, or NULL. */
+const struct tc_cluster_mode *tc_cluster_mode_find(const char *name);
+
+void tc_clustering_init(struct tc_clustering *c);
+void tc_clustering_release(struct tc_clustering *c);
+
+/*
+ * Run mode m. Returns 0, or a negative code with err filled (ranks not
+ * strictly increasing, bad options). out is reset first; release it with
+ * tc_clustering_release() either way.
+ */
+int tc_cluster_run(const struct tc_cluster_mode *m, const struct tc_cluster_input *in,
+		   const struct tc_cluster_opts *o, struct tc_clustering *out,
+		   struct tc_error *err);
+
+/*
+ * Compare every member of every cluster with its lead, at each level of
+ * enum tc_seq_level, and count the distinct exact sequences (needs
+ * in->traces). A collision is a member that differs from its lead at the
+ * level the mode claims (c->claim): its signatures matched the lead's
+ * although its sequence does not. Returns 0 or a negative code.
+ */
+int tc_cluster_verify(struct tc_clustering *c, const struct tc_cluster_input *in,
+		      const struct tc_cluster_opts *o, struct tc_error *err);
+
+/* ---- building blocks (exported for tests and other modules) ------------ */
+
+/* §3.6's COUNT filter: a and b are alike when |a - b| <= t * max(a, b). */
+bool tc_count_alike(uint64_t a, uint64_t b, double t);
+
+/* Whether two ranks' sequences agree at level (enum tc_seq_level). */
+bool tc_seq_alike(const struct tc_rank_trace *a, const struct tc_rank_trace *b, int level,
+		  double threshold);
+
+/*
+ * The distances of the K modes with §4.1.1's group normalisation: the
+ * signatures fall into three importance groups (tc_sig_info()->group), a
+ * distance is one value per group, and groups compare lexicographically,
+ * the most important first, so that any difference in a more important
+ * group outweighs every difference in the less important ones (the
+ * papers' shifting of group 2 above group 1 and group 3 above both).
+ * Within a group, each numeric signature's difference is normalised by
+ * the signature's range over all ranks (so it lies in [0, 1]), then the
+ * differences add up (Manhattan) or give the root of their sum of squares
+ * (Euclidean); Call-Path counts 0 when equal and 1 when not, the
+ * Data+Op+Comm type bits count the fraction of the bits that vary over
+ * the ranks in which the two differ.
+ */
+struct tc_cluster_metric {
+	uint32_t dims;          /* signatures used (bit s = enum tc_sig) */
+	int distance;           /* enum tc_cluster_distance */
+	double scale[TC_NSIGS]; /* 1 / range, 0 for a constant signature */
+	uint64_t types_mask;    /* TYPES bits that vary */
+	double types_scale;     /* 1 / popcount(types_mask) */
+	/* the signatures of dims in a form quick to walk (internal) */
+	unsigned nused;
+	struct tc_metric_dim {
+		uint8_t sig;    /* enum tc_sig */
+		uint8_t slot;   /* index into tc_cluster_dist.g */
+		uint8_t how;    /* 0 equality, 1 bits, 2 unsigned, 3 signed */
+		double scale;
+	} used[TC_NSIGS];
+};
+
+/* g[0]: group 3 (Call-Path, types), g[1]: group 2 (SRC, DEST, KEY,
+ * COLOR, TAG), g[2]: group 1 (LOOP, COUNT, COMM, COMP). */
+struct tc_cluster_dist {
+	double g[3];
+};
+
+/* Ranges over n ranks' signatures (in parallel on pool, if given). */
+void tc_cluster_metric_init(struct tc_cluster_metric *m, const struct tc_signatures *sigs,
+			    size_t n, uint32_t dims, int distance, struct tc_pool *pool);
+void tc_cluster_distance(const struct tc_cluster_metric *m, const struct tc_signatures *a,
+			 const struct tc_signatures *b, struct tc_cluster_dist *d);
+/* Lexicographic: < 0, 0, > 0. */
+int tc_cluster_dist_cmp(const struct tc_cluster_dist *a, const struct tc_cluster_dist *b);
+
+/*
+ * One node of Alg. 5 over m clusters (the signatures of their heads,
+ * their sizes): K-Farthest keeps at most k of them, the first item first,
+ * then repeatedly the one farthest from those kept (its distance to the
+ * nearest kept one the largest; ties to the earlier item), stopping early
+ * when every other item is at distance 0 from a kept one; the others join
+ * the nearest kept one (ties to the one kept first). rep[j] receives the item j
+ * joins (rep[j] == j for kept items). Returns the number kept.
+ */
+size_t tc_kfarthest_node(const struct tc_cluster_metric *mt,
+			 const struct tc_signatures *const *sig, const uint64_t *w, size_t m,
+			 size_t k, uint32_t *rep);
+/*
+ * The same with PAM (Kaufman and Rousseeuw's Partitioning Around
+ * Medoids, §4.1.1): k medoids drawn at random (seeded by seed) among the
+ * distinct items, then the best swap of a medoid with a non-medoid as long
+ * as the weighted cost (sum of w[j] times the distance to the nearest
+ * medoid, compared lexicographically by group) decreases (ties: the
+ * earlier candidate, then the earlier medoid). With at most k distinct
+ * items every distinct item is a medoid. Returns the number of medoids.
+ */
+size_t tc_pam_node(const struct tc_cluster_metric *mt, const struct tc_signatures *const *sig,
+		   const uint64_t *w, size_t m, size_t k, uint64_t seed, uint32_t *rep);
+
+#endif

@@ -1,0 +1,614 @@
+/*
+ * cluster.c - tracecluster cluster: cluster the ranks of a trace set with
+ * one of the modes of cluster/cluster.h and print the clusters, their
+ * lead ranks, ranklists and signatures.
+ */
+#include "lib/compat.h"
+#include "cmd/cmd.h"
+#include "cmd/load.h"
+#include "cmd/progress.h"
+#include "cluster/cluster.h"
+#include "cluster/signature.h"
+#include "formats/raw.h"
+#include "formats/traceset.h"
+#include "lib/error.h"
+#include "lib/json.h"
+#include "lib/pool.h"
+#include "lib/ranklist.h"
+#include "lib/rsd.h"
+#include "lib/trace.h"
+#include "lib/xalloc.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char cluster_usage[] =
+	"usage: tracecluster cluster [--mode M] [-k K] [--steps single|double]\n"
+	"                            [--distance manhattan|euclidean] [--threshold F]\n"
+	"                            [--seed S] [--verify] [--no-refine] [--json]\n"
+	"                            [--match callsite|params] [--window N] [--salvage]\n"
+	"                            [-j N] DIR|FILE\n"
+	"       tracecluster cluster --list-modes\n"
+	"\n"
+	"Compress each rank's events into loops, compute its signatures and cluster\n"
+	"the ranks: print every cluster with its lead rank, size, ranks (as plain\n"
+	"ranges and in ScalaTrace's ranklist encoding) and signature values, and the\n"
+	"main clusters of two-level modes. See tracecluster-cluster(1).\n"
+	"\n"
+	"  -m, --mode M      clustering mode (default callpath-param; see --list-modes)\n"
+	"      --list-modes  list the modes and the paper sections they follow\n"
+	"  -k K              kfarthest, kmedoid: at most K clusters (default 9)\n"
+	"      --steps S     kfarthest, kmedoid: single (all signatures at once) or\n"
+	"                    double (Call-Path first, then the rest); default single\n"
+	"      --distance D  kfarthest, kmedoid: manhattan (default) or euclidean\n"
+	"      --threshold F callpath-param: COUNTs within F are alike (default 0.05)\n"
+	"      --seed S      kmedoid: seed of PAM's initial medoids (default 1)\n"
+	"      --verify      compare every member's sequence with its lead's and\n"
+	"                    report signature collisions\n"
+	"      --no-refine   callpath-param, reference: signatures only, no exact\n"
+	"                    comparison of members\n"
+	"      --json        one JSON document instead of text\n"
+	"      --match M     loop compression: callsite (default) or params\n"
+	"      --window N    loop compression looks back N nodes (default 256)\n"
+	"      --salvage     read damaged files up to their damage; warn instead of fail\n"
+	"  -j, --threads N   worker threads\n"
+	"  -h, --help        this help\n";
+
+struct load_ctx {
+	struct tc_signatures *sigs;
+	struct tc_rank_trace **traces; /* NULL: traces are freed after signatures */
+};
+
+static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error *err)
+{
+	struct load_ctx *ctx = p;
+
+	(void)err;
+	tc_signatures_compute(t, &ctx->sigs[i]);
+	if (ctx->traces)
+		ctx->traces[i] = t;
+	else
+		tc_rank_trace_free(&t);
+	return 0;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void print_hex(const char *name, uint64_t v)
+{
+	printf(" %s 0x%016" PRIx64, name, v);
+}
+
+static void print_sig_value(unsigned s, uint64_t v)
+{
+	const struct tc_sig_info *si = tc_sig_info(s);
+
+	switch (si->kind) {
+	case TC_SIGK_SIGNED:
+		printf(" %s %" PRId64, si->name, (int64_t)v);
+		break;
+	case TC_SIGK_UNSIGNED:
+		printf(" %s %" PRIu64, si->name, v);
+		break;
+	default:
+		print_hex(si->name, v);
+	}
+}
+
+/* The signature values a mode clusters by. */
+static void print_signatures(const struct tc_clustering *c, const struct tc_cluster *cl)
+{
+	const char *m = c->mode;
+
+	printf("  %-11s", "signature:");
+	if (!strcmp(m, "callpath")) {
+		print_hex("callpath", cl->sig.callpath);
+	} else if (!strcmp(m, "callpath-param")) {
+		print_hex("callpath", cl->sig.callpath);
+		print_hex("param", cl->sig.param);
+		printf(" count %" PRIu64, cl->count_mean);
+	} else if (!strcmp(m, "reference")) {
+		print_hex("reference", cl->sig.reference);
+	} else if (!strcmp(m, "dynamic")) {
+		print_hex("callpath", cl->sig.callpath);
+		print_sig_value(TC_SIG_SRC, cl->sig.v[TC_SIG_SRC]);
+		print_sig_value(TC_SIG_DEST, cl->sig.v[TC_SIG_DEST]);
+	} else {
+		bool any = false;
+		for (unsigned s = 0; s < TC_NSIGS; s++)
+			if (c->dims & (1u << s)) {
+				print_sig_value(s, cl->sig.v[s]);
+				any = true;
+			}
+		if (!any)
+			print_hex("callpath", cl->sig.callpath);
+	}
+	printf("\n");
+}
+
+static void print_ranks(const struct tc_cluster *cl)
+{
+	char *ranges = tc_ranklist_ranges_text(cl->ranks, cl->nranks);
+	char *st = tc_ranklist_st_text(cl->st, cl->nst);
+
+	printf("  %-11s %s\n", "ranks:", ranges);
+	printf("  %-11s %s\n", "ranklist:", st);
+	free(st);
+	free(ranges);
+}
+
+static void print_subs(const char *label, const struct tc_cluster *cl)
+{
+	printf("  %-11s", label);
+	for (size_t s = 0; s < cl->nsubs; s++)
+		printf(" %" PRIu32, cl->subs[s]);
+	printf("\n");
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void print_text(const struct tc_traceset *ts, const struct tc_clustering *c,
+		       const struct tc_cluster_mode *m)
+{
+	const struct tc_cluster_opts *o = &c->opts;
+
+	printf("%-12s %s\n", "trace set:", ts->dir);
+	printf("%-12s %zu (world size %d)\n", "ranks:", c->nranks, ts->world_size);
+	printf("%-12s %s (%s)\n", "mode:", m->name, m->section);
+	if (m->flags & TC_CMF_K)
+		printf("%-12s k %" PRIu32 ", %s step, %s distance%s", "options:", o->k,
+		       tc_cluster_steps_name(o->steps), tc_cluster_distance_name(o->distance),
+		       (m->flags & TC_CMF_SEED) ? "" : "\n");
+	if (m->flags & TC_CMF_SEED)
+		printf(", seed %" PRIu64 "\n", o->seed);
+	if (m->flags & TC_CMF_THRESHOLD)
+		printf("%-12s COUNT threshold %g\n", "options:", o->threshold);
+	if (c->nmains)
+		printf("%-12s %zu in %zu main %s\n", "clusters:", c->nclusters, c->nmains,
+		       plural(c->nmains, "cluster", "clusters"));
+	else
+		printf("%-12s %zu\n", "clusters:", c->nclusters);
+	if (m->flags & TC_CMF_K) {
+		printf("%-12s 0x%03" PRIx32, "format:", c->format);
+		if (!c->format)
+			printf(" (all ranks alike)");
+		for (unsigned s = 0; s < TC_NSIGS; s++)
+			if (c->format & (1u << s))
+				printf(" %s", tc_sig_info(s)->name);
+		printf("\n");
+	}
+	if (m->flags & TC_CMF_REFINE) {
+		if (c->refined)
+			printf("%-12s exact comparison of members added %zu %s\n", "refinement:",
+			       c->added, plural(c->added, "cluster", "clusters"));
+		else
+			printf("%-12s none (signatures only)\n", "refinement:");
+	}
+	if (c->filter.applied) {
+		printf("%-12s applied: %zu sub-clusters > P/2 = %zu; merged on", "filtering:",
+		       c->nclusters, c->filter.limit);
+		for (unsigned p = 0; p < TC_NFP; p++)
+			if (c->filter.params & (1u << p))
+				printf(" %s", tc_filter_param_name(p));
+		if (!c->filter.params)
+			printf(" nothing");
+		printf(": %zu %s\n", c->filter.ngroups, plural(c->filter.ngroups, "group", "groups"));
+	} else if (m->flags & TC_CMF_FILTER) {
+		if (c->nclusters <= c->filter.limit)
+			printf("%-12s not needed (%zu sub-clusters <= P/2 = %zu)\n", "filtering:",
+			       c->nclusters, c->filter.limit);
+		else
+			printf("%-12s not needed (one sub-cluster per main cluster)\n",
+			       "filtering:");
+	}
+	if (c->verified && c->claim >= 0)
+		printf("%-12s %zu signature %s (members that differ from their lead at "
+		       "level %s)\n", "verify:", c->collisions,
+		       plural(c->collisions, "collision", "collisions"), tc_seq_level_name(c->claim));
+	else if (c->verified)
+		printf("%-12s done; the mode merges ranks that differ, so it has no "
+		       "collisions to report\n", "verify:");
+
+	for (size_t k = 0; k < c->nmains; k++) {
+		const struct tc_cluster *cl = &c->mains[k];
+		printf("\nmain cluster %" PRIu32 ": lead %" PRId32 ", %zu %s\n", cl->id, cl->lead,
+		       cl->nranks, plural(cl->nranks, "rank", "ranks"));
+		print_ranks(cl);
+		print_subs("clusters:", cl);
+	}
+	for (size_t k = 0; k < c->nclusters; k++) {
+		const struct tc_cluster *cl = &c->clusters[k];
+		printf("\ncluster %" PRIu32, cl->id);
+		if (cl->parent >= 0)
+			printf(" (main %" PRId32 ")", cl->parent);
+		printf(": lead %" PRId32 ", %zu %s\n", cl->lead, cl->nranks,
+		       plural(cl->nranks, "rank", "ranks"));
+		print_ranks(cl);
+		print_signatures(c, cl);
+		if (c->verified)
+			printf("  %-11s %" PRIu32 " distinct %s; differ from the lead: %" PRIu32
+			       " in call sites, %" PRIu32 " in parameters, %" PRIu32 " at all\n",
+			       "verify:", cl->check.sequences,
+			       plural(cl->check.sequences, "sequence", "sequences"),
+			       cl->check.differ[TC_LEVEL_CALLPATH], cl->check.differ[TC_LEVEL_PARAM],
+			       cl->check.differ[TC_LEVEL_EXACT]);
+	}
+	for (size_t g = 0; g < c->filter.ngroups; g++) {
+		const struct tc_cluster *cl = &c->filter.groups[g];
+		printf("\nfiltered group %" PRIu32 " (main %" PRId32 "): lead %" PRId32
+		       ", %zu %s\n", cl->id, cl->parent, cl->lead, cl->nranks,
+		       plural(cl->nranks, "rank", "ranks"));
+		print_ranks(cl);
+		print_subs("clusters:", cl);
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static struct tc_json *json_hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
+	return tc_json_str(buf);
+}
+
+static struct tc_json *json_sig(unsigned s, uint64_t v)
+{
+	switch (tc_sig_info(s)->kind) {
+	case TC_SIGK_SIGNED:
+		return tc_json_int((int64_t)v);
+	case TC_SIGK_UNSIGNED:
+		return tc_json_uint(v);
+	default:
+		return json_hex(v);
+	}
+}
+
+static struct tc_json *json_u32s(const uint32_t *v, size_t n)
+{
+	struct tc_json *a = tc_json_array();
+
+	for (size_t i = 0; i < n; i++)
+		tc_json_append(a, tc_json_uint(v[i]));
+	return a;
+}
+
+static struct tc_json *json_cluster(const struct tc_cluster *cl, bool sub, bool main,
+				    bool verified)
+{
+	struct tc_json *o = tc_json_object(), *ranks = tc_json_array(), *rl = tc_json_array();
+	struct tc_json *sig = tc_json_object(), *ac = tc_json_object();
+	char *ranges = tc_ranklist_ranges_text(cl->ranks, cl->nranks);
+
+	tc_json_set_uint(o, "id", cl->id);
+	tc_json_set_int(o, "lead", cl->lead);
+	tc_json_set_uint(o, "size", cl->nranks);
+	for (size_t r = 0; r < cl->nranks; r++)
+		tc_json_append(ranks, tc_json_int(cl->ranks[r]));
+	tc_json_set(o, "ranks", ranks);
+	for (size_t i = 0; i < cl->nst; i++)
+		tc_json_append(rl, tc_json_int(cl->st[i]));
+	tc_json_set(o, "ranklist", rl);
+	tc_json_set_str(o, "ranges", ranges);
+	free(ranges);
+	if (sub)
+		tc_json_set_int(o, "main", cl->parent);
+	if (main)
+		tc_json_set(o, "subclusters", json_u32s(cl->subs, cl->nsubs));
+	tc_json_set(sig, "callpath", json_hex(cl->sig.callpath));
+	tc_json_set(sig, "param", json_hex(cl->sig.param));
+	tc_json_set(sig, "reference", json_hex(cl->sig.reference));
+	tc_json_set_uint(sig, "count_mean", cl->count_mean);
+	for (unsigned s = 0; s < TC_NSIGS; s++)
+		tc_json_set(ac, tc_sig_info(s)->name, json_sig(s, cl->sig.v[s]));
+	tc_json_set(sig, "acurdion", ac);
+	tc_json_set(o, "signatures", sig);
+	if (verified) {
+		struct tc_json *v = tc_json_object(), *d = tc_json_object();
+		tc_json_set_uint(v, "sequences", cl->check.sequences);
+		for (int l = 0; l < TC_NLEVELS; l++)
+			tc_json_set_uint(d, tc_seq_level_name(l), cl->check.differ[l]);
+		tc_json_set(v, "differ", d);
+		tc_json_set_uint(v, "collisions", cl->check.collisions);
+		tc_json_set(o, "verify", v);
+	}
+	return o;
+}
+
+static void print_json(const struct tc_traceset *ts, const struct tc_clustering *c,
+		       const struct tc_cluster_mode *m, const struct tc_rsd_opts *ro)
+{
+	struct tc_json *doc = tc_json_object(), *opt = tc_json_object();
+	struct tc_json *arr = tc_json_array();
+	const struct tc_cluster_opts *o = &c->opts;
+
+	tc_json_set_int(doc, "schema", 1);
+	tc_json_set_str(doc, "mode", c->mode);
+	tc_json_set_str(doc, "section", m->section);
+	tc_json_set_str(doc, "dir", ts->dir);
+	tc_json_set_uint(doc, "ranks", c->nranks);
+	tc_json_set_int(doc, "world_size", ts->world_size);
+	tc_json_set_str(opt, "match", tc_rsd_match_name(ro->match));
+	tc_json_set_uint(opt, "window", ro->window);
+	if (m->flags & TC_CMF_K) {
+		tc_json_set_uint(opt, "k", o->k);
+		tc_json_set_str(opt, "steps", tc_cluster_steps_name(o->steps));
+		tc_json_set_str(opt, "distance", tc_cluster_distance_name(o->distance));
+	}
+	if (m->flags & TC_CMF_SEED)
+		tc_json_set_uint(opt, "seed", o->seed);
+	if (m->flags & TC_CMF_THRESHOLD)
+		tc_json_set_real(opt, "threshold", o->threshold);
+	tc_json_set(doc, "options", opt);
+	for (size_t k = 0; k < c->nclusters; k++)
+		tc_json_append(arr, json_cluster(&c->clusters[k], c->nmains > 0, false,
+						 c->verified));
+	tc_json_set(doc, "clusters", arr);
+	if (c->nmains) {
+		arr = tc_json_array();
+		for (size_t k = 0; k < c->nmains; k++)
+			tc_json_append(arr, json_cluster(&c->mains[k], false, true, false));
+		tc_json_set(doc, "main_clusters", arr);
+	}
+	if (m->flags & TC_CMF_K) {
+		struct tc_json *f = tc_json_object(), *names = tc_json_array();
+		char buf[16];
+		snprintf(buf, sizeof(buf), "0x%03" PRIx32, c->format);
+		tc_json_set_str(f, "bitmap", buf);
+		for (unsigned s = 0; s < TC_NSIGS; s++)
+			if (c->format & (1u << s))
+				tc_json_append(names, tc_json_str(tc_sig_info(s)->name));
+		tc_json_set(f, "signatures", names);
+		tc_json_set(doc, "format", f);
+	}
+	if (m->flags & TC_CMF_REFINE) {
+		struct tc_json *r = tc_json_object();
+		tc_json_set_bool(r, "done", c->refined);
+		tc_json_set_uint(r, "added", c->added);
+		tc_json_set(doc, "refinement", r);
+	}
+	if (m->flags & TC_CMF_FILTER) {
+		struct tc_json *f = tc_json_object(), *names = tc_json_array();
+		tc_json_set_bool(f, "applied", c->filter.applied);
+		tc_json_set_uint(f, "limit", c->filter.limit);
+		for (unsigned p = 0; p < TC_NFP; p++)
+			if (c->filter.params & (1u << p))
+				tc_json_append(names, tc_json_str(tc_filter_param_name(p)));
+		tc_json_set(f, "parameters", names);
+		arr = tc_json_array();
+		for (size_t g = 0; g < c->filter.ngroups; g++)
+			tc_json_append(arr, json_cluster(&c->filter.groups[g], true, true, false));
+		tc_json_set(f, "groups", arr);
+		tc_json_set(doc, "filtering", f);
+	}
+	if (c->verified) {
+		struct tc_json *v = tc_json_object();
+		tc_json_set_uint(v, "collisions", c->collisions);
+		tc_json_set_str(v, "level", tc_seq_level_name(c->claim));
+		tc_json_set(doc, "verify", v);
+	}
+	tc_json_write(doc, stdout, TC_JSON_COMPACT);
+	tc_json_free(doc);
+}
+
+static int list_modes(void)
+{
+	size_t n;
+	const struct tc_cluster_mode *m = tc_cluster_modes(&n);
+
+	for (size_t i = 0; i < n; i++)
+		printf("%-15s %s\n%-15s (%s)\n", m[i].name, m[i].description, "", m[i].section);
+	return TC_EXIT_OK;
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+int cmd_cluster(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		TC_COMMON_LONGOPTS,
+		{ "mode", required_argument, NULL, 'm' },
+		{ "list-modes", no_argument, NULL, 'L' },
+		{ "steps", required_argument, NULL, 'T' },
+		{ "distance", required_argument, NULL, 'D' },
+		{ "threshold", required_argument, NULL, 'F' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "no-refine", no_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "match", required_argument, NULL, 'M' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "salvage", no_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = "cluster";
+	const struct tc_cluster_mode *mode = tc_cluster_mode_find("callpath-param");
+	struct tc_cluster_opts copts;
+	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
+	struct tc_cluster_input in;
+	struct tc_clustering result;
+	struct load_ctx ctx = { NULL, NULL };
+	struct tc_traceset *ts = NULL;
+	struct tc_pool *pool = NULL;
+	struct tc_raw_stats *rstats = NULL;
+	struct tc_progress *prog = NULL;
+	struct tc_error err;
+	struct stat st;
+	bool json = false, verify = false, refine = true, list = false;
+	unsigned flags = 0;
+	uint64_t u;
+	double d;
+	int c, rc, status = TC_EXIT_FAIL;
+
+	tc_cluster_opts_init(&copts);
+	tc_clustering_init(&result);
+	while ((c = getopt_long(argc, argv, ":m:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return tc_print_help(cluster_usage);
+		case 'm':
+			mode = tc_cluster_mode_find(optarg);
+			if (!mode)
+				return tc_usage_error(cmd, "--mode: unknown mode '%s' (see --list-modes)",
+						      optarg);
+			break;
+		case 'L':
+			list = true;
+			break;
+		case 'k':
+			rc = tc_parse_u64(cmd, "-k", optarg, &u);
+			if (rc)
+				return rc;
+			if (u < 1 || u > 4096)
+				return tc_usage_error(cmd, "-k: %s is out of range (1 to 4096)", optarg);
+			copts.k = (uint32_t)u;
+			break;
+		case 'T':
+			rc = tc_cluster_steps_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error(cmd, "--steps: expected single or double, got '%s'",
+						      optarg);
+			copts.steps = rc;
+			break;
+		case 'D':
+			rc = tc_cluster_distance_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error(cmd,
+						      "--distance: expected manhattan or euclidean, got '%s'",
+						      optarg);
+			copts.distance = rc;
+			break;
+		case 'F':
+			rc = tc_parse_double(cmd, "--threshold", optarg, &d);
+			if (rc)
+				return rc;
+			if (!(d >= 0.0 && d < 1.0))
+				return tc_usage_error(cmd, "--threshold: %s is out of range (0 to below 1)",
+						      optarg);
+			copts.threshold = d;
+			break;
+		case 'S':
+			rc = tc_parse_u64(cmd, "--seed", optarg, &u);
+			if (rc)
+				return rc;
+			copts.seed = u;
+			break;
+		case 'V':
+			verify = true;
+			break;
+		case 'R':
+			refine = false;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'M':
+			rc = tc_rsd_match_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error(cmd, "--match: expected params or callsite, got '%s'",
+						      optarg);
+			ropts.match = rc;
+			break;
+		case 'W':
+			rc = tc_parse_u64(cmd, "--window", optarg, &u);
+			if (rc)
+				return rc;
+			if (u < 1 || u > TC_RSD_WINDOW_MAX)
+				return tc_usage_error(cmd, "--window: %s is out of range (1 to %u)",
+						      optarg, TC_RSD_WINDOW_MAX);
+			ropts.window = (uint32_t)u;
+			break;
+		case 'A':
+			flags |= TC_RAW_SALVAGE;
+			break;
+		case ':':
+			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			return tc_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		default:
+			rc = tc_common_option(cmd, c, optarg);
+			if (rc < 0)
+				return -rc;
+			if (!rc)
+				return tc_usage_error(cmd, "unknown option");
+		}
+	}
+	if (list) {
+		if (optind != argc)
+			return tc_usage_error(cmd, "--list-modes takes no DIR");
+		return list_modes();
+	}
+	if (optind + 1 != argc)
+		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
+
+	tc_error_clear(&err);
+	pool = tc_cmd_pool();
+	copts.pool = pool;
+	if (tc_traceset_open(&ts, argv[optind], flags, pool, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	if ((stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) && tc_traceset_check(ts, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	ctx.sigs = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*ctx.sigs));
+	/* the traces stay in memory for exact comparison of members */
+	if (verify || (mode->flags & TC_CMF_TRACES) || (refine && (mode->flags & TC_CMF_REFINE)))
+		ctx.traces = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*ctx.traces));
+	rstats = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*rstats));
+	prog = tc_progress_start("reading", ts->nfiles);
+	ts->progress = tc_progress_counter(prog);
+	rc = tc_load_each(ts, pool, &ropts, load_one, &ctx, rstats, &err);
+	tc_progress_stop(&prog);
+	ts->progress = NULL;
+	if (rc) {
+		tc_report(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < ts->nfiles; i++)
+		if (!rstats[i].has_trailer || rstats[i].bad_blocks)
+			tc_warnf("'%s': salvaged %" PRIu64 " events; %" PRIu64
+				 " damaged bytes skipped%s%s",
+				 ts->files[i].path, rstats[i].events, rstats[i].bad_bytes,
+				 rstats[i].first_error_msg[0] ? "; first damage: " : "",
+				 rstats[i].first_error_msg[0] ? rstats[i].first_error_msg
+				 : (rstats[i].has_trailer ? "" : "; no trailer"));
+
+	in.sigs = ctx.sigs;
+	in.n = ts->nfiles;
+	/* --no-refine: cluster by the signatures alone */
+	in.traces = refine || (mode->flags & TC_CMF_TRACES) ? ctx.traces : NULL;
+	if (tc_cluster_run(mode, &in, &copts, &result, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	if (verify) {
+		in.traces = ctx.traces;
+		if (tc_cluster_verify(&result, &in, &copts, &err)) {
+			tc_report(&err);
+			goto out;
+		}
+	}
+	if (json)
+		print_json(ts, &result, mode, &ropts);
+	else
+		print_text(ts, &result, mode);
+	status = TC_EXIT_OK;
+out:
+	tc_clustering_release(&result);
+	if (ctx.traces)
+		tc_load_free_all(ctx.traces, ts ? ts->nfiles : 0);
+	free(ctx.sigs);
+	free(rstats);
+	tc_traceset_free(&ts);
+	tc_pool_free(pool);
+	return status;
+}

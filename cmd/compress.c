@@ -1,0 +1,583 @@
+/*
+ * compress.c - tracecluster compress: cluster the ranks of a trace set,
+ * merge the lead ranks' compressed traces into one global compressed
+ * trace (lib/merge.h) and write it as a .tct file (formats/tct.h).
+ *
+ * Dissertation §3.3 and §4.2: each lead's trace takes its cluster's
+ * ranklist, then the lead traces are merged over a radix tree, first
+ * within each main cluster (its sub-clusters), then across main clusters
+ * (Table 3.2: "default"; "filtering": within a main cluster only the
+ * parameters that differ are merged in). --mode none merges every rank's
+ * trace, as ScalaTrace does without clustering.
+ */
+#include "lib/compat.h"
+#include "cmd/cmd.h"
+#include "cmd/load.h"
+#include "cmd/progress.h"
+#include "cluster/cluster.h"
+#include "cluster/signature.h"
+#include "formats/raw.h"
+#include "formats/reader.h"
+#include "formats/tct.h"
+#include "formats/traceset.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/json.h"
+#include "lib/merge.h"
+#include "lib/pool.h"
+#include "lib/ranklist.h"
+#include "lib/rsd.h"
+#include "lib/strbuf.h"
+#include "lib/trace.h"
+#include "lib/xalloc.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <zlib.h>
+
+static const char compress_usage[] =
+	"usage: tracecluster compress [--mode M] [-o FILE] [--json] [--precision PCT]\n"
+	"                             [--variant default|filtering] [--bins N] [-k K]\n"
+	"                             [--threshold F] [--match callsite|params]\n"
+	"                             [--window N] [--report-json] [--salvage]\n"
+	"                             [--format F] [-j N] DIR|FILE\n"
+	"\n"
+	"Cluster the ranks of the trace set in DIR (or of the trace FILE), merge the\n"
+	"compressed traces of the cluster leads into one global compressed trace and\n"
+	"write it to the -o file (standard output when absent or '-'); then report\n"
+	"its size in bytes and gzip'd and the time taken (on standard error when the\n"
+	"trace goes to standard output). See tracecluster-compress(1) and\n"
+	"tracecluster-tct(5).\n"
+	"\n"
+	"  -m, --mode M        clustering mode (default callpath-param; see\n"
+	"                      tracecluster cluster --list-modes), or none: merge\n"
+	"                      every rank's trace (ScalaTrace without clustering)\n"
+	"  -o, --output FILE   write the global trace to FILE\n"
+	"      --json          write the trace in its JSON form instead of text\n"
+	"      --precision PCT merge precision, 0 to 100 (default 100: lossless);\n"
+	"                      below 100, parameter values and loop counts that differ\n"
+	"                      by at most 100-PCT percent go into histograms, at 0\n"
+	"                      every mismatch does\n"
+	"      --bins N        histogram bins (default 8, at most 256)\n"
+	"      --variant V     default: merge the leads of the sub-clusters of a main\n"
+	"                      cluster with the WLCS; filtering: merge only the\n"
+	"                      parameters that differ where the loop structure is the\n"
+	"                      same (chosen automatically when callpath-param's\n"
+	"                      filtering fallback applied)\n"
+	"  -k K                kfarthest, kmedoid: at most K clusters (default 9)\n"
+	"      --threshold F   callpath-param: COUNTs within F are alike (default 0.05)\n"
+	"      --match M       loop compression: callsite (default) or params\n"
+	"      --window N      loop compression looks back N nodes (default 256)\n"
+	"      --report-json   print the report as one JSON document\n"
+	"      --salvage       read damaged files up to their damage; warn instead of fail\n"
+	"      --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
+	"  -j, --threads N     worker threads\n"
+	"  -h, --help          this help\n";
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Bytes of data compressed by gzip (zlib, level 9, gzip wrapper). */
+static uint64_t gzip_size(const char *data, size_t len)
+{
+	unsigned char out[65536];
+	z_stream z;
+	uint64_t total = 0;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	z.next_in = (unsigned char *)data;
+	z.avail_in = 0;
+	do {
+		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
+		int flush;
+		z.avail_in = (uInt)chunk;
+		len -= chunk;
+		flush = len ? Z_NO_FLUSH : Z_FINISH;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			rc = deflate(&z, flush);
+			total += sizeof(out) - z.avail_out;
+		} while (z.avail_out == 0);
+	} while (len);
+	deflateEnd(&z);
+	return rc == Z_STREAM_END ? total : 0;
+}
+
+/* Copy the frames of a rank's call sites into the global trace. */
+static void copy_sites(struct tc_gtrace *g, const struct tc_rank_trace *t)
+{
+	for (size_t i = 0; i < t->nsites; i++) {
+		const struct tc_trace_site *s = &t->sites[i];
+		struct tc_gframe *fr = tc_xcalloc(s->nframes ? s->nframes : 1, sizeof(*fr));
+		if (tc_gtrace_site(g, s->signature) >= 0) {
+			free(fr);
+			continue;
+		}
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			fr[k].module = (char *)s->frames[k].module;
+			fr[k].offset = s->frames[k].offset;
+			fr[k].symbol = (char *)s->frames[k].symbol;
+		}
+		tc_gtrace_set_site(g, s->signature, fr, s->nframes);
+		free(fr);
+	}
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+struct load_ctx {
+	bool none;                     /* --mode none: convert at once */
+	const struct tc_merge_opts *mopts;
+	struct tc_signatures *sigs;    /* clustering: per file */
+	struct tc_rank_trace **traces; /* clustering: kept */
+	struct tc_gtrace **leaves;     /* none: per file */
+};
+
+static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error *err)
+{
+	struct load_ctx *c = p;
+
+	(void)err;
+	if (c->none) {
+		c->leaves[i] = tc_gtrace_from_rsd(t->seq, NULL, t->world_size, t->events, c->mopts);
+		copy_sites(c->leaves[i], t);
+		tc_rank_trace_free(&t);
+		return 0;
+	}
+	tc_signatures_compute(t, &c->sigs[i]);
+	c->traces[i] = t;
+	return 0;
+}
+
+/* ---- merging by clusters ------------------------------------------------- */
+
+struct leaf_job {
+	const struct tc_clustering *cl;
+	struct tc_rank_trace **traces;
+	int32_t world;
+	const struct tc_merge_opts *mopts;
+	struct tc_gtrace **out;
+};
+
+static void make_leaf(size_t i, void *p)
+{
+	struct leaf_job *j = p;
+	const struct tc_cluster *c = &j->cl->clusters[i];
+	const struct tc_rank_trace *t = j->traces[c->lead_index];
+
+	j->out[i] = tc_gtrace_from_rsd(t->seq, &c->ranklist, j->world, t->events, j->mopts);
+	copy_sites(j->out[i], t);
+}
+
+/*
+ * Merge the leaves (one per cluster, in cluster order) within each main
+ * cluster, then the main clusters' traces; clusters without a main cluster
+ * stand alone. Returns the global trace.
+ */
+static struct tc_gtrace *merge_clusters(const struct tc_clustering *cl, struct tc_gtrace **leaves,
+					struct tc_pool *pool, const struct tc_merge_opts *mopts)
+{
+	size_t ngroups = 0;
+	struct tc_gtrace **groups = tc_xcalloc(cl->nclusters + 1, sizeof(*groups));
+	struct tc_gtrace **items = tc_xcalloc(cl->nclusters + 1, sizeof(*items));
+	bool *done = tc_xcalloc(cl->nclusters + 1, sizeof(*done));
+	struct tc_merge_opts across = *mopts;
+	struct tc_gtrace *g;
+
+	across.filtering = false;
+	for (size_t i = 0; i < cl->nclusters; i++) {
+		size_t n = 0;
+		if (done[i])
+			continue;
+		for (size_t k = i; k < cl->nclusters; k++) {
+			if (done[k] || cl->clusters[k].parent != cl->clusters[i].parent ||
+			    (cl->clusters[i].parent < 0 && k != i))
+				continue;
+			done[k] = true;
+			items[n++] = leaves[k];
+			leaves[k] = NULL;
+		}
+		groups[ngroups++] = tc_gtrace_merge_tree(items, n, pool, mopts);
+	}
+	g = tc_gtrace_merge_tree(groups, ngroups, pool, &across);
+	free(groups);
+	free(items);
+	free(done);
+	return g;
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+struct report {
+	const char *path;
+	const char *mode;
+	const char *variant;
+	bool variant_auto;
+	bool json_form;
+	double precision;
+	uint32_t bins;
+	size_t ranks;
+	int32_t world;
+	size_t clusters, mains;
+	uint64_t events;
+	struct tc_gtrace_info info;
+	uint64_t bytes, gz;
+	double t_load, t_cluster, t_merge, t_write, t_total;
+};
+
+static void report_text(FILE *f, const struct report *r)
+{
+	fprintf(f, "global trace: %s (%s)\n", r->path, r->json_form ? "json" : "text");
+	fprintf(f, "mode:         %s, variant %s%s, precision %g%%\n", r->mode, r->variant,
+		r->variant_auto ? " (automatic)" : "", r->precision);
+	fprintf(f, "ranks:        %zu of %" PRId32 ", %zu lead trace%s merged", r->ranks, r->world,
+		r->clusters, r->clusters == 1 ? "" : "s");
+	if (r->mains)
+		fprintf(f, " (%zu main cluster%s)", r->mains, r->mains == 1 ? "" : "s");
+	fprintf(f, "\n");
+	fprintf(f, "events:       %" PRIu64 "\n", r->events);
+	fprintf(f, "nodes:        %" PRIu64 " (%" PRIu64 " events, %" PRIu64 " loops, depth %" PRIu32
+		"), %" PRIu64 " value variants (%" PRIu64 " per occurrence), %" PRIu64
+		" histograms\n",
+		r->info.nodes, r->info.events, r->info.loops, r->info.depth, r->info.variants,
+		r->info.varying, r->info.hists);
+	fprintf(f, "size:         %" PRIu64 " bytes, %" PRIu64 " bytes gzip'd\n", r->bytes, r->gz);
+	fprintf(f, "time:         %.3f s (load %.3f, cluster %.3f, merge %.3f, write %.3f)\n",
+		r->t_total, r->t_load, r->t_cluster, r->t_merge, r->t_write);
+}
+
+static void report_json(FILE *f, const struct report *r)
+{
+	struct tc_json *o = tc_json_object(), *t = tc_json_object(), *n = tc_json_object();
+
+	tc_json_set_int(o, "schema", 1);
+	tc_json_set_str(o, "output", r->path);
+	tc_json_set_str(o, "form", r->json_form ? "json" : "text");
+	tc_json_set_str(o, "mode", r->mode);
+	tc_json_set_str(o, "variant", r->variant);
+	tc_json_set_bool(o, "variant_automatic", r->variant_auto);
+	tc_json_set_real(o, "precision", r->precision);
+	tc_json_set_uint(o, "bins", r->bins);
+	tc_json_set_uint(o, "ranks", r->ranks);
+	tc_json_set_int(o, "world_size", r->world);
+	tc_json_set_uint(o, "leads", r->clusters);
+	tc_json_set_uint(o, "main_clusters", r->mains);
+	tc_json_set_uint(o, "events", r->events);
+	tc_json_set_uint(n, "nodes", r->info.nodes);
+	tc_json_set_uint(n, "events", r->info.events);
+	tc_json_set_uint(n, "loops", r->info.loops);
+	tc_json_set_uint(n, "depth", r->info.depth);
+	tc_json_set_uint(n, "variants", r->info.variants);
+	tc_json_set_uint(n, "varying", r->info.varying);
+	tc_json_set_uint(n, "histograms", r->info.hists);
+	tc_json_set(o, "nodes", n);
+	tc_json_set_uint(o, "bytes", r->bytes);
+	tc_json_set_uint(o, "gzip_bytes", r->gz);
+	tc_json_set_real(t, "total", r->t_total);
+	tc_json_set_real(t, "load", r->t_load);
+	tc_json_set_real(t, "cluster", r->t_cluster);
+	tc_json_set_real(t, "merge", r->t_merge);
+	tc_json_set_real(t, "write", r->t_write);
+	tc_json_set(o, "seconds", t);
+	tc_json_write(o, f, TC_JSON_COMPACT);
+	tc_json_free(o);
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+int cmd_compress(int argc, char **argv)
+{
+	static const char *cmd = "compress";
+	static const struct option longopts[] = {
+		TC_COMMON_LONGOPTS,
+		{ "mode", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "precision", required_argument, NULL, 'P' },
+		{ "bins", required_argument, NULL, 'B' },
+		{ "variant", required_argument, NULL, 'V' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "match", required_argument, NULL, 'M' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "report-json", no_argument, NULL, 'R' },
+		{ "salvage", no_argument, NULL, 'A' },
+		{ "format", required_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
+	struct tc_merge_opts mopts = { 100, TC_HIST_BINS_DEFAULT, false };
+	struct tc_cluster_opts copts;
+	const struct tc_cluster_mode *mode = NULL;
+	const char *mode_name = "callpath-param", *out = "-", *variant = "default";
+	struct tc_traceset *ts = NULL;
+	struct tc_pool *pool = NULL;
+	struct tc_progress *prog = NULL;
+	struct tc_raw_stats *rstats = NULL;
+	struct load_ctx lc;
+	struct tc_clustering result;
+	struct tc_gtrace *g = NULL, **leaves = NULL;
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_error err;
+	struct report rep;
+	bool json = false, rjson = false, none = false;
+	enum tc_format fmt = TC_FMT_AUTO;
+	unsigned flags = 0;
+	double t0 = now_s(), t1;
+	FILE *rf;
+	struct stat st;
+	uint64_t u;
+	int c, rc, status = TC_EXIT_FAIL;
+
+	tc_cluster_opts_init(&copts);
+	tc_clustering_init(&result);
+	memset(&lc, 0, sizeof(lc));
+	memset(&rep, 0, sizeof(rep));
+	while ((c = getopt_long(argc, argv, "m:o:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return tc_print_help(compress_usage);
+		case 'm':
+			mode_name = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'P':
+			if ((rc = tc_parse_double(cmd, "--precision", optarg, &mopts.precision)))
+				return rc;
+			if (!(mopts.precision >= 0 && mopts.precision <= 100))
+				return tc_usage_error(cmd, "--precision: %s is out of range (0 to 100)",
+						      optarg);
+			break;
+		case 'B':
+			if ((rc = tc_parse_u64(cmd, "--bins", optarg, &u)))
+				return rc;
+			if (u < 1 || u > TC_HIST_BINS_MAX)
+				return tc_usage_error(cmd, "--bins: %s is out of range (1 to %u)", optarg,
+						      TC_HIST_BINS_MAX);
+			mopts.bins = (uint32_t)u;
+			break;
+		case 'V':
+			if (strcmp(optarg, "default") && strcmp(optarg, "filtering"))
+				return tc_usage_error(cmd, "--variant: expected default or filtering, got '%s'",
+						      optarg);
+			variant = optarg;
+			break;
+		case 'k':
+			if ((rc = tc_parse_u64(cmd, "-k", optarg, &u)))
+				return rc;
+			if (u < 1 || u > UINT32_MAX)
+				return tc_usage_error(cmd, "-k: %s is out of range", optarg);
+			copts.k = (uint32_t)u;
+			break;
+		case 'T':
+			if ((rc = tc_parse_double(cmd, "--threshold", optarg, &copts.threshold)))
+				return rc;
+			if (!(copts.threshold >= 0 && copts.threshold <= 1))
+				return tc_usage_error(cmd, "--threshold: %s is out of range (0 to 1)",
+						      optarg);
+			break;
+		case 'M':
+			rc = tc_rsd_match_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error(cmd, "--match: expected params or callsite, got '%s'",
+						      optarg);
+			ropts.match = rc;
+			break;
+		case 'W':
+			if ((rc = tc_parse_u64(cmd, "--window", optarg, &u)))
+				return rc;
+			if (u < 1 || u > TC_RSD_WINDOW_MAX)
+				return tc_usage_error(cmd, "--window: %s is out of range (1 to %u)", optarg,
+						      TC_RSD_WINDOW_MAX);
+			ropts.window = (uint32_t)u;
+			break;
+		case 'R':
+			rjson = true;
+			break;
+		case 'A':
+			flags |= TC_RAW_SALVAGE;
+			break;
+		case 'F':
+			rc = tc_format_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error(cmd, "--format: expected raw, scalatrace or dumpi, got '%s'",
+						      optarg);
+			fmt = (enum tc_format)rc;
+			break;
+		case ':':
+			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			return tc_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		default:
+			rc = tc_common_option(cmd, c, optarg);
+			if (rc < 0)
+				return -rc;
+			if (!rc)
+				return tc_usage_error(cmd, "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
+	none = !strcmp(mode_name, "none");
+	if (!none && !(mode = tc_cluster_mode_find(mode_name)))
+		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
+				      "--list-modes, or none)", mode_name);
+	mopts.filtering = !strcmp(variant, "filtering");
+
+	tc_error_clear(&err);
+	pool = tc_cmd_pool();
+	copts.pool = pool;
+	if (tc_traceset_open_format(&ts, argv[optind], fmt, flags, pool, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	if (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode) && tc_traceset_check(ts, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+
+	/* load: every rank's trace compressed into loops */
+	lc.none = none;
+	lc.mopts = &mopts;
+	if (none) {
+		lc.leaves = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.leaves));
+	} else {
+		lc.sigs = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.sigs));
+		lc.traces = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.traces));
+	}
+	rstats = tc_xcalloc(ts->nfiles + 1, sizeof(*rstats));
+	prog = tc_progress_start("reading", ts->nfiles);
+	ts->progress = tc_progress_counter(prog);
+	rc = tc_load_each(ts, pool, &ropts, load_one, &lc, rstats, &err);
+	tc_progress_stop(&prog);
+	ts->progress = NULL;
+	if (rc) {
+		tc_report(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < ts->nfiles; i++)
+		if (!rstats[i].has_trailer || rstats[i].bad_blocks)
+			tc_warnf("'%s': salvaged %" PRIu64 " events", ts->files[i].path,
+				 rstats[i].events);
+	t1 = now_s();
+	rep.t_load = t1 - t0;
+
+	if (none) {
+		rep.clusters = ts->nfiles;
+		leaves = lc.leaves;
+		lc.leaves = NULL;
+		rep.t_cluster = 0;
+		t0 = now_s();
+		g = tc_gtrace_merge_tree(leaves, ts->nfiles, pool, &mopts);
+		rep.t_merge = now_s() - t0;
+	} else {
+		struct tc_cluster_input in = { lc.sigs, ts->nfiles, lc.traces };
+		struct leaf_job job;
+		t0 = now_s();
+		if (tc_cluster_run(mode, &in, &copts, &result, &err)) {
+			tc_report(&err);
+			goto out;
+		}
+		rep.t_cluster = now_s() - t0;
+		rep.clusters = result.nclusters;
+		rep.mains = result.nmains;
+		if (result.filter.applied && !mopts.filtering) {
+			/* §3.6: past P/2 sub-clusters, only differing parameters */
+			mopts.filtering = true;
+			variant = "filtering";
+			rep.variant_auto = true;
+		}
+		t0 = now_s();
+		leaves = tc_xcalloc(result.nclusters + 1, sizeof(*leaves));
+		job.cl = &result;
+		job.traces = lc.traces;
+		job.world = ts->world_size;
+		job.mopts = &mopts;
+		job.out = leaves;
+		tc_pool_for(pool, result.nclusters, make_leaf, &job);
+		g = merge_clusters(&result, leaves, pool, &mopts);
+		rep.t_merge = now_s() - t0;
+	}
+	if (!g) {
+		tc_errorf("'%s': no rank to merge", argv[optind]);
+		goto out;
+	}
+	snprintf(g->mode, sizeof(g->mode), "%s", none ? "none" : mode->name);
+	snprintf(g->variant, sizeof(g->variant), "%s", variant);
+	g->precision = mopts.precision;
+	g->bins = mopts.bins;
+	if (g->world_size < ts->world_size)
+		g->world_size = ts->world_size;
+	tc_gtrace_finish(g);
+
+	t0 = now_s();
+	tc_tct_format(g, json ? TC_TCT_JSON : TC_TCT_TEXT, &sb);
+	if (tc_tct_write_file(out, sb.buf ? sb.buf : "", sb.len, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	rep.t_write = now_s() - t0;
+
+	rep.path = strcmp(out, "-") ? out : "standard output";
+	rep.mode = g->mode;
+	rep.variant = g->variant;
+	rep.json_form = json;
+	rep.precision = g->precision;
+	rep.bins = g->bins;
+	rep.ranks = (size_t)g->ranks.count;
+	rep.world = g->world_size;
+	rep.events = g->events;
+	tc_gtrace_info(g, &rep.info);
+	rep.bytes = sb.len;
+	rep.gz = gzip_size(sb.buf ? sb.buf : "", sb.len);
+	rep.t_total = rep.t_load + rep.t_cluster + rep.t_merge + rep.t_write;
+	rf = strcmp(out, "-") ? stdout : stderr;
+	if (rf == stderr)
+		fflush(stdout);
+	if (tc_g.verbosity >= 0 || rjson) {
+		if (rjson)
+			report_json(rf, &rep);
+		else
+			report_text(rf, &rep);
+	}
+	status = TC_EXIT_OK;
+out:
+	tc_strbuf_release(&sb);
+	tc_gtrace_free(&g);
+	if (leaves) {
+		size_t n = none ? (ts ? ts->nfiles : 0) : result.nclusters;
+		for (size_t i = 0; i < n; i++)
+			tc_gtrace_free(&leaves[i]);
+		free(leaves);
+	}
+	if (lc.leaves) {
+		for (size_t i = 0; ts && i < ts->nfiles; i++)
+			tc_gtrace_free(&lc.leaves[i]);
+		free(lc.leaves);
+	}
+	if (lc.traces)
+		tc_load_free_all(lc.traces, ts ? ts->nfiles : 0);
+	free(lc.sigs);
+	free(rstats);
+	tc_clustering_release(&result);
+	tc_traceset_free(&ts);
+	tc_pool_free(pool);
+	return status;
+}

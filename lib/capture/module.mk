@@ -1,0 +1,126 @@
+# lib/capture/module.mk - the capture shim (PMPI interposer) and its tests.
+#
+# Built when an MPI C compiler is found (MPICC, default mpicc):
+#   $(BUILD)/libtracecluster-capture.so   LD_PRELOAD or link before -lmpi
+#   $(BUILD)/libtracecluster-capture.a    static, for link-time use
+#   $(BUILD)/tracecluster-capture.pc      pkg-config file
+# The shim and the raw-writer sources it needs are compiled a second time
+# with -fPIC into $(BUILD)/pic/. The shim is never built with sanitizers:
+# it is preloaded into MPI programs that are not, and ASan must come first
+# in the initial library list; SANITIZE builds still build it plain, so
+# their tests exercise the sanitized reader against it.
+
+MPICC ?= mpicc
+MPIFC ?= mpif90
+HAVE_MPICC := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
+HAVE_MPIFC := $(shell command -v $(MPIFC) >/dev/null 2>&1 && echo yes)
+
+# runtime dlopen()ed for fast stack walks (see libtracecluster-capture(3))
+DEPS_PKGS += libunwind8
+
+CAPTURE_SRCS := lib/capture/capture.c lib/capture/elfsym.c lib/capture/record.c \
+	lib/capture/sites.c lib/capture/tables.c lib/capture/unwind.c lib/capture/wrap_c.c \
+	lib/capture/wrap_f.c
+CAPTURE_CORE_SRCS := lib/error.c lib/event.c lib/hash.c lib/ranklist.c lib/varint.c \
+	lib/xalloc.c formats/raw_codec.c formats/raw_write.c
+CAPTURE_OBJS := $(CAPTURE_SRCS:%.c=$(BUILD)/pic/%.o) $(CAPTURE_CORE_SRCS:%.c=$(BUILD)/pic/%.o)
+CAPTURE_SO := $(BUILD)/libtracecluster-capture.so
+CAPTURE_A := $(BUILD)/libtracecluster-capture.a
+CAPTURE_PC := $(BUILD)/tracecluster-capture.pc
+
+CAPTURE_CFLAGS = -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
+	-pthread -I. -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
+	$(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null) -MMD -MP
+ifdef DEVELOPER
+CAPTURE_CFLAGS += -Werror
+endif
+CAPTURE_LIBS = $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz) -ldl -pthread
+
+# test programs (testdata/capture/) and the trace checker
+CAPTURE_TEST_C := ring halo2d coll split persist anysrc io mt bench
+CAPTURE_TEST_F := ring_mpifh halo_usempi coll_f08
+CAPTURE_TESTPROGS := $(CAPTURE_TEST_C:%=$(BUILD)/testdata/capture/%)
+ifeq ($(HAVE_MPIFC),yes)
+CAPTURE_TESTPROGS += $(CAPTURE_TEST_F:%=$(BUILD)/testdata/capture/%) \
+	$(BUILD)/testdata/capture/mixed
+endif
+TCR_EVENTS := $(BUILD)/test/capture/tcr-events
+
+ifeq ($(HAVE_MPICC),yes)
+all: $(CAPTURE_SO) $(CAPTURE_A) $(CAPTURE_PC)
+# make check runs `all unit-tests`, make bench `all bench-tools`: the
+# capture tests and test/bench-capture.sh need these too
+unit-tests bench-tools: $(CAPTURE_TESTPROGS) $(TCR_EVENTS)
+endif
+
+$(BUILD)/pic/lib/capture/%.o: lib/capture/%.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC) $(CFLAGS) $(CAPTURE_CFLAGS) -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(CC) $(CFLAGS) $(CAPTURE_CFLAGS) -c -o $@ $<
+
+$(CAPTURE_SO): $(CAPTURE_OBJS)
+	$(Q_LD)$(MPICC) -shared $(LDFLAGS) -Wl,-soname,libtracecluster-capture.so -Wl,-z,defs \
+		-o $@ $(CAPTURE_OBJS) $(CAPTURE_LIBS)
+
+$(CAPTURE_A): $(CAPTURE_OBJS)
+	@rm -f $@
+	$(Q_AR)$(AR) rcs $@ $^
+
+# the pkg-config file for PREFIX/LIBDIR as given (install writes it again)
+capture_pc = printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' '' \
+	'Name: tracecluster-capture' \
+	'Description: PMPI capture shim of tracecluster (MPI communication traces)' \
+	'Version: $(patsubst "%",%,$(word 3,$(shell grep "define TC_VERSION" lib/compat.h)))' \
+	'Libs: -L$${libdir} -ltracecluster-capture' \
+	'Libs.private: $(strip $(CAPTURE_LIBS))' >$(1)
+
+$(CAPTURE_PC): lib/capture/module.mk lib/compat.h
+	@mkdir -p $(dir $@)
+	@$(call capture_pc,$@)
+
+$(BUILD)/testdata/capture/%: testdata/capture/%.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC) -O2 -g -Wall -o $@ $< -lpthread
+
+$(BUILD)/testdata/capture/%: testdata/capture/%.f90
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPIFC) -O2 -g -J $(dir $@) -o $@ $<
+
+$(BUILD)/testdata/capture/mixed: testdata/capture/mixed.f90 testdata/capture/mixed_lib.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC) -O2 -g -c -o $@_lib.o testdata/capture/mixed_lib.c
+	$(Q_LD)$(MPIFC) -O2 -g -J $(dir $@) -o $@ testdata/capture/mixed.f90 $@_lib.o
+
+$(TCR_EVENTS): $(BUILD)/test/capture/tcr-events.o $(LIBTC)
+	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $< $(LIBTC) $(TC_LIBS)
+
+capture: $(CAPTURE_SO) $(CAPTURE_A) $(CAPTURE_PC) $(CAPTURE_TESTPROGS) $(TCR_EVENTS)
+
+# optional, not part of make check: trace LAMMPS and HPCC from Debian
+check-apps: all
+	@sh test/check-apps.sh $(BUILD)
+
+install-capture: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR)/man3
+	install -m 644 man/libtracecluster-capture.3 $(DESTDIR)$(MANDIR)/man3/
+	if [ -f $(CAPTURE_SO) ]; then \
+		install -m 755 $(CAPTURE_SO) $(DESTDIR)$(LIBDIR)/ && \
+		install -m 644 $(CAPTURE_A) $(DESTDIR)$(LIBDIR)/ && \
+		$(call capture_pc,$(DESTDIR)$(LIBDIR)/pkgconfig/tracecluster-capture.pc); \
+	fi
+
+uninstall-capture:
+	rm -f $(DESTDIR)$(LIBDIR)/libtracecluster-capture.so \
+		$(DESTDIR)$(LIBDIR)/libtracecluster-capture.a \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/tracecluster-capture.pc \
+		$(DESTDIR)$(MANDIR)/man3/libtracecluster-capture.3
+
+install: install-capture
+uninstall: uninstall-capture
+
+.PHONY: capture check-apps install-capture uninstall-capture
+
+-include $(CAPTURE_OBJS:.o=.d) $(BUILD)/test/capture/tcr-events.d

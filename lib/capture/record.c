@@ -1,0 +1,1488 @@
+/*
+ * record.c - the recording side of every wrapped MPI function.
+ *
+ * Pattern of each function: if the call is not to be recorded (tracing
+ * off, or nested in another wrapper), call PMPI_ and return. Otherwise
+ * read the clock, call PMPI_, read the clock again (tc_cap_begin), fill
+ * the event, commit. Work that needs a handle before MPI changes it
+ * (requests completed by wait/test, a communicator being freed) is done
+ * before the PMPI_ call, outside the timed interval.
+ *
+ * Field conventions (see libtracecluster-capture(3)): peers and roots are
+ * world ranks; count/dtype describe this process's contribution (send
+ * side; the receive side for Scatter(v)); v-variants add the per-peer
+ * count vectors; completions give request id, actual source, tag and
+ * received bytes.
+ */
+#include "lib/compat.h"
+#include "lib/capture/record.h"
+#include "lib/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- per-thread scratch ------------------------------------------------- */
+
+static __thread struct tc_scratch *tls_scratch __attribute__((tls_model("initial-exec")));
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p)
+{
+	struct tc_scratch *s = p;
+
+	if (!s)
+		return;
+	free(s->compl);
+	free(s->scounts);
+	free(s->rcounts);
+	free(s->reqs);
+	free(s->statuses);
+	free(s->handles);
+	free(s);
+}
+
+static void scratch_key_init(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+}
+
+struct tc_scratch *tc_scratch_get(void)
+{
+	if (TC_UNLIKELY(!tls_scratch)) {
+		pthread_once(&scratch_once, scratch_key_init);
+		tls_scratch = tc_xcalloc(1, sizeof(*tls_scratch));
+		pthread_setspecific(scratch_key, tls_scratch);
+	}
+	return tls_scratch;
+}
+
+/* ---- event helpers ------------------------------------------------------ */
+
+static inline void set_rc(struct tc_event *ev, int rc)
+{
+	if (rc != MPI_SUCCESS) {
+		ev->fields |= TC_F_RESULT;
+		ev->result = rc;
+	}
+}
+
+static inline void set_dtype(struct tc_event *ev, uint64_t count, MPI_Datatype dt)
+{
+	ev->fields |= TC_F_COUNT | TC_F_DTYPE;
+	ev->count = count;
+	tc_dtype(dt, &ev->dtype, &ev->dtype_size);
+}
+
+static inline void set_p2p(struct tc_event *ev, const struct tc_comm_info *ci, int peer,
+			   int tag, int count, MPI_Datatype dt)
+{
+	ev->fields |= TC_F_COMM | TC_F_PEER | TC_F_TAG;
+	ev->comm = ci->id;
+	ev->peer = tc_comm_peer(ci, peer);
+	ev->tag = tag;
+	set_dtype(ev, count < 0 ? 0 : (uint64_t)count, dt);
+}
+
+static inline void set_comm(struct tc_event *ev, const struct tc_comm_info *ci)
+{
+	ev->fields |= TC_F_COMM;
+	ev->comm = ci->id;
+}
+
+static inline void set_root(struct tc_event *ev, const struct tc_comm_info *ci, int root)
+{
+	ev->fields |= TC_F_ROOT;
+	ev->root = root == MPI_ROOT ? tc_cap.rank : tc_comm_peer(ci, root);
+}
+
+static inline void set_redop(struct tc_event *ev, MPI_Op op)
+{
+	ev->fields |= TC_F_REDOP;
+	ev->redop = tc_redop(op);
+}
+
+static inline uint64_t status_bytes(const MPI_Status *st)
+{
+	int n = 0;
+
+	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+		return 0;
+	return (uint64_t)n;
+}
+
+/* A receive's status as a completion record. */
+static inline void set_status(struct tc_completion *c, const MPI_Status *st,
+			      const struct tc_comm_info *ci, uint64_t id)
+{
+	c->request = id;
+	c->source = tc_comm_peer(ci, st->MPI_SOURCE);
+	c->tag = st->MPI_TAG;
+	c->bytes = status_bytes(st);
+}
+
+static inline void one_completion(struct tc_event *ev, struct tc_completion *c)
+{
+	ev->fields |= TC_F_COMPL;
+	ev->ncompl = 1;
+	ev->compl = c;
+}
+
+static uint64_t *counts64(uint64_t **arr, size_t *alloc, const int *v, int n)
+{
+	TC_ALLOC_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc);
+	for (int i = 0; i < n; i++)
+		(*arr)[i] = v[i] > 0 ? (uint64_t)v[i] : 0;
+	return *arr;
+}
+
+static void set_scounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
+{
+	if (!v || n <= 0)
+		return;
+	ev->fields |= TC_F_SCOUNTS;
+	ev->scounts = counts64(&sc->scounts, &sc->scounts_alloc, v, n);
+	ev->nscounts = (uint32_t)n;
+}
+
+static void set_rcounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
+{
+	if (!v || n <= 0)
+		return;
+	ev->fields |= TC_F_RCOUNTS;
+	ev->rcounts = counts64(&sc->rcounts, &sc->rcounts_alloc, v, n);
+	ev->nrcounts = (uint32_t)n;
+}
+
+static inline void set_request(struct tc_event *ev, int rc, MPI_Request *req, unsigned op,
+			       enum tc_req_kind kind, bool persistent, struct tc_comm_info *ci)
+{
+	if (rc != MPI_SUCCESS || !req)
+		return;
+	ev->fields |= TC_F_REQUEST;
+	ev->request = tc_req_new(*req, op, kind, persistent, ci, ev);
+}
+
+#define PASS_IF_OFF(call)                   \
+	do {                                \
+		if (!tc_cap_enter())        \
+			return call;        \
+	} while (0)
+
+/* ---- environment -------------------------------------------------------- */
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int tcw_init(int *argc, char ***argv, void *ra)
+{
+	uint64_t rt = realtime_ns(), t0 = tc_cap_clock(), t1;
+	int rc = PMPI_Init(argc, argv), provided = MPI_THREAD_SINGLE;
+
+	t1 = tc_cap_clock();
+	if (rc == MPI_SUCCESS) {
+		PMPI_Query_thread(&provided);
+		tc_cap_setup(TC_OP_INIT, t0, t1, rt, provided, ra);
+	}
+	return rc;
+}
+
+int tcw_init_thread(int *argc, char ***argv, int required, int *provided, void *ra)
+{
+	uint64_t rt = realtime_ns(), t0 = tc_cap_clock(), t1;
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	t1 = tc_cap_clock();
+	if (rc == MPI_SUCCESS)
+		tc_cap_setup(TC_OP_INIT_THREAD, t0, t1, rt, *provided, ra);
+	return rc;
+}
+
+int tcw_finalize(void *ra)
+{
+	uint64_t t0 = tc_cap_clock(), t1;
+	int rc = PMPI_Finalize();
+
+	t1 = tc_cap_clock();
+	tc_cap_finalize(t0, t1, rc, ra);
+	return rc;
+}
+
+int tcw_abort(MPI_Comm comm, int code)
+{
+	tc_cap_shutdown();
+	return PMPI_Abort(comm, code);
+}
+
+int tcw_pcontrol(int level, void *ra)
+{
+	uint64_t t0 = tc_cap_clock();
+
+	/* resuming: record the call that resumes */
+	if (level != 0)
+		tc_cap_pcontrol(level);
+	if (tc_cap_enter()) {
+		struct tc_rec r;
+		tc_cap_begin(&r, TC_OP_PCONTROL, t0, ra);
+		r.ev.fields |= TC_F_COUNT;
+		r.ev.count = (uint64_t)(int64_t)level;
+		tc_cap_commit(&r);
+		tc_cap_leave();
+	}
+	if (level == 0)
+		tc_cap_pcontrol(level);
+	return MPI_SUCCESS;
+}
+
+/* ---- point to point ----------------------------------------------------- */
+
+static inline int pmpi_send(unsigned op, const void *buf, int count, MPI_Datatype dt, int dest,
+			    int tag, MPI_Comm comm)
+{
+	switch (op) {
+	case TC_OP_BSEND:
+		return PMPI_Bsend(buf, count, dt, dest, tag, comm);
+	case TC_OP_SSEND:
+		return PMPI_Ssend(buf, count, dt, dest, tag, comm);
+	case TC_OP_RSEND:
+		return PMPI_Rsend(buf, count, dt, dest, tag, comm);
+	default:
+		return PMPI_Send(buf, count, dt, dest, tag, comm);
+	}
+}
+
+int tcw_send(unsigned op, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	     MPI_Comm comm, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_send(op, buf, count, dt, dest, tag, comm));
+	t0 = tc_cap_clock();
+	rc = pmpi_send(op, buf, count, dt, dest, tag, comm);
+	tc_cap_begin(&r, op, t0, ra);
+	set_p2p(&r.ev, tc_comm_get(comm), dest, tag, count, dt);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+static inline int pmpi_isend(unsigned op, const void *buf, int count, MPI_Datatype dt, int peer,
+			     int tag, MPI_Comm comm, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_IBSEND:
+		return PMPI_Ibsend(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_ISSEND:
+		return PMPI_Issend(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_IRSEND:
+		return PMPI_Irsend(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_IRECV:
+		return PMPI_Irecv((void *)buf, count, dt, peer, tag, comm, req);
+	case TC_OP_SEND_INIT:
+		return PMPI_Send_init(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_BSEND_INIT:
+		return PMPI_Bsend_init(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_SSEND_INIT:
+		return PMPI_Ssend_init(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_RSEND_INIT:
+		return PMPI_Rsend_init(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_RECV_INIT:
+		return PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, req);
+	default:
+		return PMPI_Isend(buf, count, dt, peer, tag, comm, req);
+	}
+}
+
+int tcw_isend(unsigned op, const void *buf, int count, MPI_Datatype dt, int peer, int tag,
+	      MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+	bool recv = op == TC_OP_IRECV || op == TC_OP_RECV_INIT;
+	bool persistent = tc_op_kind(op) == TC_K_PERSIST;
+
+	PASS_IF_OFF(pmpi_isend(op, buf, count, dt, peer, tag, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_isend(op, buf, count, dt, peer, tag, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, peer, tag, count, dt);
+	set_request(&r.ev, rc, req, op, recv ? TC_REQ_RECV : TC_REQ_SEND, persistent, ci);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+	     MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_comm_info *ci;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Recv(buf, count, dt, src, tag, comm, status));
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = PMPI_Recv(buf, count, dt, src, tag, comm, status);
+	tc_cap_begin(&r, TC_OP_RECV, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, src, tag, count, dt);
+	if (rc == MPI_SUCCESS) {
+		set_status(&c, status, ci, 0);
+		one_completion(&r.ev, &c);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+		 void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+		 MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_comm_info *ci;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+				  comm, status));
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+			   status);
+	tc_cap_begin(&r, TC_OP_SENDRECV, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, dest, stag, scount, stype);
+	r.ev.fields |= TC_F_RPEER;
+	r.ev.rpeer = tc_comm_peer(ci, src);
+	r.ev.rtag = rtag;
+	if (rc == MPI_SUCCESS) {
+		set_status(&c, status, ci, 0);
+		one_completion(&r.ev, &c);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+			 int rtag, MPI_Comm comm, MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_comm_info *ci;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status));
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status);
+	tc_cap_begin(&r, TC_OP_SENDRECV_REPLACE, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, dest, stag, count, dt);
+	r.ev.fields |= TC_F_RPEER;
+	r.ev.rpeer = tc_comm_peer(ci, src);
+	r.ev.rtag = rtag;
+	if (rc == MPI_SUCCESS) {
+		set_status(&c, status, ci, 0);
+		one_completion(&r.ev, &c);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Probe (flag NULL) and Iprobe */
+int tcw_probe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_comm_info *ci;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+#define CALL (flag ? PMPI_Iprobe(src, tag, comm, flag, status) : PMPI_Probe(src, tag, comm, status))
+	PASS_IF_OFF(CALL);
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, flag ? TC_OP_IPROBE : TC_OP_PROBE, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	r.ev.fields |= TC_F_PEER | TC_F_TAG;
+	r.ev.peer = tc_comm_peer(ci, src);
+	r.ev.tag = tag;
+	if (rc == MPI_SUCCESS && (!flag || *flag)) {
+		set_status(&c, status, ci, 0);
+		one_completion(&r.ev, &c);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* The parameters of a persistent request, copied into its Start event. */
+static void start_params(struct tc_event *ev, const struct tc_req_info *ri)
+{
+	ev->fields |= TC_F_REQUEST | TC_F_COMM | TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE;
+	ev->request = ri->id;
+	ev->comm = ri->comm_id;
+	ev->peer = ri->peer;
+	ev->tag = ri->tag;
+	ev->count = ri->count;
+	ev->dtype = ri->dtype;
+	ev->dtype_size = ri->dtype_size;
+}
+
+int tcw_start(MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_req_info ri;
+	MPI_Request h = *req;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Start(req));
+	t0 = tc_cap_clock();
+	rc = PMPI_Start(req);
+	tc_cap_begin(&r, TC_OP_START, t0, ra);
+	if (tc_req_peek(h, tc_req_stamp(), &ri)) {
+		start_params(&r.ev, &ri);
+		if (rc == MPI_SUCCESS)
+			tc_req_start(h, ri.id);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_startall(int n, MPI_Request reqs[], void *ra)
+{
+	struct tc_rec r;
+	struct tc_scratch *sc;
+	uint32_t stamp;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Startall(n, reqs));
+	t0 = tc_cap_clock();
+	rc = PMPI_Startall(n, reqs);
+	sc = tc_scratch_get();
+	TC_ALLOC_GROW(sc->compl, (size_t)(n > 0 ? n : 1), sc->compl_alloc);
+	tc_cap_begin(&r, TC_OP_STARTALL, t0, ra);
+	stamp = tc_req_stamp();
+	r.ev.fields |= TC_F_COUNT | TC_F_COMPL;
+	r.ev.count = n > 0 ? (uint64_t)n : 0;
+	for (int i = 0; i < n; i++) {
+		struct tc_req_info ri;
+		struct tc_completion *c = &sc->compl[r.ev.ncompl];
+		if (!tc_req_peek(reqs[i], stamp, &ri))
+			continue;
+		/* the started requests, in order: not completions, but the
+		 * same (request, peer, tag) shape */
+		c->request = ri.id;
+		c->source = ri.peer;
+		c->tag = ri.tag;
+		c->bytes = ri.count * ri.dtype_size;
+		r.ev.ncompl++;
+		if (rc == MPI_SUCCESS)
+			tc_req_start(reqs[i], ri.id);
+	}
+	r.ev.compl = sc->compl;
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_request_free(MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_req_info ri;
+	MPI_Request h = *req;
+	bool known;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Request_free(req));
+	t0 = tc_cap_clock();
+	rc = PMPI_Request_free(req);
+	tc_cap_begin(&r, TC_OP_REQUEST_FREE, t0, ra);
+	known = h != MPI_REQUEST_NULL && tc_req_peek(h, tc_req_stamp(), &ri);
+	if (known) {
+		r.ev.fields |= TC_F_REQUEST;
+		r.ev.request = ri.id;
+		if (rc == MPI_SUCCESS)
+			tc_req_forget(h, ri.id);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_cancel(MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_req_info ri;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Cancel(req));
+	t0 = tc_cap_clock();
+	rc = PMPI_Cancel(req);
+	tc_cap_begin(&r, TC_OP_CANCEL, t0, ra);
+	if (*req != MPI_REQUEST_NULL && tc_req_peek(*req, tc_req_stamp(), &ri)) {
+		r.ev.fields |= TC_F_REQUEST;
+		r.ev.request = ri.id;
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- completion --------------------------------------------------------- */
+
+/*
+ * Before a wait/test call: remember handle and request info of reqs[0..n)
+ * (the call nulls the handles it completes). An element that cannot
+ * complete (null handle, inactive persistent request) gets id 0 and
+ * kind TC_REQ_OTHER with comm NULL and is marked by handles[i] = NULL.
+ */
+static struct tc_scratch *pre_wait(int n, const MPI_Request reqs[])
+{
+	struct tc_scratch *sc = tc_scratch_get();
+	size_t m = (size_t)(n > 0 ? n : 1);
+	uint32_t stamp;
+
+	TC_ALLOC_GROW(sc->reqs, m, sc->reqs_alloc);
+	TC_ALLOC_GROW(sc->handles, m, sc->handles_alloc);
+	TC_ALLOC_GROW(sc->compl, m, sc->compl_alloc);
+	tc_cap_lock();
+	stamp = tc_req_stamp();
+	for (int i = 0; i < n; i++) {
+		struct tc_req_info *ri = &sc->reqs[i];
+		sc->handles[i] = reqs[i];
+		if (reqs[i] == MPI_REQUEST_NULL) {
+			memset(ri, 0, sizeof(*ri));
+			continue;
+		}
+		if (!tc_req_peek(reqs[i], stamp, ri)) {
+			memset(ri, 0, sizeof(*ri)); /* created by a call we do not wrap */
+			ri->active = 1;
+			continue;
+		}
+		if (!ri->persistent)
+			ri->active = 1;
+	}
+	tc_cap_unlock();
+	return sc;
+}
+
+static MPI_Status *statuses(struct tc_scratch *sc, MPI_Status *sts, int n)
+{
+	if (sts != MPI_STATUSES_IGNORE)
+		return sts;
+	TC_ALLOC_GROW(sc->statuses, (size_t)(n > 0 ? n : 1), sc->statuses_alloc);
+	return sc->statuses;
+}
+
+/* Element i of the wait/test call completed with status st: add it. */
+static void completed(struct tc_event *ev, struct tc_scratch *sc, int i, const MPI_Status *st)
+{
+	const struct tc_req_info *ri = &sc->reqs[i];
+	struct tc_completion *c;
+
+	if (sc->handles[i] == MPI_REQUEST_NULL || !ri->active)
+		return;
+	c = &sc->compl[ev->ncompl++];
+	c->request = ri->id;
+	c->source = TC_PEER_NONE;
+	c->tag = TC_ANY_TAG;
+	c->bytes = 0;
+	if (ri->kind == TC_REQ_RECV && st) {
+		c->source = tc_comm_peer(ri->comm ? ri->comm : tc_comm_get(MPI_COMM_WORLD),
+					 st->MPI_SOURCE);
+		c->tag = st->MPI_TAG;
+		c->bytes = status_bytes(st);
+	}
+	if (ri->id)
+		tc_req_done(sc->handles[i], ri->id);
+}
+
+static inline void start_compl(struct tc_event *ev, struct tc_scratch *sc)
+{
+	ev->fields |= TC_F_COMPL;
+	ev->ncompl = 0;
+	ev->compl = sc->compl;
+}
+
+/* Wait (flag NULL) and Test */
+int tcw_wait(MPI_Request *req, int *flag, MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_scratch *sc;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+#define CALL (flag ? PMPI_Test(req, flag, status) : PMPI_Wait(req, status))
+	PASS_IF_OFF(CALL);
+	sc = pre_wait(1, req);
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, flag ? TC_OP_TEST : TC_OP_WAIT, t0, ra);
+	start_compl(&r.ev, sc);
+	if (rc == MPI_SUCCESS && (!flag || *flag))
+		completed(&r.ev, sc, 0, status);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Waitall (flag NULL) and Testall */
+int tcw_waitall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], void *ra)
+{
+	struct tc_rec r;
+	struct tc_scratch *sc;
+	uint64_t t0;
+	int rc;
+
+#define CALL (flag ? PMPI_Testall(n, reqs, flag, sts) : PMPI_Waitall(n, reqs, sts))
+	PASS_IF_OFF(CALL);
+	sc = pre_wait(n, reqs);
+	sts = statuses(sc, sts, n);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, flag ? TC_OP_TESTALL : TC_OP_WAITALL, t0, ra);
+	r.ev.fields |= TC_F_COUNT;
+	r.ev.count = n > 0 ? (uint64_t)n : 0;
+	start_compl(&r.ev, sc);
+	if (rc == MPI_SUCCESS && (!flag || *flag)) {
+		for (int i = 0; i < n; i++)
+			completed(&r.ev, sc, i, &sts[i]);
+	} else if (rc == MPI_ERR_IN_STATUS) {
+		for (int i = 0; i < n; i++)
+			if (sts[i].MPI_ERROR != MPI_ERR_PENDING)
+				completed(&r.ev, sc, i, &sts[i]);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Waitany (flag NULL) and Testany */
+int tcw_waitany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_scratch *sc;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+#define CALL (flag ? PMPI_Testany(n, reqs, index, flag, status) \
+		   : PMPI_Waitany(n, reqs, index, status))
+	PASS_IF_OFF(CALL);
+	sc = pre_wait(n, reqs);
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, flag ? TC_OP_TESTANY : TC_OP_WAITANY, t0, ra);
+	r.ev.fields |= TC_F_COUNT;
+	r.ev.count = n > 0 ? (uint64_t)n : 0;
+	start_compl(&r.ev, sc);
+	if (rc == MPI_SUCCESS && (!flag || *flag) && *index != MPI_UNDEFINED && *index >= 0 &&
+	    *index < n)
+		completed(&r.ev, sc, *index, status);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Waitsome and Testsome */
+int tcw_waitsome(unsigned op, int n, MPI_Request reqs[], int *outcount, int indices[],
+		 MPI_Status sts[], void *ra)
+{
+	struct tc_rec r;
+	struct tc_scratch *sc;
+	uint64_t t0;
+	int rc;
+
+#define CALL (op == TC_OP_TESTSOME ? PMPI_Testsome(n, reqs, outcount, indices, sts) \
+				   : PMPI_Waitsome(n, reqs, outcount, indices, sts))
+	PASS_IF_OFF(CALL);
+	sc = pre_wait(n, reqs);
+	sts = statuses(sc, sts, n);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	r.ev.fields |= TC_F_COUNT;
+	r.ev.count = n > 0 ? (uint64_t)n : 0;
+	start_compl(&r.ev, sc);
+	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED) {
+		for (int k = 0; k < *outcount; k++)
+			if (indices[k] >= 0 && indices[k] < n)
+				completed(&r.ev, sc, indices[k], &sts[k]);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- collectives -------------------------------------------------------- */
+
+#define COLL_END(req, op, ci)                                                   \
+	do {                                                                    \
+		set_request(&r.ev, rc, req, op, TC_REQ_COLL, false, ci);        \
+		set_rc(&r.ev, rc);                                              \
+		tc_cap_commit(&r);                                              \
+		tc_cap_leave();                                                 \
+	} while (0)
+
+int tcw_barrier(MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	unsigned op = req ? TC_OP_IBARRIER : TC_OP_BARRIER;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Ibarrier(comm, req) : PMPI_Barrier(comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+int tcw_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+	      MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	unsigned op = req ? TC_OP_IBCAST : TC_OP_BCAST;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Ibcast(buf, count, dt, root, comm, req) \
+		  : PMPI_Bcast(buf, count, dt, root, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_dtype(&r.ev, count > 0 ? (uint64_t)count : 0, dt);
+	set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_REDUCE:
+		return PMPI_Reduce(sbuf, rbuf, count, dt, redop, root, comm);
+	case TC_OP_IREDUCE:
+		return PMPI_Ireduce(sbuf, rbuf, count, dt, redop, root, comm, req);
+	case TC_OP_IALLREDUCE:
+		return PMPI_Iallreduce(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_SCAN:
+		return PMPI_Scan(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_ISCAN:
+		return PMPI_Iscan(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_EXSCAN:
+		return PMPI_Exscan(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_IEXSCAN:
+		return PMPI_Iexscan(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_REDUCE_SCATTER_BLOCK:
+		return PMPI_Reduce_scatter_block(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_IREDUCE_SCATTER_BLOCK:
+		return PMPI_Ireduce_scatter_block(sbuf, rbuf, count, dt, redop, comm, req);
+	default:
+		return PMPI_Allreduce(sbuf, rbuf, count, dt, redop, comm);
+	}
+}
+
+int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+	       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_reduce(op, sbuf, rbuf, count, dt, redop, root, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_reduce(op, sbuf, rbuf, count, dt, redop, root, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_dtype(&r.ev, count > 0 ? (uint64_t)count : 0, dt);
+	set_redop(&r.ev, redop);
+	if (tc_op_flags(op) & TC_OPF_ROOT)
+		set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	unsigned op = req ? TC_OP_IREDUCE_SCATTER : TC_OP_REDUCE_SCATTER;
+	uint64_t t0, sum = 0;
+	int rc;
+
+#define CALL (req ? PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm, req) \
+		  : PMPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_rcounts(&r.ev, sc, rcounts, ci->size);
+	for (uint32_t i = 0; i < r.ev.nrcounts; i++)
+		sum += r.ev.rcounts[i];
+	set_dtype(&r.ev, sum, dt);
+	set_redop(&r.ev, redop);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_GATHER:
+		return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	case TC_OP_IGATHER:
+		return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	case TC_OP_SCATTER:
+		return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	case TC_OP_ISCATTER:
+		return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	case TC_OP_ALLGATHER:
+		return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_IALLGATHER:
+		return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	case TC_OP_IALLTOALL:
+		return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	default:
+		return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	}
+}
+
+int tcw_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+	       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
+	       void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	bool scatter = op == TC_OP_SCATTER || op == TC_OP_ISCATTER;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	/* this process's contribution; MPI_IN_PLACE makes the other side
+	 * the one that counts */
+	if (scatter ? rbuf != MPI_IN_PLACE : sbuf == MPI_IN_PLACE)
+		set_dtype(&r.ev, rcount > 0 ? (uint64_t)rcount : 0, rtype);
+	else
+		set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+	if (tc_op_flags(op) & TC_OPF_ROOT)
+		set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static inline bool is_root(const struct tc_comm_info *ci, int root)
+{
+	return root == MPI_ROOT || (root >= 0 && root == ci->myrank && ci->size == ci->rsize);
+}
+
+int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+		MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	bool all = op == TC_OP_ALLGATHERV || op == TC_OP_IALLGATHERV;
+	uint64_t t0;
+	int rc;
+
+#define CALL                                                                               \
+	(op == TC_OP_GATHERV ? PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,   \
+					    root, comm)                                        \
+	 : op == TC_OP_IGATHERV ? PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs,     \
+						rtype, root, comm, req)                        \
+	 : op == TC_OP_IALLGATHERV ? PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts,       \
+						      displs, rtype, comm, req)                \
+	 : PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (all || is_root(ci, root))
+		set_rcounts(&r.ev, sc, rcounts, ci->rsize);
+	if (sbuf == MPI_IN_PLACE && r.ev.nrcounts && ci->myrank >= 0 &&
+	    (uint32_t)ci->myrank < r.ev.nrcounts)
+		set_dtype(&r.ev, r.ev.rcounts[ci->myrank], rtype);
+	else
+		set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+	if (!all)
+		set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
+		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+		 MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	unsigned op = req ? TC_OP_ISCATTERV : TC_OP_SCATTERV;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, \
+				   comm, req)                                              \
+		  : PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (is_root(ci, root))
+		set_scounts(&r.ev, sc, scounts, ci->rsize);
+	if (rbuf == MPI_IN_PLACE && r.ev.nscounts && ci->myrank >= 0 &&
+	    (uint32_t)ci->myrank < r.ev.nscounts)
+		set_dtype(&r.ev, r.ev.scounts[ci->myrank], stype);
+	else
+		set_dtype(&r.ev, rcount > 0 ? (uint64_t)rcount : 0, rtype);
+	set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	unsigned op = req ? TC_OP_IALLTOALLV : TC_OP_ALLTOALLV;
+	bool inplace = sbuf == MPI_IN_PLACE;
+	uint64_t t0, sum = 0;
+	int rc;
+
+#define CALL (req ? PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, \
+				    rtype, comm, req)                                     \
+		  : PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
+				   comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_scounts(&r.ev, sc, inplace ? rcounts : scounts, ci->rsize);
+	set_rcounts(&r.ev, sc, rcounts, ci->rsize);
+	for (uint32_t i = 0; i < r.ev.nscounts; i++)
+		sum += r.ev.scounts[i];
+	set_dtype(&r.ev, sum, inplace ? rtype : stype);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+/* Alltoallw: per-peer types, so the vectors are in bytes (dtype MPI_BYTE). */
+static void bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
+			 const MPI_Datatype *types, int n)
+{
+	TC_ALLOC_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc);
+	for (int i = 0; i < n; i++) {
+		uint32_t num, size;
+		tc_dtype(types[i], &num, &size);
+		(*arr)[i] = counts[i] > 0 ? (uint64_t)counts[i] * size : 0;
+	}
+}
+
+int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+		  const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+		  MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	unsigned op = req ? TC_OP_IALLTOALLW : TC_OP_ALLTOALLW;
+	bool inplace = sbuf == MPI_IN_PLACE;
+	uint64_t t0, sum = 0;
+	int rc, n;
+
+#define CALL (req ? PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, \
+				    rtypes, comm, req)                                     \
+		  : PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,      \
+				   rtypes, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	n = ci->rsize;
+	set_comm(&r.ev, ci);
+	if (n > 0) {
+		bytes_vector(&sc->scounts, &sc->scounts_alloc, inplace ? rcounts : scounts,
+			     inplace ? rtypes : stypes, n);
+		bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, n);
+		r.ev.fields |= TC_F_SCOUNTS | TC_F_RCOUNTS;
+		r.ev.scounts = sc->scounts;
+		r.ev.rcounts = sc->rcounts;
+		r.ev.nscounts = r.ev.nrcounts = (uint32_t)n;
+		for (int i = 0; i < n; i++)
+			sum += sc->scounts[i];
+	}
+	set_dtype(&r.ev, sum, MPI_BYTE);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+/* ---- communicators ------------------------------------------------------ */
+
+static inline void set_newcomm(struct tc_event *ev, uint32_t id)
+{
+	if (id != UINT32_MAX) {
+		ev->fields |= TC_F_NEWCOMM;
+		ev->newcomm = id;
+	}
+}
+
+/* Comm_dup (req NULL) and Comm_idup */
+int tcw_comm_dup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	unsigned op = req ? TC_OP_COMM_IDUP : TC_OP_COMM_DUP;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Comm_idup(comm, newcomm, req) : PMPI_Comm_dup(comm, newcomm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	/* an idup'ed communicator is not usable before completion: it is
+	 * learnt at its first use */
+	if (rc == MPI_SUCCESS && !req)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, op, 0, NULL, NULL));
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, ci);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Comm_split(comm, color, key, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Comm_split(comm, color, key, newcomm);
+	tc_cap_begin(&r, TC_OP_COMM_SPLIT, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	r.ev.fields |= TC_F_COLOR;
+	r.ev.color = color == MPI_UNDEFINED ? TC_UNDEFINED : color;
+	r.ev.key = key;
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_COMM_SPLIT, 0, NULL, NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm,
+			void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Comm_split_type(comm, type, key, info, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Comm_split_type(comm, type, key, info, newcomm);
+	tc_cap_begin(&r, TC_OP_COMM_SPLIT_TYPE, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	r.ev.fields |= TC_F_COLOR;
+	r.ev.color = type == MPI_UNDEFINED ? TC_UNDEFINED : type;
+	r.ev.key = key;
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_COMM_SPLIT_TYPE, 0, NULL,
+					       NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Comm_create (tag < 0 and create_group false) and Comm_create_group */
+static int comm_create(bool group_form, MPI_Comm comm, MPI_Group group, int tag,
+		       MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	unsigned op = group_form ? TC_OP_COMM_CREATE_GROUP : TC_OP_COMM_CREATE;
+	uint64_t t0;
+	int rc;
+
+#define CALL (group_form ? PMPI_Comm_create_group(comm, group, tag, newcomm) \
+			 : PMPI_Comm_create(comm, group, newcomm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (group_form) {
+		r.ev.fields |= TC_F_TAG;
+		r.ev.tag = tag;
+	}
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, op, 0, NULL, NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm, void *ra)
+{
+	return comm_create(false, comm, group, 0, newcomm, ra);
+}
+
+int tcw_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm,
+			  void *ra)
+{
+	return comm_create(true, comm, group, tag, newcomm, ra);
+}
+
+int tcw_comm_free(MPI_Comm *comm, void *ra)
+{
+	struct tc_rec r;
+	MPI_Comm old = *comm;
+	uint32_t id;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Comm_free(comm));
+	tc_cap_lock();
+	id = tc_comm_get(old)->id;
+	tc_cap_unlock();
+	t0 = tc_cap_clock();
+	rc = PMPI_Comm_free(comm);
+	tc_cap_begin(&r, TC_OP_COMM_FREE, t0, ra);
+	r.ev.fields |= TC_F_COMM;
+	r.ev.comm = id;
+	if (rc == MPI_SUCCESS && old != MPI_COMM_WORLD && old != MPI_COMM_SELF)
+		tc_comm_forget(old);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+		    int reorder, MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+	tc_cap_begin(&r, TC_OP_CART_CREATE, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	r.ev.fields |= TC_F_COUNT;
+	r.ev.count = ndims > 0 ? (uint64_t)ndims : 0;
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_CART_CREATE, ndims, dims,
+					       periods));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	int dims[8], periods[8], coords[8], nd = 0;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Cart_sub(comm, remain, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Cart_sub(comm, remain, newcomm);
+	tc_cap_begin(&r, TC_OP_CART_SUB, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL &&
+	    PMPI_Cartdim_get(*newcomm, &nd) == MPI_SUCCESS && nd > 0 && nd <= 8 &&
+	    PMPI_Cart_get(*newcomm, nd, dims, periods, coords) != MPI_SUCCESS)
+		nd = 0;
+	if (nd > 8)
+		nd = 0;
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_CART_SUB, nd, dims, periods));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+		     int reorder, MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm);
+	tc_cap_begin(&r, TC_OP_GRAPH_CREATE, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_GRAPH_CREATE, 0, NULL, NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int srcs[],
+				   const int sw[], int outdeg, const int dsts[], const int dw[],
+				   MPI_Info info, int reorder, MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+#define CALL PMPI_Dist_graph_create_adjacent(comm, indeg, srcs, sw, outdeg, dsts, dw, info, \
+					     reorder, newcomm)
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, TC_OP_DIST_GRAPH_CREATE_ADJACENT, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_DIST_GRAPH_CREATE_ADJACENT,
+					       0, NULL, NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- MPI-IO ------------------------------------------------------------- */
+
+int tcw_file_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh,
+		  void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_File_open(comm, name, amode, info, fh));
+	t0 = tc_cap_clock();
+	rc = PMPI_File_open(comm, name, amode, info, fh);
+	tc_cap_begin(&r, TC_OP_FILE_OPEN, t0, ra);
+	set_comm(&r.ev, tc_comm_get(comm));
+	if (rc == MPI_SUCCESS) {
+		r.ev.fields |= TC_F_FILE;
+		r.ev.file = tc_file_new(*fh);
+		r.ev.offset = 0;
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_file_close(MPI_File *fh, void *ra)
+{
+	struct tc_rec r;
+	MPI_File old = *fh;
+	uint32_t id;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_File_close(fh));
+	tc_cap_lock();
+	id = tc_file_id(old);
+	tc_cap_unlock();
+	t0 = tc_cap_clock();
+	rc = PMPI_File_close(fh);
+	tc_cap_begin(&r, TC_OP_FILE_CLOSE, t0, ra);
+	r.ev.fields |= TC_F_FILE;
+	r.ev.file = id;
+	if (rc == MPI_SUCCESS)
+		tc_file_forget(old);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+static int pmpi_file_rw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, int count,
+			MPI_Datatype dt, MPI_Status *st)
+{
+	switch (op) {
+	case TC_OP_FILE_READ:
+		return PMPI_File_read(fh, buf, count, dt, st);
+	case TC_OP_FILE_READ_AT:
+		return PMPI_File_read_at(fh, off, buf, count, dt, st);
+	case TC_OP_FILE_READ_ALL:
+		return PMPI_File_read_all(fh, buf, count, dt, st);
+	case TC_OP_FILE_READ_AT_ALL:
+		return PMPI_File_read_at_all(fh, off, buf, count, dt, st);
+	case TC_OP_FILE_WRITE:
+		return PMPI_File_write(fh, buf, count, dt, st);
+	case TC_OP_FILE_WRITE_AT:
+		return PMPI_File_write_at(fh, off, buf, count, dt, st);
+	case TC_OP_FILE_WRITE_ALL:
+		return PMPI_File_write_all(fh, buf, count, dt, st);
+	default:
+		return PMPI_File_write_at_all(fh, off, buf, count, dt, st);
+	}
+}
+
+int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
+		MPI_Datatype dt, MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	MPI_Status st;
+	bool at = op == TC_OP_FILE_READ_AT || op == TC_OP_FILE_READ_AT_ALL ||
+		  op == TC_OP_FILE_WRITE_AT || op == TC_OP_FILE_WRITE_AT_ALL;
+	uint64_t t0, bytes;
+	int rc;
+
+	PASS_IF_OFF(pmpi_file_rw(op, fh, offset, buf, count, dt, status));
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	/* the individual file pointer, in etype units, before the call */
+	if (!at && PMPI_File_get_position(fh, &offset) != MPI_SUCCESS)
+		offset = 0;
+	t0 = tc_cap_clock();
+	rc = pmpi_file_rw(op, fh, offset, buf, count, dt, status);
+	tc_cap_begin(&r, op, t0, ra);
+	r.ev.fields |= TC_F_FILE;
+	r.ev.file = tc_file_id(fh);
+	r.ev.offset = offset > 0 ? (uint64_t)offset : 0;
+	set_dtype(&r.ev, count > 0 ? (uint64_t)count : 0, dt);
+	if (rc == MPI_SUCCESS) {
+		bytes = status_bytes(status);
+		if (bytes != r.ev.count * r.ev.dtype_size) {
+			r.ev.fields |= TC_F_BYTES;
+			r.ev.bytes = bytes;
+		}
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}

@@ -1,0 +1,462 @@
+/*
+ * wrap_c.c - the C bindings: each MPI_ function hands its arguments and
+ * its return address (the call site in the application) to record.c.
+ */
+#include "lib/compat.h"
+#include "lib/capture/record.h"
+
+#include <stdarg.h>
+
+#define API TC_CAP_API
+
+API int MPI_Init(int *argc, char ***argv)
+{
+	return tcw_init(argc, argv, TC_RA());
+}
+
+API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	return tcw_init_thread(argc, argv, required, provided, TC_RA());
+}
+
+API int MPI_Finalize(void)
+{
+	return tcw_finalize(TC_RA());
+}
+
+API int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	return tcw_abort(comm, errorcode);
+}
+
+API int MPI_Pcontrol(const int level, ...)
+{
+	return tcw_pcontrol(level, TC_RA());
+}
+
+/* ---- point to point ---- */
+
+API int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	return tcw_send(TC_OP_SEND, buf, count, dt, dest, tag, comm, TC_RA());
+}
+
+API int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	return tcw_send(TC_OP_BSEND, buf, count, dt, dest, tag, comm, TC_RA());
+}
+
+API int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	return tcw_send(TC_OP_SSEND, buf, count, dt, dest, tag, comm, TC_RA());
+}
+
+API int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	return tcw_send(TC_OP_RSEND, buf, count, dt, dest, tag, comm, TC_RA());
+}
+
+#define ISEND(name, op)                                                                    \
+	API int name(const void *buf, int count, MPI_Datatype dt, int peer, int tag,       \
+		     MPI_Comm comm, MPI_Request *req)                                      \
+	{                                                                                  \
+		return tcw_isend(op, buf, count, dt, peer, tag, comm, req, TC_RA());       \
+	}
+ISEND(MPI_Isend, TC_OP_ISEND)
+ISEND(MPI_Ibsend, TC_OP_IBSEND)
+ISEND(MPI_Issend, TC_OP_ISSEND)
+ISEND(MPI_Irsend, TC_OP_IRSEND)
+ISEND(MPI_Send_init, TC_OP_SEND_INIT)
+ISEND(MPI_Bsend_init, TC_OP_BSEND_INIT)
+ISEND(MPI_Ssend_init, TC_OP_SSEND_INIT)
+ISEND(MPI_Rsend_init, TC_OP_RSEND_INIT)
+#undef ISEND
+
+API int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+		  MPI_Request *req)
+{
+	return tcw_isend(TC_OP_IRECV, buf, count, dt, src, tag, comm, req, TC_RA());
+}
+
+API int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+		      MPI_Request *req)
+{
+	return tcw_isend(TC_OP_RECV_INIT, buf, count, dt, src, tag, comm, req, TC_RA());
+}
+
+API int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+		 MPI_Status *status)
+{
+	return tcw_recv(buf, count, dt, src, tag, comm, status, TC_RA());
+}
+
+API int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+		     void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+		     MPI_Status *status)
+{
+	return tcw_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+			    status, TC_RA());
+}
+
+API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+			     int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	return tcw_sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status, TC_RA());
+}
+
+API int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	return tcw_probe(src, tag, comm, NULL, status, TC_RA());
+}
+
+API int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+	return tcw_probe(src, tag, comm, flag, status, TC_RA());
+}
+
+API int MPI_Start(MPI_Request *req)
+{
+	return tcw_start(req, TC_RA());
+}
+
+API int MPI_Startall(int n, MPI_Request reqs[])
+{
+	return tcw_startall(n, reqs, TC_RA());
+}
+
+API int MPI_Request_free(MPI_Request *req)
+{
+	return tcw_request_free(req, TC_RA());
+}
+
+API int MPI_Cancel(MPI_Request *req)
+{
+	return tcw_cancel(req, TC_RA());
+}
+
+/* ---- completion ---- */
+
+API int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+	return tcw_wait(req, NULL, status, TC_RA());
+}
+
+API int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+	return tcw_wait(req, flag, status, TC_RA());
+}
+
+API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+	return tcw_waitall(n, reqs, NULL, sts, TC_RA());
+}
+
+API int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+	return tcw_waitall(n, reqs, flag, sts, TC_RA());
+}
+
+API int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+	return tcw_waitany(n, reqs, index, NULL, status, TC_RA());
+}
+
+API int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+	return tcw_waitany(n, reqs, index, flag, status, TC_RA());
+}
+
+API int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
+{
+	return tcw_waitsome(TC_OP_WAITSOME, n, reqs, outcount, indices, sts, TC_RA());
+}
+
+API int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
+{
+	return tcw_waitsome(TC_OP_TESTSOME, n, reqs, outcount, indices, sts, TC_RA());
+}
+
+/* ---- collectives ---- */
+
+API int MPI_Barrier(MPI_Comm comm)
+{
+	return tcw_barrier(comm, NULL, TC_RA());
+}
+
+API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_barrier(comm, req, TC_RA());
+}
+
+API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+	return tcw_bcast(buf, count, dt, root, comm, NULL, TC_RA());
+}
+
+API int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+		   MPI_Request *req)
+{
+	return tcw_bcast(buf, count, dt, root, comm, req, TC_RA());
+}
+
+API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+		   MPI_Comm comm)
+{
+	return tcw_reduce(TC_OP_REDUCE, sbuf, rbuf, count, dt, op, root, comm, NULL, TC_RA());
+}
+
+API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+		    MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_reduce(TC_OP_IREDUCE, sbuf, rbuf, count, dt, op, root, comm, req, TC_RA());
+}
+
+#define REDUCE(name, iname, op, iop)                                                      \
+	API int name(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op rop, \
+		     MPI_Comm comm)                                                        \
+	{                                                                                  \
+		return tcw_reduce(op, sbuf, rbuf, count, dt, rop, 0, comm, NULL, TC_RA()); \
+	}                                                                                  \
+	API int iname(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op rop, \
+		      MPI_Comm comm, MPI_Request *req)                                      \
+	{                                                                                   \
+		return tcw_reduce(iop, sbuf, rbuf, count, dt, rop, 0, comm, req, TC_RA());  \
+	}
+REDUCE(MPI_Allreduce, MPI_Iallreduce, TC_OP_ALLREDUCE, TC_OP_IALLREDUCE)
+REDUCE(MPI_Scan, MPI_Iscan, TC_OP_SCAN, TC_OP_ISCAN)
+REDUCE(MPI_Exscan, MPI_Iexscan, TC_OP_EXSCAN, TC_OP_IEXSCAN)
+REDUCE(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, TC_OP_REDUCE_SCATTER_BLOCK,
+       TC_OP_IREDUCE_SCATTER_BLOCK)
+#undef REDUCE
+
+API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+			   MPI_Op op, MPI_Comm comm)
+{
+	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, NULL, TC_RA());
+}
+
+API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+			    MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, TC_RA());
+}
+
+#define GATHER(name, iname, op, iop)                                                       \
+	API int name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
+		     MPI_Datatype rtype, int root, MPI_Comm comm)                          \
+	{                                                                                  \
+		return tcw_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, \
+				  NULL, TC_RA());                                          \
+	}                                                                                  \
+	API int iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
+		      MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)        \
+	{                                                                                   \
+		return tcw_gather(iop, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, \
+				  req, TC_RA());                                            \
+	}
+GATHER(MPI_Gather, MPI_Igather, TC_OP_GATHER, TC_OP_IGATHER)
+GATHER(MPI_Scatter, MPI_Iscatter, TC_OP_SCATTER, TC_OP_ISCATTER)
+#undef GATHER
+
+#define ALLGATHER(name, iname, op, iop)                                                    \
+	API int name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
+		     MPI_Datatype rtype, MPI_Comm comm)                                    \
+	{                                                                                  \
+		return tcw_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,   \
+				  NULL, TC_RA());                                          \
+	}                                                                                  \
+	API int iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
+		      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)                  \
+	{                                                                                   \
+		return tcw_gather(iop, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,   \
+				  req, TC_RA());                                            \
+	}
+ALLGATHER(MPI_Allgather, MPI_Iallgather, TC_OP_ALLGATHER, TC_OP_IALLGATHER)
+ALLGATHER(MPI_Alltoall, MPI_Ialltoall, TC_OP_ALLTOALL, TC_OP_IALLTOALL)
+#undef ALLGATHER
+
+API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		    const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+		    MPI_Comm comm)
+{
+	return tcw_gatherv(TC_OP_GATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,
+			   comm, NULL, TC_RA());
+}
+
+API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		     const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+		     MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_gatherv(TC_OP_IGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+			   root, comm, req, TC_RA());
+}
+
+API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		       const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
+{
+	return tcw_gatherv(TC_OP_ALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0,
+			   comm, NULL, TC_RA());
+}
+
+API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+			const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+			MPI_Request *req)
+{
+	return tcw_gatherv(TC_OP_IALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+			   0, comm, req, TC_RA());
+}
+
+API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
+		     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+		     MPI_Comm comm)
+{
+	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, NULL,
+			    TC_RA());
+}
+
+API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
+		      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+		      MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
+			    TC_RA());
+}
+
+API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+		      MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+		      MPI_Datatype rtype, MPI_Comm comm)
+{
+	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+			     NULL, TC_RA());
+}
+
+API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+		       MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+		       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+			     req, TC_RA());
+}
+
+API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+		      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+		      const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+			     NULL, TC_RA());
+}
+
+API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+		       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+		       const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+		       MPI_Request *req)
+{
+	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+			     req, TC_RA());
+}
+
+/* ---- communicators ---- */
+
+API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	return tcw_comm_dup(comm, newcomm, NULL, TC_RA());
+}
+
+API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+{
+	return tcw_comm_dup(comm, newcomm, req, TC_RA());
+}
+
+API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+	return tcw_comm_split(comm, color, key, newcomm, TC_RA());
+}
+
+API int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+	return tcw_comm_split_type(comm, type, key, info, newcomm, TC_RA());
+}
+
+API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+	return tcw_comm_create(comm, group, newcomm, TC_RA());
+}
+
+API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+	return tcw_comm_create_group(comm, group, tag, newcomm, TC_RA());
+}
+
+API int MPI_Comm_free(MPI_Comm *comm)
+{
+	return tcw_comm_free(comm, TC_RA());
+}
+
+API int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+			int reorder, MPI_Comm *newcomm)
+{
+	return tcw_cart_create(comm, ndims, dims, periods, reorder, newcomm, TC_RA());
+}
+
+API int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm)
+{
+	return tcw_cart_sub(comm, remain, newcomm, TC_RA());
+}
+
+API int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+			 int reorder, MPI_Comm *newcomm)
+{
+	return tcw_graph_create(comm, nnodes, index, edges, reorder, newcomm, TC_RA());
+}
+
+API int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int srcs[],
+				       const int sw[], int outdeg, const int dsts[],
+				       const int dw[], MPI_Info info, int reorder,
+				       MPI_Comm *newcomm)
+{
+	return tcw_dist_graph_create_adjacent(comm, indeg, srcs, sw, outdeg, dsts, dw, info,
+					      reorder, newcomm, TC_RA());
+}
+
+/* ---- MPI-IO ---- */
+
+API int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh)
+{
+	return tcw_file_open(comm, name, amode, info, fh, TC_RA());
+}
+
+API int MPI_File_close(MPI_File *fh)
+{
+	return tcw_file_close(fh, TC_RA());
+}
+
+#define FILE_RW(name, op)                                                                  \
+	API int name(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)   \
+	{                                                                                  \
+		return tcw_file_rw(op, fh, 0, buf, count, dt, st, TC_RA());                \
+	}
+#define FILE_RW_AT(name, op)                                                               \
+	API int name(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt,   \
+		     MPI_Status *st)                                                       \
+	{                                                                                  \
+		return tcw_file_rw(op, fh, off, buf, count, dt, st, TC_RA());              \
+	}
+#define FILE_W(name, op)                                                                   \
+	API int name(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st) \
+	{                                                                                  \
+		return tcw_file_rw(op, fh, 0, (void *)buf, count, dt, st, TC_RA());        \
+	}
+#define FILE_W_AT(name, op)                                                                \
+	API int name(MPI_File fh, MPI_Offset off, const void *buf, int count,              \
+		     MPI_Datatype dt, MPI_Status *st)                                      \
+	{                                                                                  \
+		return tcw_file_rw(op, fh, off, (void *)buf, count, dt, st, TC_RA());      \
+	}
+FILE_RW(MPI_File_read, TC_OP_FILE_READ)
+FILE_RW(MPI_File_read_all, TC_OP_FILE_READ_ALL)
+FILE_RW_AT(MPI_File_read_at, TC_OP_FILE_READ_AT)
+FILE_RW_AT(MPI_File_read_at_all, TC_OP_FILE_READ_AT_ALL)
+FILE_W(MPI_File_write, TC_OP_FILE_WRITE)
+FILE_W(MPI_File_write_all, TC_OP_FILE_WRITE_ALL)
+FILE_W_AT(MPI_File_write_at, TC_OP_FILE_WRITE_AT)
+FILE_W_AT(MPI_File_write_at_all, TC_OP_FILE_WRITE_AT_ALL)

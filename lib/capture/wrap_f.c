@@ -1,0 +1,963 @@
+/*
+ * wrap_f.c - the Fortran bindings (mpif.h, use mpi, use mpi_f08).
+ *
+ * Open MPI's Fortran libraries call PMPI_ directly, so C wrappers alone
+ * see no Fortran call. Each function here is defined once as mpi_xxx_ and
+ * exported under every name a Fortran compiler or Open MPI's mpi_f08
+ * module uses: mpi_xxx_, mpi_xxx, mpi_xxx__, MPI_XXX and mpi_xxx_f08_.
+ * The f08 entry points take the same arguments (TYPE(MPI_Comm) and the
+ * other handle types hold one INTEGER, TYPE(MPI_Status) has the layout
+ * of the INTEGER status array) except that IERROR is optional, so ierr
+ * may be NULL. Handles are converted with the PMPI_*_f2c/_c2f functions;
+ * MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, MPI_UNWEIGHTED and
+ * MPI_WEIGHTS_EMPTY arrive as addresses of Fortran sentinel variables and
+ * are mapped to the C constants. Fortran indices are 1-based.
+ */
+#include "lib/compat.h"
+#include "lib/capture/record.h"
+#include "lib/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define API TC_CAP_API
+
+typedef MPI_Fint F;
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint must be a C int");
+
+#ifdef MPI_F_STATUS_SIZE
+#define FSTATUS_SIZE MPI_F_STATUS_SIZE
+#else
+#define FSTATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#endif
+
+/* Open MPI's sentinels (common blocks), under each mangling */
+#define SENTINEL(x) \
+	extern F x##_ __attribute__((weak)); \
+	extern F x __attribute__((weak));    \
+	extern F x##__ __attribute__((weak));
+SENTINEL(mpi_fortran_bottom)
+SENTINEL(mpi_fortran_in_place)
+SENTINEL(mpi_fortran_status_ignore)
+SENTINEL(mpi_fortran_statuses_ignore)
+SENTINEL(mpi_fortran_unweighted)
+SENTINEL(mpi_fortran_weights_empty)
+#undef SENTINEL
+/* MPICH keeps the addresses of its Fortran sentinels in these */
+extern void *MPIR_F_MPI_BOTTOM __attribute__((weak));
+extern void *MPIR_F_MPI_IN_PLACE __attribute__((weak));
+extern void *MPI_F_MPI_UNWEIGHTED __attribute__((weak));
+
+#define IS(p, x) ((&x##_ && (const void *)(p) == (const void *)&x##_) || \
+		  (&x && (const void *)(p) == (const void *)&x) ||       \
+		  (&x##__ && (const void *)(p) == (const void *)&x##__))
+#define IS_MPICH(p, v) (&v && v && (const void *)(p) == v)
+
+static inline void *fbuf(void *p)
+{
+	if (IS(p, mpi_fortran_bottom) || IS_MPICH(p, MPIR_F_MPI_BOTTOM))
+		return MPI_BOTTOM;
+	if (IS(p, mpi_fortran_in_place) || IS_MPICH(p, MPIR_F_MPI_IN_PLACE))
+		return MPI_IN_PLACE;
+	return p;
+}
+
+static inline bool status_ignored(const F *s)
+{
+	return s == MPI_F_STATUS_IGNORE || IS(s, mpi_fortran_status_ignore);
+}
+
+static inline bool statuses_ignored(const F *s)
+{
+	return s == MPI_F_STATUSES_IGNORE || IS(s, mpi_fortran_statuses_ignore);
+}
+
+static inline const int *fweights(const F *w)
+{
+	if (IS(w, mpi_fortran_unweighted) || IS_MPICH(w, MPI_F_MPI_UNWEIGHTED))
+		return MPI_UNWEIGHTED;
+	if (IS(w, mpi_fortran_weights_empty))
+		return MPI_WEIGHTS_EMPTY;
+	return w;
+}
+
+static inline void ret(F *ierr, int rc)
+{
+	if (ierr)
+		*ierr = rc;
+}
+
+#define COMM(f) PMPI_Comm_f2c(*(f))
+#define TYPE(f) PMPI_Type_f2c(*(f))
+#define OP(f) PMPI_Op_f2c(*(f))
+#define INFO(f) PMPI_Info_f2c(*(f))
+#define GROUP(f) PMPI_Group_f2c(*(f))
+
+/* ---- per-thread scratch for converted arrays ---------------------------- */
+
+struct fscratch {
+	MPI_Request *reqs;
+	size_t reqs_alloc;
+	MPI_Status *sts;
+	size_t sts_alloc;
+	MPI_Datatype *stypes, *rtypes;
+	size_t stypes_alloc, rtypes_alloc;
+	int *ints, *indices;
+	size_t ints_alloc, indices_alloc;
+};
+
+static __thread struct fscratch fs __attribute__((tls_model("initial-exec")));
+static pthread_key_t fs_key;
+static pthread_once_t fs_once = PTHREAD_ONCE_INIT;
+
+static void fs_free(void *p)
+{
+	struct fscratch *f = p;
+
+	free(f->reqs);
+	free(f->sts);
+	free(f->stypes);
+	free(f->rtypes);
+	free(f->ints);
+	free(f->indices);
+	memset(f, 0, sizeof(*f));
+}
+
+static void fs_key_init(void)
+{
+	pthread_key_create(&fs_key, fs_free);
+}
+
+/* Arrange for this thread's arrays to be freed when it exits. */
+static void fs_register(void)
+{
+	static __thread bool done __attribute__((tls_model("initial-exec")));
+
+	if (TC_LIKELY(done))
+		return;
+	done = true;
+	pthread_once(&fs_once, fs_key_init);
+	pthread_setspecific(fs_key, &fs);
+}
+
+static MPI_Request *reqs_in(const F *f, int n)
+{
+	fs_register();
+	TC_ALLOC_GROW(fs.reqs, (size_t)(n > 0 ? n : 1), fs.reqs_alloc);
+	for (int i = 0; i < n; i++)
+		fs.reqs[i] = PMPI_Request_f2c(f[i]);
+	return fs.reqs;
+}
+
+static void reqs_out(F *f, const MPI_Request *c, int n)
+{
+	for (int i = 0; i < n; i++)
+		f[i] = PMPI_Request_c2f(c[i]);
+}
+
+static MPI_Status *sts_for(const F *f, int n)
+{
+	if (statuses_ignored(f))
+		return MPI_STATUSES_IGNORE;
+	fs_register();
+	TC_ALLOC_GROW(fs.sts, (size_t)(n > 0 ? n : 1), fs.sts_alloc);
+	return fs.sts;
+}
+
+static void status_out(const MPI_Status *c, F *f)
+{
+	if (!status_ignored(f))
+		PMPI_Status_c2f(c, f);
+}
+
+static MPI_Status *status_for(const F *f, MPI_Status *local)
+{
+	return status_ignored(f) ? MPI_STATUS_IGNORE : local;
+}
+
+static const int *logicals(const F *f, int n)
+{
+	fs_register();
+	TC_ALLOC_GROW(fs.ints, (size_t)(n > 0 ? n : 1), fs.ints_alloc);
+	for (int i = 0; i < n; i++)
+		fs.ints[i] = f[i] != 0;
+	return fs.ints;
+}
+
+static MPI_Datatype *types_in(MPI_Datatype **arr, size_t *alloc, const F *f, int n)
+{
+	fs_register();
+	TC_ALLOC_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc);
+	for (int i = 0; i < n; i++)
+		(*arr)[i] = PMPI_Type_f2c(f[i]);
+	return *arr;
+}
+
+/* ---- naming ------------------------------------------------------------- */
+
+#define FDEF(lc, UC, params)                                            \
+	API void lc##_ params;                                          \
+	API void lc params __attribute__((alias(#lc "_")));             \
+	API void lc##__ params __attribute__((alias(#lc "_")));         \
+	API void UC params __attribute__((alias(#lc "_")));             \
+	API void lc##_f08_ params __attribute__((alias(#lc "_")));      \
+	API void lc##_ params
+
+/* ---- environment -------------------------------------------------------- */
+
+FDEF(mpi_init, MPI_INIT, (F *ierr))
+{
+	ret(ierr, tcw_init(NULL, NULL, TC_RA()));
+}
+
+FDEF(mpi_init_thread, MPI_INIT_THREAD, (F *required, F *provided, F *ierr))
+{
+	int prov = MPI_THREAD_SINGLE;
+	int rc = tcw_init_thread(NULL, NULL, *required, &prov, TC_RA());
+
+	*provided = prov;
+	ret(ierr, rc);
+}
+
+FDEF(mpi_finalize, MPI_FINALIZE, (F *ierr))
+{
+	ret(ierr, tcw_finalize(TC_RA()));
+}
+
+FDEF(mpi_abort, MPI_ABORT, (F *comm, F *code, F *ierr))
+{
+	ret(ierr, tcw_abort(COMM(comm), *code));
+}
+
+FDEF(mpi_pcontrol, MPI_PCONTROL, (F *level))
+{
+	tcw_pcontrol(*level, TC_RA());
+}
+
+/* ---- point to point ----------------------------------------------------- */
+
+#define FSEND(lc, UC, op)                                                               \
+	FDEF(lc, UC, (void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr))   \
+	{                                                                               \
+		ret(ierr, tcw_send(op, fbuf(buf), *count, TYPE(dt), *dest, *tag,        \
+				   COMM(comm), TC_RA()));                               \
+	}
+FSEND(mpi_send, MPI_SEND, TC_OP_SEND)
+FSEND(mpi_bsend, MPI_BSEND, TC_OP_BSEND)
+FSEND(mpi_ssend, MPI_SSEND, TC_OP_SSEND)
+FSEND(mpi_rsend, MPI_RSEND, TC_OP_RSEND)
+#undef FSEND
+
+#define FISEND(lc, UC, op)                                                              \
+	FDEF(lc, UC, (void *buf, F *count, F *dt, F *peer, F *tag, F *comm, F *req,     \
+		      F *ierr))                                                         \
+	{                                                                               \
+		MPI_Request c = MPI_REQUEST_NULL;                                       \
+		int rc = tcw_isend(op, fbuf(buf), *count, TYPE(dt), *peer, *tag,        \
+				   COMM(comm), &c, TC_RA());                            \
+		if (rc == MPI_SUCCESS)                                                  \
+			*req = PMPI_Request_c2f(c);                                     \
+		ret(ierr, rc);                                                          \
+	}
+FISEND(mpi_isend, MPI_ISEND, TC_OP_ISEND)
+FISEND(mpi_ibsend, MPI_IBSEND, TC_OP_IBSEND)
+FISEND(mpi_issend, MPI_ISSEND, TC_OP_ISSEND)
+FISEND(mpi_irsend, MPI_IRSEND, TC_OP_IRSEND)
+FISEND(mpi_irecv, MPI_IRECV, TC_OP_IRECV)
+FISEND(mpi_send_init, MPI_SEND_INIT, TC_OP_SEND_INIT)
+FISEND(mpi_bsend_init, MPI_BSEND_INIT, TC_OP_BSEND_INIT)
+FISEND(mpi_ssend_init, MPI_SSEND_INIT, TC_OP_SSEND_INIT)
+FISEND(mpi_rsend_init, MPI_RSEND_INIT, TC_OP_RSEND_INIT)
+FISEND(mpi_recv_init, MPI_RECV_INIT, TC_OP_RECV_INIT)
+#undef FISEND
+
+FDEF(mpi_recv, MPI_RECV, (void *buf, F *count, F *dt, F *src, F *tag, F *comm, F *status,
+			  F *ierr))
+{
+	MPI_Status cs;
+	int rc = tcw_recv(fbuf(buf), *count, TYPE(dt), *src, *tag, COMM(comm),
+			  status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		status_out(&cs, status);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_sendrecv, MPI_SENDRECV, (void *sbuf, F *scount, F *stype, F *dest, F *stag,
+				  void *rbuf, F *rcount, F *rtype, F *src, F *rtag, F *comm,
+				  F *status, F *ierr))
+{
+	MPI_Status cs;
+	int rc = tcw_sendrecv(fbuf(sbuf), *scount, TYPE(stype), *dest, *stag, fbuf(rbuf),
+			      *rcount, TYPE(rtype), *src, *rtag, COMM(comm),
+			      status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		status_out(&cs, status);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE, (void *buf, F *count, F *dt, F *dest, F *stag,
+						  F *src, F *rtag, F *comm, F *status,
+						  F *ierr))
+{
+	MPI_Status cs;
+	int rc = tcw_sendrecv_replace(fbuf(buf), *count, TYPE(dt), *dest, *stag, *src, *rtag,
+				      COMM(comm), status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		status_out(&cs, status);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_probe, MPI_PROBE, (F *src, F *tag, F *comm, F *status, F *ierr))
+{
+	MPI_Status cs;
+	int rc = tcw_probe(*src, *tag, COMM(comm), NULL, status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		status_out(&cs, status);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_iprobe, MPI_IPROBE, (F *src, F *tag, F *comm, F *flag, F *status, F *ierr))
+{
+	MPI_Status cs;
+	int cflag = 0;
+	int rc = tcw_probe(*src, *tag, COMM(comm), &cflag, status_for(status, &cs), TC_RA());
+
+	*flag = cflag != 0;
+	if (rc == MPI_SUCCESS && cflag)
+		status_out(&cs, status);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_start, MPI_START, (F *req, F *ierr))
+{
+	MPI_Request c = PMPI_Request_f2c(*req);
+	int rc = tcw_start(&c, TC_RA());
+
+	*req = PMPI_Request_c2f(c);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_startall, MPI_STARTALL, (F *count, F *reqs, F *ierr))
+{
+	MPI_Request *c = reqs_in(reqs, *count);
+	int rc = tcw_startall(*count, c, TC_RA());
+
+	reqs_out(reqs, c, *count);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_request_free, MPI_REQUEST_FREE, (F *req, F *ierr))
+{
+	MPI_Request c = PMPI_Request_f2c(*req);
+	int rc = tcw_request_free(&c, TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*req = PMPI_Request_c2f(MPI_REQUEST_NULL);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_cancel, MPI_CANCEL, (F *req, F *ierr))
+{
+	MPI_Request c = PMPI_Request_f2c(*req);
+
+	ret(ierr, tcw_cancel(&c, TC_RA()));
+}
+
+/* ---- completion --------------------------------------------------------- */
+
+FDEF(mpi_wait, MPI_WAIT, (F *req, F *status, F *ierr))
+{
+	MPI_Status cs;
+	MPI_Request c = PMPI_Request_f2c(*req);
+	int rc = tcw_wait(&c, NULL, status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS) {
+		*req = PMPI_Request_c2f(c);
+		status_out(&cs, status);
+	}
+	ret(ierr, rc);
+}
+
+FDEF(mpi_test, MPI_TEST, (F *req, F *flag, F *status, F *ierr))
+{
+	MPI_Status cs;
+	MPI_Request c = PMPI_Request_f2c(*req);
+	int cflag = 0;
+	int rc = tcw_wait(&c, &cflag, status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS) {
+		*flag = cflag != 0;
+		if (cflag) {
+			*req = PMPI_Request_c2f(c);
+			status_out(&cs, status);
+		}
+	}
+	ret(ierr, rc);
+}
+
+static void statuses_out(const MPI_Status *c, F *f, int n)
+{
+	if (c == MPI_STATUSES_IGNORE)
+		return;
+	for (int i = 0; i < n; i++)
+		PMPI_Status_c2f(&c[i], &f[i * FSTATUS_SIZE]);
+}
+
+FDEF(mpi_waitall, MPI_WAITALL, (F *count, F *reqs, F *statuses, F *ierr))
+{
+	int n = *count;
+	MPI_Request *c = reqs_in(reqs, n);
+	MPI_Status *st = sts_for(statuses, n);
+	int rc = tcw_waitall(n, c, NULL, st, TC_RA());
+
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+		reqs_out(reqs, c, n);
+		statuses_out(st, statuses, n);
+	}
+	ret(ierr, rc);
+}
+
+FDEF(mpi_testall, MPI_TESTALL, (F *count, F *reqs, F *flag, F *statuses, F *ierr))
+{
+	int n = *count, cflag = 0;
+	MPI_Request *c = reqs_in(reqs, n);
+	MPI_Status *st = sts_for(statuses, n);
+	int rc = tcw_waitall(n, c, &cflag, st, TC_RA());
+
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+		*flag = cflag != 0;
+		if (cflag) {
+			reqs_out(reqs, c, n);
+			statuses_out(st, statuses, n);
+		}
+	}
+	ret(ierr, rc);
+}
+
+static void index_out(F *findex, int cindex, MPI_Request *c, F *reqs)
+{
+	if (cindex == MPI_UNDEFINED) {
+		*findex = MPI_UNDEFINED;
+		return;
+	}
+	reqs[cindex] = PMPI_Request_c2f(c[cindex]);
+	*findex = cindex + 1;
+}
+
+FDEF(mpi_waitany, MPI_WAITANY, (F *count, F *reqs, F *index, F *status, F *ierr))
+{
+	MPI_Status cs;
+	int n = *count, cindex = MPI_UNDEFINED;
+	MPI_Request *c = reqs_in(reqs, n);
+	int rc = tcw_waitany(n, c, &cindex, NULL, status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS) {
+		index_out(index, cindex, c, reqs);
+		if (cindex != MPI_UNDEFINED)
+			status_out(&cs, status);
+	}
+	ret(ierr, rc);
+}
+
+FDEF(mpi_testany, MPI_TESTANY, (F *count, F *reqs, F *index, F *flag, F *status, F *ierr))
+{
+	MPI_Status cs;
+	int n = *count, cindex = MPI_UNDEFINED, cflag = 0;
+	MPI_Request *c = reqs_in(reqs, n);
+	int rc = tcw_waitany(n, c, &cindex, &cflag, status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS) {
+		*flag = cflag != 0;
+		index_out(index, cindex, c, reqs);
+		if (cflag && cindex != MPI_UNDEFINED)
+			status_out(&cs, status);
+	}
+	ret(ierr, rc);
+}
+
+static void waitsome(unsigned op, F *incount, F *reqs, F *outcount, F *indices, F *statuses,
+		     F *ierr, void *ra)
+{
+	int n = *incount, out = 0;
+	MPI_Request *c = reqs_in(reqs, n);
+	MPI_Status *st = sts_for(statuses, n);
+	int rc;
+
+	fs_register();
+	TC_ALLOC_GROW(fs.indices, (size_t)(n > 0 ? n : 1), fs.indices_alloc);
+	rc = tcw_waitsome(op, n, c, &out, fs.indices, st, ra);
+	if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
+		*outcount = out;
+		if (out != MPI_UNDEFINED) {
+			for (int k = 0; k < out; k++) {
+				int i = fs.indices[k];
+				reqs[i] = PMPI_Request_c2f(c[i]);
+				indices[k] = i + 1;
+				if (st != MPI_STATUSES_IGNORE)
+					PMPI_Status_c2f(&st[k], &statuses[k * FSTATUS_SIZE]);
+			}
+		}
+	}
+	ret(ierr, rc);
+}
+
+FDEF(mpi_waitsome, MPI_WAITSOME, (F *incount, F *reqs, F *outcount, F *indices, F *statuses,
+				  F *ierr))
+{
+	waitsome(TC_OP_WAITSOME, incount, reqs, outcount, indices, statuses, ierr, TC_RA());
+}
+
+FDEF(mpi_testsome, MPI_TESTSOME, (F *incount, F *reqs, F *outcount, F *indices, F *statuses,
+				  F *ierr))
+{
+	waitsome(TC_OP_TESTSOME, incount, reqs, outcount, indices, statuses, ierr, TC_RA());
+}
+
+/* ---- collectives -------------------------------------------------------- */
+
+/* Nonblocking forms: convert the request out. */
+#define REQ_OUT(rc, c, req)                              \
+	do {                                             \
+		if ((rc) == MPI_SUCCESS)                 \
+			*(req) = PMPI_Request_c2f(c);    \
+	} while (0)
+
+FDEF(mpi_barrier, MPI_BARRIER, (F *comm, F *ierr))
+{
+	ret(ierr, tcw_barrier(COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_ibarrier, MPI_IBARRIER, (F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_barrier(COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_bcast, MPI_BCAST, (void *buf, F *count, F *dt, F *root, F *comm, F *ierr))
+{
+	ret(ierr, tcw_bcast(fbuf(buf), *count, TYPE(dt), *root, COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_ibcast, MPI_IBCAST, (void *buf, F *count, F *dt, F *root, F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_bcast(fbuf(buf), *count, TYPE(dt), *root, COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_reduce, MPI_REDUCE, (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root,
+			      F *comm, F *ierr))
+{
+	ret(ierr, tcw_reduce(TC_OP_REDUCE, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(op),
+			     *root, COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_ireduce, MPI_IREDUCE, (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root,
+				F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_reduce(TC_OP_IREDUCE, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(op),
+			    *root, COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+#define FREDUCE(lc, UC, ilc, IUC, op, iop)                                                    \
+	FDEF(lc, UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *comm, F *ierr))     \
+	{                                                                                     \
+		ret(ierr, tcw_reduce(op, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(rop),   \
+				     0, COMM(comm), NULL, TC_RA()));                          \
+	}                                                                                     \
+	FDEF(ilc, IUC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *comm, F *req,     \
+			F *ierr))                                                             \
+	{                                                                                     \
+		MPI_Request c;                                                                \
+		int rc = tcw_reduce(iop, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(rop),   \
+				    0, COMM(comm), &c, TC_RA());                              \
+		REQ_OUT(rc, c, req);                                                          \
+		ret(ierr, rc);                                                                \
+	}
+FREDUCE(mpi_allreduce, MPI_ALLREDUCE, mpi_iallreduce, MPI_IALLREDUCE, TC_OP_ALLREDUCE,
+	TC_OP_IALLREDUCE)
+FREDUCE(mpi_scan, MPI_SCAN, mpi_iscan, MPI_ISCAN, TC_OP_SCAN, TC_OP_ISCAN)
+FREDUCE(mpi_exscan, MPI_EXSCAN, mpi_iexscan, MPI_IEXSCAN, TC_OP_EXSCAN, TC_OP_IEXSCAN)
+FREDUCE(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, mpi_ireduce_scatter_block,
+	MPI_IREDUCE_SCATTER_BLOCK, TC_OP_REDUCE_SCATTER_BLOCK, TC_OP_IREDUCE_SCATTER_BLOCK)
+#undef FREDUCE
+
+FDEF(mpi_reduce_scatter, MPI_REDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt, F *op,
+					      F *comm, F *ierr))
+{
+	ret(ierr, tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
+				     COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt,
+						F *op, F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
+				    COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+#define FGATHER(lc, UC, ilc, IUC, op, iop)                                                    \
+	FDEF(lc, UC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,       \
+		      F *root, F *comm, F *ierr))                                             \
+	{                                                                                     \
+		ret(ierr, tcw_gather(op, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
+				     *rcount, TYPE(rtype), *root, COMM(comm), NULL, TC_RA())); \
+	}                                                                                     \
+	FDEF(ilc, IUC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,     \
+			F *root, F *comm, F *req, F *ierr))                                   \
+	{                                                                                     \
+		MPI_Request c;                                                                \
+		int rc = tcw_gather(iop, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
+				    *rcount, TYPE(rtype), *root, COMM(comm), &c, TC_RA());    \
+		REQ_OUT(rc, c, req);                                                          \
+		ret(ierr, rc);                                                                \
+	}
+FGATHER(mpi_gather, MPI_GATHER, mpi_igather, MPI_IGATHER, TC_OP_GATHER, TC_OP_IGATHER)
+FGATHER(mpi_scatter, MPI_SCATTER, mpi_iscatter, MPI_ISCATTER, TC_OP_SCATTER, TC_OP_ISCATTER)
+#undef FGATHER
+
+#define FALLGATHER(lc, UC, ilc, IUC, op, iop)                                                 \
+	FDEF(lc, UC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,       \
+		      F *comm, F *ierr))                                                      \
+	{                                                                                     \
+		ret(ierr, tcw_gather(op, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
+				     *rcount, TYPE(rtype), 0, COMM(comm), NULL, TC_RA()));    \
+	}                                                                                     \
+	FDEF(ilc, IUC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,     \
+			F *comm, F *req, F *ierr))                                            \
+	{                                                                                     \
+		MPI_Request c;                                                                \
+		int rc = tcw_gather(iop, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
+				    *rcount, TYPE(rtype), 0, COMM(comm), &c, TC_RA());        \
+		REQ_OUT(rc, c, req);                                                          \
+		ret(ierr, rc);                                                                \
+	}
+FALLGATHER(mpi_allgather, MPI_ALLGATHER, mpi_iallgather, MPI_IALLGATHER, TC_OP_ALLGATHER,
+	   TC_OP_IALLGATHER)
+FALLGATHER(mpi_alltoall, MPI_ALLTOALL, mpi_ialltoall, MPI_IALLTOALL, TC_OP_ALLTOALL,
+	   TC_OP_IALLTOALL)
+#undef FALLGATHER
+
+FDEF(mpi_gatherv, MPI_GATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
+				F *displs, F *rtype, F *root, F *comm, F *ierr))
+{
+	ret(ierr, tcw_gatherv(TC_OP_GATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
+			      rcounts, displs, TYPE(rtype), *root, COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_igatherv, MPI_IGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
+				  F *displs, F *rtype, F *root, F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_gatherv(TC_OP_IGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
+			     rcounts, displs, TYPE(rtype), *root, COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_allgatherv, MPI_ALLGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
+				      F *displs, F *rtype, F *comm, F *ierr))
+{
+	ret(ierr, tcw_gatherv(TC_OP_ALLGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
+			      rcounts, displs, TYPE(rtype), 0, COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_iallgatherv, MPI_IALLGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf,
+					F *rcounts, F *displs, F *rtype, F *comm, F *req,
+					F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_gatherv(TC_OP_IALLGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
+			     rcounts, displs, TYPE(rtype), 0, COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_scatterv, MPI_SCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
+				  F *rcount, F *rtype, F *root, F *comm, F *ierr))
+{
+	ret(ierr, tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
+			       TYPE(rtype), *root, COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_iscatterv, MPI_ISCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
+				    F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
+			      TYPE(rtype), *root, COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_alltoallv, MPI_ALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,
+				    F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))
+{
+	ret(ierr, tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
+				rdispls, TYPE(rtype), COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_ialltoallv, MPI_IALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype,
+				      void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm,
+				      F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
+			       rdispls, TYPE(rtype), COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+/* Number of entries of the per-peer arrays of comm. */
+static int peers_of(MPI_Comm comm)
+{
+	int inter = 0, n = 0;
+
+	PMPI_Comm_test_inter(comm, &inter);
+	if (inter)
+		PMPI_Comm_remote_size(comm, &n);
+	else
+		PMPI_Comm_size(comm, &n);
+	return n;
+}
+
+static int alltoallw(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
+		     F *rdispls, F *rtypes, F *comm, MPI_Request *req, void *ra)
+{
+	MPI_Comm c = COMM(comm);
+	int n = peers_of(c);
+	void *s = fbuf(sbuf);
+	MPI_Datatype *st = s == MPI_IN_PLACE ? NULL
+					     : types_in(&fs.stypes, &fs.stypes_alloc, stypes, n);
+	MPI_Datatype *rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, n);
+
+	return tcw_alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, req,
+			     ra);
+}
+
+FDEF(mpi_alltoallw, MPI_ALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf,
+				    F *rcounts, F *rdispls, F *rtypes, F *comm, F *ierr))
+{
+	ret(ierr, alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+			    NULL, TC_RA()));
+}
+
+FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes,
+				      void *rbuf, F *rcounts, F *rdispls, F *rtypes, F *comm,
+				      F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+			   &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+/* ---- communicators ------------------------------------------------------ */
+
+#define NEWCOMM_OUT(rc, c, f)                            \
+	do {                                             \
+		if ((rc) == MPI_SUCCESS)                 \
+			*(f) = PMPI_Comm_c2f(c);         \
+	} while (0)
+
+FDEF(mpi_comm_dup, MPI_COMM_DUP, (F *comm, F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_comm_dup(COMM(comm), &c, NULL, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_idup, MPI_COMM_IDUP, (F *comm, F *newcomm, F *req, F *ierr))
+{
+	MPI_Comm c;
+	MPI_Request r;
+	int rc = tcw_comm_dup(COMM(comm), &c, &r, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	REQ_OUT(rc, r, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_split, MPI_COMM_SPLIT, (F *comm, F *color, F *key, F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_comm_split(COMM(comm), *color, *key, &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_split_type, MPI_COMM_SPLIT_TYPE, (F *comm, F *type, F *key, F *info, F *newcomm,
+						F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_comm_split_type(COMM(comm), *type, *key, INFO(info), &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_create, MPI_COMM_CREATE, (F *comm, F *group, F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_comm_create(COMM(comm), GROUP(group), &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_create_group, MPI_COMM_CREATE_GROUP, (F *comm, F *group, F *tag, F *newcomm,
+						    F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_comm_create_group(COMM(comm), GROUP(group), *tag, &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_free, MPI_COMM_FREE, (F *comm, F *ierr))
+{
+	MPI_Comm c = COMM(comm);
+	int rc = tcw_comm_free(&c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, comm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_cart_create, MPI_CART_CREATE, (F *comm, F *ndims, F *dims, F *periods, F *reorder,
+					F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_cart_create(COMM(comm), *ndims, dims, logicals(periods, *ndims),
+				 *reorder != 0, &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_cart_sub, MPI_CART_SUB, (F *comm, F *remain, F *newcomm, F *ierr))
+{
+	MPI_Comm c = COMM(comm), nc;
+	int nd = 0, rc;
+
+	PMPI_Cartdim_get(c, &nd);
+	rc = tcw_cart_sub(c, logicals(remain, nd), &nc, TC_RA());
+	NEWCOMM_OUT(rc, nc, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_graph_create, MPI_GRAPH_CREATE, (F *comm, F *nnodes, F *index, F *edges, F *reorder,
+					  F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_graph_create(COMM(comm), *nnodes, index, edges, *reorder != 0, &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT,
+     (F *comm, F *indeg, F *srcs, F *sw, F *outdeg, F *dsts, F *dw, F *info, F *reorder,
+      F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_dist_graph_create_adjacent(COMM(comm), *indeg, srcs, fweights(sw), *outdeg,
+						dsts, fweights(dw), INFO(info), *reorder != 0,
+						&c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+/* ---- MPI-IO ------------------------------------------------------------- */
+
+FDEF(mpi_file_open, MPI_FILE_OPEN, (F *comm, char *name, F *amode, F *info, F *fh, F *ierr,
+				    size_t len))
+{
+	char *cname;
+	size_t b = 0, e = len;
+	MPI_File c;
+	int rc;
+
+	/* a Fortran string: blank padded, not terminated */
+	while (b < e && name[b] == ' ')
+		b++;
+	while (e > b && (name[e - 1] == ' ' || name[e - 1] == '\0'))
+		e--;
+	cname = tc_xstrndup(name + b, e - b);
+	rc = tcw_file_open(COMM(comm), cname, *amode, INFO(info), &c, TC_RA());
+	free(cname);
+	if (rc == MPI_SUCCESS)
+		*fh = PMPI_File_c2f(c);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_file_close, MPI_FILE_CLOSE, (F *fh, F *ierr))
+{
+	MPI_File c = PMPI_File_f2c(*fh);
+	int rc = tcw_file_close(&c, TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*fh = PMPI_File_c2f(c);
+	ret(ierr, rc);
+}
+
+#define FFILE(lc, UC, op)                                                                 \
+	FDEF(lc, UC, (F *fh, void *buf, F *count, F *dt, F *status, F *ierr))             \
+	{                                                                                 \
+		MPI_Status cs;                                                            \
+		int rc = tcw_file_rw(op, PMPI_File_f2c(*fh), 0, fbuf(buf), *count,        \
+				     TYPE(dt), status_for(status, &cs), TC_RA());         \
+		if (rc == MPI_SUCCESS)                                                    \
+			status_out(&cs, status);                                          \
+		ret(ierr, rc);                                                            \
+	}
+#define FFILE_AT(lc, UC, op)                                                              \
+	FDEF(lc, UC, (F *fh, MPI_Offset *off, void *buf, F *count, F *dt, F *status,      \
+		      F *ierr))                                                           \
+	{                                                                                 \
+		MPI_Status cs;                                                            \
+		int rc = tcw_file_rw(op, PMPI_File_f2c(*fh), *off, fbuf(buf), *count,     \
+				     TYPE(dt), status_for(status, &cs), TC_RA());         \
+		if (rc == MPI_SUCCESS)                                                    \
+			status_out(&cs, status);                                          \
+		ret(ierr, rc);                                                            \
+	}
+FFILE(mpi_file_read, MPI_FILE_READ, TC_OP_FILE_READ)
+FFILE(mpi_file_read_all, MPI_FILE_READ_ALL, TC_OP_FILE_READ_ALL)
+FFILE(mpi_file_write, MPI_FILE_WRITE, TC_OP_FILE_WRITE)
+FFILE(mpi_file_write_all, MPI_FILE_WRITE_ALL, TC_OP_FILE_WRITE_ALL)
+FFILE_AT(mpi_file_read_at, MPI_FILE_READ_AT, TC_OP_FILE_READ_AT)
+FFILE_AT(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, TC_OP_FILE_READ_AT_ALL)
+FFILE_AT(mpi_file_write_at, MPI_FILE_WRITE_AT, TC_OP_FILE_WRITE_AT)
+FFILE_AT(mpi_file_write_at_all, MPI_FILE_WRITE_AT_ALL, TC_OP_FILE_WRITE_AT_ALL)
+#undef FFILE
+#undef FFILE_AT

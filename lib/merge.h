@@ -1,0 +1,388 @@
+/*
+ * merge.h - the global compressed trace: the loop-compressed traces of
+ * lead ranks merged across ranks into one tree.
+ *
+ * A global trace (struct tc_gtrace) is a sequence of nodes like a rank's
+ * compressed sequence (lib/rsd.h), but every node says which ranks it
+ * stands for (a ranklist), and what differs between those ranks is kept
+ * per rank set:
+ *
+ *   loop   a count per rank set and a body of nodes;
+ *   event  MPI op and call site (64-bit stack signature), the same for
+ *          all its ranks, and one entry per parameter (TC_GP_*): for each
+ *          set of ranks with the same values a variant (value, or the
+ *          values of successive occurrences in order, run-length and
+ *          repetition compressed: ScalaTrace's value -> ranklist vectors,
+ *          Scala-H-Trace §4.3), and below 100% merge precision possibly a
+ *          histogram that stands for the values of some of the ranks
+ *          (Scala-H-Trace §4.4); compute time before the call and time in
+ *          the call as statistics over every occurrence of every rank.
+ *
+ * Peers and sources of completed receives are relative to the rank
+ * (tc_rel_peer), request ids relative to the rank's previous request, as
+ * in lib/rsd.h, so that ranks doing the same thing relative to their
+ * position share values.
+ *
+ * Building one: every lead's trace becomes a global trace of its own
+ * whose nodes all carry the lead's cluster ranklist (dissertation §3.3,
+ * §4.2: the lead stands for every member), and the traces are merged
+ * pairwise over a binary radix tree of fixed shape (Scala-H-Trace §3,
+ * Alg. 1 with the weighted LCS): the merges of one tree level run in
+ * parallel on a pool, and the result does not depend on the thread count.
+ *
+ * Expanding one: struct tc_gtrace_iter walks the tree for one rank and
+ * gives back that rank's events in order. At 100% precision this is
+ * exact for every parameter of every event of a lead (and so of every
+ * member of a cluster whose members behave like their lead); times come
+ * back as the means of their statistics.
+ *
+ * Structures are read-only for users; everything here takes in-memory
+ * data and never prints.
+ */
+#ifndef TC_MERGE_H
+#define TC_MERGE_H
+
+#include "compat.h"
+#include "ranklist.h"
+#include "rsd.h"
+
+struct tc_event;
+struct tc_pool;
+
+/* ---- parameters -------------------------------------------------------- */
+
+/*
+ * The parameters of an event, one per field of struct tc_event (pairs
+ * that share a TC_F_* bit are two parameters with one bit). A parameter
+ * is absent when its bit is clear in the event's `fields`.
+ */
+enum tc_gparam_id {
+	TC_GP_COMM = 0,  /* communicator id */
+	TC_GP_PEER,      /* relative peer (tc_rel_peer) */
+	TC_GP_TAG,
+	TC_GP_RPEER,     /* sendrecv receive side, relative */
+	TC_GP_RTAG,
+	TC_GP_COUNT,     /* elements (unsigned) */
+	TC_GP_DTYPE,     /* enum tc_dtype */
+	TC_GP_DTYPE_SIZE,
+	TC_GP_BYTES,     /* explicit payload bytes (unsigned) */
+	TC_GP_REDOP,     /* enum tc_redop */
+	TC_GP_ROOT,      /* world rank, absolute */
+	TC_GP_COLOR,
+	TC_GP_KEY,
+	TC_GP_REQUEST,   /* request id relative to the previous one */
+	TC_GP_NEWCOMM,
+	TC_GP_FILE,
+	TC_GP_OFFSET,    /* unsigned */
+	TC_GP_RESULT,
+	TC_GP_COMPL,     /* completions: 4 words each (request, source, tag, bytes) */
+	TC_GP_SCOUNTS,   /* per-peer send counts (unsigned words) */
+	TC_GP_RCOUNTS,   /* per-peer receive counts (unsigned words) */
+	TC_GP_N
+};
+
+/* "peer", ...; NULL out of range. */
+const char *tc_gparam_name(unsigned p);
+/* TC_GP_* for a name, or -1. */
+int tc_gparam_from_name(const char *name);
+/* The TC_F_* bit of the parameter. */
+uint32_t tc_gparam_field(unsigned p);
+/* Kinds of values, for printing and parsing. */
+enum tc_gparam_kind {
+	TC_GPK_INT = 0,   /* one signed word */
+	TC_GPK_UINT,      /* one unsigned word */
+	TC_GPK_PEER,      /* one relative peer */
+	TC_GPK_REQ,       /* one relative request id (TC_RSD_NOREQ: none) */
+	TC_GPK_DTYPE,
+	TC_GPK_REDOP,
+	TC_GPK_COMPL,     /* 4 words per completion */
+	TC_GPK_UARRAY,    /* unsigned words */
+};
+enum tc_gparam_kind tc_gparam_kind(unsigned p);
+/* Whether values of the parameter may go into a histogram below 100%
+ * precision (message sizes, tags, relative end-points, offsets;
+ * Scala-H-Trace §4.3): identifiers and request links never do. */
+bool tc_gparam_histable(unsigned p);
+
+/* A parameter value: absent, or n 64-bit words (n == 1: in w). */
+#define TC_GVAL_ABSENT UINT32_MAX
+struct tc_gval {
+	uint32_t n;
+	int64_t w;              /* the word when n == 1 */
+	int64_t *v;             /* the words when n > 1 (owned) */
+};
+
+static inline const int64_t *tc_gval_words(const struct tc_gval *x)
+{
+	return x->n == 1 ? &x->w : x->v;
+}
+bool tc_gval_equal(const struct tc_gval *a, const struct tc_gval *b);
+/* Set x to a copy of n words (n may be TC_GVAL_ABSENT). */
+void tc_gval_set(struct tc_gval *x, uint32_t n, const int64_t *words);
+void tc_gval_release(struct tc_gval *x);
+
+/*
+ * The values of successive occurrences: entries in order, each a value
+ * repeated `reps` times or a sub-sequence (chunk) repeated `reps` times.
+ */
+struct tc_gseq;
+struct tc_gseq_ent {
+	uint64_t reps;
+	uint64_t end;           /* occurrences up to and including this entry */
+	struct tc_gval val;     /* when !chunk */
+	struct tc_gseq *chunk;
+};
+struct tc_gseq {
+	struct tc_gseq_ent *e;
+	uint32_t n, alloc;
+	uint64_t len;           /* occurrences */
+};
+
+struct tc_gseq *tc_gseq_new(void);
+void tc_gseq_free(struct tc_gseq *s);
+/* Append reps occurrences of a value (copied) / a chunk (stolen). The
+ * tail is kept folded: a value equal to the last one adds to its count, and
+ * a run of up to TC_GSEQ_WINDOW entries that repeats the entries before it
+ * (or the chunk before it) becomes (one more repetition of) a chunk, so a
+ * periodic sequence stays as small as its period. */
+#define TC_GSEQ_WINDOW 8u
+void tc_gseq_add_val(struct tc_gseq *s, const struct tc_gval *v, uint64_t reps);
+void tc_gseq_add_chunk(struct tc_gseq *s, struct tc_gseq *chunk, uint64_t reps);
+/* The value of occurrence occ (taken modulo the length). */
+const struct tc_gval *tc_gseq_at(const struct tc_gseq *s, uint64_t occ);
+bool tc_gseq_equal(const struct tc_gseq *a, const struct tc_gseq *b);
+
+/* The ranks that share one value (or sequence of values). */
+struct tc_gvar {
+	struct tc_ranklist ranks;
+	struct tc_gval val;     /* every occurrence's value, when !seq */
+	struct tc_gseq *seq;    /* or the value of each occurrence */
+	uint64_t occ;           /* occurrences over all its ranks, for
+				 * histograms (0 when read from a file) */
+};
+
+/* ---- histograms (Scala-H-Trace §4.4) ----------------------------------- */
+
+#define TC_HIST_BINS_DEFAULT 8u
+#define TC_HIST_BINS_MAX 256u
+
+/* A bin: the values in [lo, hi] (the smallest and largest value seen in
+ * it), how many, their mean and sum of squared deviations. */
+struct tc_hbin {
+	int64_t lo, hi;
+	uint64_t n;
+	double mean, m2;
+};
+
+struct tc_hist {
+	struct tc_ranklist ranks; /* ranks whose values it holds */
+	uint64_t n;               /* values (occurrences over all its ranks) */
+	int64_t min, max;
+	int32_t min_rank, max_rank; /* a rank that had the min / max */
+	uint32_t nbins;
+	struct tc_hbin *bins;     /* sorted, disjoint ranges */
+};
+
+/*
+ * While traces merge, a histogram keeps up to TC_HIST_FINE fine bins
+ * (each distinct value its own bin until there are more); the trace's
+ * fixed number of bins is made once, when it is finished, by grouping
+ * neighbouring fine bins into bins of about equal counts (Scala-H-Trace
+ * §4.4: "the online balancing algorithm equalizes the number of items per
+ * bin while adjusting their value range constraints").
+ */
+#define TC_HIST_FINE 1024u
+
+/* Add cnt occurrences of x seen on rank; at most maxbins bins (balanced
+ * as tc_hist_balance when there would be more). */
+void tc_hist_add(struct tc_hist *h, int64_t x, uint64_t cnt, int32_t rank, uint32_t maxbins);
+/* Fold o into h (ranks too), at most maxbins bins. */
+void tc_hist_merge(struct tc_hist *h, const struct tc_hist *o, uint32_t maxbins);
+/*
+ * Balance into at most maxbins bins: neighbouring bins are grouped so
+ * that every bin holds about the same number of values (bin i goes to
+ * group floor(maxbins * (values before it + half its own) / all values));
+ * a bin is never cut, so one value with most of the counts keeps a bin of
+ * its own. Each bin keeps the count, mean and deviation of its values and
+ * their smallest and largest value (its range); the histogram keeps the
+ * overall min and max and a rank that had each.
+ */
+void tc_hist_balance(struct tc_hist *h, uint32_t maxbins);
+void tc_hist_release(struct tc_hist *h);
+double tc_hbin_stddev(const struct tc_hbin *b);
+
+/* A parameter of an event node, or the iteration count of a loop. */
+struct tc_gparam {
+	struct tc_gvar *var;    /* exact values, by rank set */
+	uint32_t nvar;
+	struct tc_hist *hist;   /* NULL, or the values of hist->ranks */
+};
+
+/* ---- nodes and traces ------------------------------------------------- */
+
+struct tc_gnode {
+	struct tc_ranklist ranks; /* the ranks it stands for */
+	uint32_t nbody;           /* loop: nodes in the body (>= 1); event: 0 */
+	struct tc_gnode *body;
+	struct tc_gparam iters;   /* loop: iteration count (one word) */
+	uint32_t op;              /* event */
+	uint64_t stack;           /* event: stack signature of its call site */
+	struct tc_gparam *p;      /* event: TC_GP_N parameters */
+	struct tc_rsd_stat comp;  /* event: compute time before the call */
+	struct tc_rsd_stat comm;  /* event: time inside the call */
+	uint64_t shape;           /* hash of op + call site / loop nesting */
+	uint64_t weight;          /* events it stands for, for the WLCS */
+	uint32_t id;              /* pre-order number (tc_gtrace_finish) */
+};
+
+struct tc_gframe {
+	char *module;
+	uint64_t offset;
+	char *symbol;
+};
+
+struct tc_gsite {
+	uint64_t sig;
+	uint32_t nframes;
+	struct tc_gframe *frames;
+};
+
+struct tc_gtrace {
+	int32_t world_size;
+	struct tc_ranklist ranks; /* ranks it covers */
+	struct tc_gnode *seq;
+	size_t n, alloc;
+	/* call sites (tc_gtrace_finish: every stack signature used, sorted) */
+	struct tc_gsite *sites;
+	size_t nsites, asites;
+	/* how it was made (informative) */
+	char mode[64];
+	char variant[16];
+	double precision;         /* merge precision, percent */
+	uint32_t bins;            /* histogram bins */
+	uint64_t events;          /* events of every covered rank */
+	uint32_t leads;           /* traces merged */
+	uint64_t nnodes;          /* nodes at every level (tc_gtrace_finish) */
+};
+
+struct tc_merge_opts {
+	double precision;         /* 0..100; 100 (lossless) when out of range */
+	uint32_t bins;            /* 0: TC_HIST_BINS_DEFAULT */
+	/* within a main cluster, merge a trace whose loop structure equals
+	 * the other's node by node, keeping only the parameters that differ,
+	 * instead of matching with the WLCS (dissertation §3.3, Table 3.2,
+	 * "filtering function") */
+	bool filtering;
+};
+
+/* Returns new and empty. */
+struct tc_gtrace *tc_gtrace_new(int32_t world_size);
+void tc_gtrace_free(struct tc_gtrace **g);
+
+/*
+ * Returns a new global trace of the compressed sequence of one rank (a
+ * lead), standing for `ranks` (the lead's cluster; NULL: the rank alone).
+ * events: the events of the lead (counted once per rank of ranks).
+ */
+struct tc_gtrace *tc_gtrace_from_rsd(const struct tc_rsd *rsd, const struct tc_ranklist *ranks,
+				     int32_t world_size, uint64_t events,
+				     const struct tc_merge_opts *opts);
+
+/*
+ * Merge b into a (b is freed and NULLed): Scala-H-Trace Alg. 1 with the
+ * weighted LCS; b's unmatched nodes come after a's between two matches.
+ * a and b must cover disjoint ranks.
+ */
+void tc_gtrace_merge(struct tc_gtrace *a, struct tc_gtrace **b, const struct tc_merge_opts *opts);
+
+/*
+ * Merge n traces pairwise over a binary radix tree of fixed shape
+ * (level k merges items i and i + 2^k for i a multiple of 2^(k+1)), the
+ * merges of a level in parallel on pool (may be NULL). Takes every
+ * items[i] and returns the result (NULL when n == 0).
+ */
+struct tc_gtrace *tc_gtrace_merge_tree(struct tc_gtrace **items, size_t n, struct tc_pool *pool,
+				       const struct tc_merge_opts *opts);
+
+/* Add (or replace) the frames of a call site (copied). */
+void tc_gtrace_set_site(struct tc_gtrace *g, uint64_t sig, const struct tc_gframe *frames,
+			uint32_t nframes);
+/* The index of a stack signature in g->sites, or -1. */
+ptrdiff_t tc_gtrace_site(const struct tc_gtrace *g, uint64_t sig);
+/*
+ * Make the trace ready for writing and expansion: every stack signature
+ * used gets a site entry and unused ones are dropped (sites sorted by
+ * signature), nodes are numbered in pre-order, their weights computed,
+ * and histograms balanced into g->bins bins.
+ */
+void tc_gtrace_finish(struct tc_gtrace *g);
+
+struct tc_gtrace_info {
+	uint64_t nodes, events, loops;  /* at every level */
+	uint64_t variants;              /* value variants over every parameter */
+	uint64_t varying;               /* variants with per-occurrence values */
+	uint64_t hists;                 /* histograms */
+	uint32_t depth;
+};
+void tc_gtrace_info(const struct tc_gtrace *g, struct tc_gtrace_info *info);
+
+/* ---- expansion --------------------------------------------------------- */
+
+/*
+ * Walks the trace for one rank and gives back its events in order:
+ *
+ *   struct tc_gtrace_iter it;
+ *   struct tc_event ev;
+ *   if (tc_gtrace_iter_init(&it, g, rank) == 0) {
+ *           while (tc_gtrace_iter_next(&it, &ev))
+ *                   use(&ev);
+ *           tc_gtrace_iter_release(&it);
+ *   }
+ *
+ * ev.callsite is the index of the call site in g->sites; times start at
+ * 0 and advance by the means of the compute and call time statistics.
+ * Where a histogram stands for the rank's values, a value is drawn from
+ * its bins by a hash of the rank, the node and the occurrence (the same
+ * for every run): the bin with probability proportional to its count,
+ * the value the bin's mean rounded (Scala-H-Trace §5.1).
+ */
+struct tc_gtrace_iter_frame {
+	const struct tc_gnode *seq;
+	size_t n, i;
+	uint64_t iters, left;
+	uint64_t occ;            /* occurrence of the loop node itself */
+};
+
+struct tc_gtrace_iter {
+	const struct tc_gtrace *g;
+	int32_t rank;
+	struct tc_gtrace_iter_frame *stack;
+	size_t depth, alloc;
+	uint64_t last_req, prev_end;
+	struct tc_completion *compl;
+	size_t acompl;
+	uint64_t *counts;        /* send/receive count arrays */
+	size_t acounts;
+	void *cache;             /* per node: which variant holds the rank */
+	const struct tc_gnode *node; /* the event node of the last event */
+};
+
+/* 0, or -1 when rank is not covered by g. */
+int tc_gtrace_iter_init(struct tc_gtrace_iter *it, const struct tc_gtrace *g, int32_t rank);
+bool tc_gtrace_iter_next(struct tc_gtrace_iter *it, struct tc_event *ev);
+void tc_gtrace_iter_release(struct tc_gtrace_iter *it);
+
+/* ---- ranklists --------------------------------------------------------- */
+
+/* dst = a u b, sorted, as runs (dst may be a or b). */
+void tc_granks_union(struct tc_ranklist *dst, const struct tc_ranklist *a,
+		     const struct tc_ranklist *b);
+/* Copy (dst is initialised first). */
+void tc_granks_copy(struct tc_ranklist *dst, const struct tc_ranklist *src);
+/* Smallest rank, or -1 when empty. */
+int32_t tc_granks_first(const struct tc_ranklist *rl);
+/* Make runs sorted and canonical (1-D runs as tc_ranklist_add builds
+ * them); returns -1 when a rank comes twice. */
+int tc_granks_normalize(struct tc_ranklist *rl);
+
+#endif

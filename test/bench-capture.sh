@@ -1,0 +1,112 @@
+#!/bin/sh
+# Capture shim overhead (make bench): time added per call by
+# libtracecluster-capture.so on tight loops of Irecv+Isend+Waitall and of
+# Allreduce (testdata/capture/bench.c), each run without and with the shim
+# alternately in the same session, medians of BENCH_REPS runs; then bytes
+# per event on disk for those loops and for a regular 2D stencil (halo2d).
+# Goals (issue 3): <= 300 ns added per call at stack depth 8, <= 4 bytes
+# per event for a regular stencil loop.
+#
+#  1. CPU time of the calling thread per call, one rank talking to itself:
+#     what the shim costs the application's thread, whatever else runs on
+#     the machine (the writer thread's work is reported apart).
+#  2. Wall time per call, two ranks: what the job sees, including the
+#     writer threads' compression on the same CPUs when every CPU is busy.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/${TC_BUILD:-build/default}
+shim=$build/libtracecluster-capture.so
+bench=$build/testdata/capture/bench
+halo=$build/testdata/capture/halo2d
+tcr=$build/test/capture/tcr-events
+reps=${BENCH_REPS:-5}
+iters=${BENCH_ITERS:-200000}
+work=$top/build/bench/capture
+
+if [ ! -f "$shim" ] || [ ! -x "$bench" ] || ! command -v mpirun >/dev/null; then
+	echo "== capture shim: not built (no mpicc) or no mpirun; skipped"
+	exit 0
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
+mkdir -p "$work"
+rm -f "$work"/*.times
+
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.0f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.0f", a - b }'; }
+
+# run NP LABEL [VAR=VALUE...]: one bench run on NP ranks with the shim
+# configured by the variables (LABEL none: without the shim)
+run() {
+	np=$1 label=$2
+	shift 2
+	if [ "$label" = none ]; then
+		out=$(mpirun -np "$np" "$bench" "$iters")
+	else
+		rm -rf "$work/trace-$label"
+		out=$(env "$@" mpirun -np "$np" -x LD_PRELOAD="$shim" -x TRACECLUSTER_DIR="$work/trace-$label" \
+			-x TRACECLUSTER_STACK_DEPTH -x TRACECLUSTER_UNWIND -x TRACECLUSTER_THREAD \
+			-x TRACECLUSTER_COMPRESS "$bench" "$iters" 2>/dev/null)
+	fi
+	for k in p2p_call_ns p2p_call_cpu_ns allreduce_call_ns allreduce_call_cpu_ns; do
+		echo "$out" | awk -v k=$k '$1 == k { print $2 }' >>"$work/$np-$label.$k.times"
+	done
+}
+
+D8="TRACECLUSTER_STACK_DEPTH=8 TRACECLUSTER_UNWIND=cfi TRACECLUSTER_THREAD=1 TRACECLUSTER_COMPRESS=1"
+
+# show NP KEY LABEL DESCRIPTION: one line of medians against the baseline
+show() {
+	np=$1 k1=$2 k2=$3 label=$4 what=$5
+	p=$(median "$work/$np-$label.$k1.times")
+	a=$(median "$work/$np-$label.$k2.times")
+	p0=$(median "$work/$np-none.$k1.times")
+	a0=$(median "$work/$np-none.$k2.times")
+	if [ "$label" = none ]; then
+		printf "  %-46s %8s %8s\n" "$what" "$p" "$a"
+	else
+		printf "  %-46s %8s %8s   added %5s %5s\n" "$what" "$p" "$a" "$(minus "$p" "$p0")" "$(minus "$a" "$a0")"
+	fi
+}
+
+echo "== capture shim: per-call overhead ($(nproc) CPUs), $iters iterations x 5 rounds, median of $reps runs"
+i=0
+while [ $i -lt "$reps" ]; do
+	run 1 none
+	run 1 cfi $D8
+	run 1 libunwind $D8 TRACECLUSTER_UNWIND=libunwind
+	run 1 d1 $D8 TRACECLUSTER_STACK_DEPTH=1
+	run 2 none
+	run 2 cfi $D8
+	run 2 store $D8 TRACECLUSTER_COMPRESS=0
+	run 2 sync $D8 TRACECLUSTER_THREAD=0
+	i=$((i + 1))
+done
+echo "1. CPU time of the calling thread, ns per call (1 rank, to itself)"
+printf "  %-46s %8s %8s\n" "" "p2p" "Allred."
+show 1 p2p_call_cpu_ns allreduce_call_cpu_ns none "no shim"
+show 1 p2p_call_cpu_ns allreduce_call_cpu_ns cfi "shim, depth 8 (default: CFI walker)"
+show 1 p2p_call_cpu_ns allreduce_call_cpu_ns libunwind "shim, depth 8, libunwind walker"
+show 1 p2p_call_cpu_ns allreduce_call_cpu_ns d1 "shim, depth 1 (no stack walk)"
+echo "2. wall time, ns per call (2 ranks)"
+printf "  %-46s %8s %8s\n" "" "p2p" "Allred."
+show 2 p2p_call_ns allreduce_call_ns none "no shim"
+show 2 p2p_call_ns allreduce_call_ns cfi "shim, depth 8 (default)"
+show 2 p2p_call_ns allreduce_call_ns store "shim, depth 8, blocks not compressed"
+show 2 p2p_call_ns allreduce_call_ns sync "shim, depth 8, no writer thread"
+echo "goal: <= 300 ns added per call at stack depth 8"
+
+# bytes_per_event DIR: total events and bytes of the rank files in DIR
+bytes_per_event() {
+	for f in "$1"/rank-*.tcr; do "$tcr" "$f" | tail -1; done |
+		awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] += kv[2] } }
+			END { printf "%.2f bytes/event (%d events, %d bytes)", v["file_bytes"] / v["events"], v["events"], v["file_bytes"] }'
+}
+echo "bytes on disk, bench loops (2 ranks, depth 8): $(bytes_per_event "$work/trace-cfi")"
+echo "bytes on disk, bench loops, blocks not compressed: $(bytes_per_event "$work/trace-store")"
+rm -rf "$work/trace-halo"
+mpirun -np 4 --oversubscribe -x LD_PRELOAD="$shim" -x TRACECLUSTER_DIR="$work/trace-halo" \
+	"$halo" 5000 32 >/dev/null
+echo "bytes on disk, 2D stencil (halo2d, 4 ranks, 5000 steps): $(bytes_per_event "$work/trace-halo")"
+echo "goal: <= 4 bytes per event for a regular stencil loop"

@@ -1,0 +1,551 @@
+#!/usr/bin/env bats
+# The capture shim (lib/capture/, libtracecluster-capture(3)): real MPI
+# runs of the programs in testdata/capture/ with the shim preloaded, each
+# checked against what the program did. The traces are read back with
+# test/capture/tcr-events (one line per record, see its header comment).
+#
+# setup_file runs every program once; the tests check the files.
+
+load helper
+
+B="$TC_ROOT/${TC_BUILD:-build/default}"
+SHIM="$B/libtracecluster-capture.so"
+TP="$B/testdata/capture"
+EV="$B/test/capture/tcr-events"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# a container without ssh: launch locally only
+command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
+
+have_mpi() {
+	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$EV" ] && [ -x "$TP/ring" ]
+}
+
+# trace NAME NP PROGRAM ARGS...: run with the shim into $BATS_FILE_TMPDIR/NAME;
+# output in NAME.out, exit status in NAME.rc
+trace() {
+	local name=$1 np=$2 d="$BATS_FILE_TMPDIR/$1"
+	shift 2
+	rm -rf "$d"
+	timeout 60 mpirun -np "$np" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$@" \
+		>"$d.out" 2>&1
+	echo $? >"$d.rc"
+}
+
+setup_file() {
+	have_mpi || return 0
+	cd "$BATS_FILE_TMPDIR" || return 1
+	trace ring 4 "$TP/ring" 5
+	trace halo 9 "$TP/halo2d" 3 16
+	trace coll 4 "$TP/coll"
+	trace split 4 "$TP/split"
+	trace persist 4 "$TP/persist"
+	trace anysrc 4 "$TP/anysrc"
+	trace io 4 "$TP/io" "$BATS_FILE_TMPDIR/io.dat"
+	trace mt 4 "$TP/mt" 100
+	if [ -x "$TP/ring_mpifh" ]; then
+		trace fring 4 "$TP/ring_mpifh" 4
+		trace fhalo 4 "$TP/halo_usempi"
+		trace f08 4 "$TP/coll_f08"
+		trace mixed 4 "$TP/mixed"
+	fi
+}
+
+setup() {
+	have_mpi || skip "no MPI or capture shim built (mpicc not found)"
+}
+
+# ev NAME RANK: the records of one rank file of a traced run
+ev() {
+	"$EV" "$BATS_FILE_TMPDIR/$1/rank-$(printf %05d "$2").tcr"
+}
+
+ran_ok() {
+	local rc
+	rc=$(cat "$BATS_FILE_TMPDIR/$1.rc")
+	[ "$rc" = 0 ] || { echo "run $1 exited $rc:"; cat "$BATS_FILE_TMPDIR/$1.out"; false; }
+	[ "$(ls "$BATS_FILE_TMPDIR/$1"/rank-*.tcr | wc -l)" = "$2" ]
+}
+
+# nev NAME RANK PATTERN: number of event lines matching the extended regexp
+nev() {
+	ev "$1" "$2" | grep '^E ' | grep -cE -- "$3" || true
+}
+
+@test "capture: C ring records every call with peers, tags, counts and bytes" {
+	ran_ok ring 4
+	for r in 0 1 2 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		run ev ring $r
+		assert_success
+		[ "$(nev ring $r "op=MPI_Isend .* peer=$next tag=1 count=16 dtype=MPI_INT dsize=4 bytes=64 ")" = 5 ]
+		[ "$(nev ring $r "op=MPI_Isend .* peer=$next tag=2 count=8 dtype=MPI_DOUBLE dsize=8 bytes=64 ")" = 5 ]
+		[ "$(nev ring $r "op=MPI_Recv .* peer=$prev tag=1 .* compl=0:$prev:1:64 ")" = 5 ]
+		[ "$(nev ring $r "op=MPI_Recv .* peer=$prev tag=2 .* compl=0:$prev:2:64 ")" = 5 ]
+		[ "$(nev ring $r "op=MPI_Wait ")" = 10 ]
+		[ "$(nev ring $r "op=MPI_Sendrecv .* peer=$next tag=3 rpeer=$prev rtag=3 count=4 .* compl=0:$prev:3:16 ")" = 1 ]
+		[ "$(nev ring $r "op=MPI_(Init|Barrier|Finalize) ")" = 3 ]
+		[ "$(nev ring $r "op=MPI_Pcontrol .* count=0 ")" = 1 ]
+		[ "$(nev ring $r "op=MPI_Pcontrol .* count=1 ")" = 1 ]
+		[ "$(ev ring $r | grep -c '^E ')" = 36 ]
+		# each Wait completes the request of the Isend just before it
+		ev ring $r | awk '/op=MPI_Isend/ { match($0, /req=[0-9]+/); req = substr($0, RSTART + 4, RLENGTH - 4) }
+			/op=MPI_Wait / { if ($0 !~ "compl=" req ":-1:-1:0 ") { print "bad wait: " $0; exit 1 } }'
+		ev ring $r | tail -1 | grep -q "^S events=36 .* trailer=1 dropped=0 bad_blocks=0"
+	done
+}
+
+@test "capture: two call sites of one function differ, one call site is equal on every rank" {
+	ran_ok ring 4
+	sig() { ev ring "$1" | grep "op=MPI_Isend .* tag=$2 " | awk '{print $3}' | sort -u; }
+	a=$(sig 0 1) b=$(sig 0 2)
+	[ "$(echo "$a" | wc -l)" = 1 ] && [ "$(echo "$b" | wc -l)" = 1 ]
+	[ "$a" != "$b" ]
+	for r in 1 2 3; do
+		[ "$(sig $r 1)" = "$a" ]
+		[ "$(sig $r 2)" = "$b" ]
+		# the whole sequence of ops and call sites is the same
+		diff <(ev ring 0 | grep '^E' | awk '{print $2, $3}') <(ev ring $r | grep '^E' | awk '{print $2, $3}')
+	done
+	# call sites are symbolised at finalize: module + offset + function
+	ev ring 0 | grep "^C id=.* sig=${a#cs=} " | tail -1 | grep -q "f0=ring+0x[0-9a-f]*:step_a+0x"
+	ev ring 0 | grep "^C id=.* sig=${b#cs=} " | tail -1 | grep -q "f1=ring+0x[0-9a-f]*:main+0x"
+}
+
+@test "capture: the cached CFI stack walker records the same call sites as libunwind and backtrace" {
+	ran_ok ring 4
+	sites() { # the symbolised call-site records of a run, without file-local ids
+		for f in "$1"/rank-*.tcr; do "$EV" "$f" | grep '^C .*:main+' | sed 's/^C id=[0-9]* //'; done | sort -u
+	}
+	for u in libunwind backtrace; do
+		TRACECLUSTER_UNWIND=$u run mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_UNWIND \
+			-x TRACECLUSTER_DIR="$BATS_TEST_TMPDIR/$u" "$TP/ring" 5
+		assert_success
+		diff <(sites "$BATS_FILE_TMPDIR/ring") <(sites "$BATS_TEST_TMPDIR/$u")
+	done
+	[ -x "$TP/coll_f08" ] || return 0
+	TRACECLUSTER_UNWIND=libunwind run mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_UNWIND \
+		-x TRACECLUSTER_DIR="$BATS_TEST_TMPDIR/f08" "$TP/coll_f08"
+	assert_success
+	diff <(sites "$BATS_FILE_TMPDIR/f08") <(sites "$BATS_TEST_TMPDIR/f08")
+}
+
+@test "capture: file header names rank, world, clock, writer and program" {
+	ran_ok ring 4
+	run ev ring 2
+	assert_line --partial "H rank=2 size=4 depth=8 clock=CLOCK_MONOTONIC writer=tracecluster-capture "
+	assert_line --regexp "^H .* program=.*/ring 5$"
+	assert_line "M id=0 parent=0 creator=- size=4 members=0,1,2,3"
+	assert_line "M id=1 parent=0 creator=- size=1 members=2"
+}
+
+@test "capture: 2D halo exchange on 9 ranks: neighbours as world ranks, PROC_NULL edges, completions" {
+	ran_ok halo 9
+	grep -q "dims 3x3" "$BATS_FILE_TMPDIR/halo.out"
+	# rank r = 3*x + y on a non-periodic 3x3 grid
+	for r in 0 4 5 8; do
+		x=$((r / 3)) y=$((r % 3))
+		w=$([ $x -gt 0 ] && echo $((r - 3)) || echo -3)
+		e=$([ $x -lt 2 ] && echo $((r + 3)) || echo -3)
+		s=$([ $y -gt 0 ] && echo $((r - 1)) || echo -3)
+		n=$([ $y -lt 2 ] && echo $((r + 1)) || echo -3)
+		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$w tag=10 count=16 dtype=MPI_DOUBLE dsize=8 bytes=128 ")" = 3 ]
+		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$e tag=11 count=16 ")" = 3 ]
+		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$s tag=12 count=16 ")" = 3 ]
+		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$n tag=13 count=16 ")" = 3 ]
+		[ "$(nev halo $r "op=MPI_Irecv .* comm=2 peer=$w tag=11 ")" = 3 ]
+		[ "$(nev halo $r "op=MPI_Waitall .* count=8 compl=")" = 3 ]
+		[ "$(nev halo $r "op=MPI_Allreduce .* comm=2 count=1 dtype=MPI_DOUBLE .* redop=MPI_SUM")" = 3 ]
+		# every Waitall lists 8 requests; a receive from a real neighbour
+		# gives its world rank, tag and 128 bytes, from PROC_NULL nothing
+		ev halo $r | grep 'op=MPI_Waitall' | awk -v w=$w '{
+			match($0, /compl=[^ ]*/); n = split(substr($0, RSTART + 6, RLENGTH - 6), c, ",")
+			if (n != 8) { print "bad count: " $0; exit 1 }
+			split(c[1], f, ":")
+			if (w >= 0 && (f[2] != w || f[3] != 11 || f[4] != 128)) { print "bad west: " $0; exit 1 }
+			if (w < 0 && (f[2] != -3 || f[4] != 0)) { print "bad null: " $0; exit 1 }
+		}'
+	done
+	run ev halo 4
+	assert_line "M id=2 parent=0 creator=MPI_Cart_create size=9 members=0,1,2,3,4,5,6,7,8 dims=3x3 periods=0"
+}
+
+@test "capture: collectives and v-variants: roots, counts, vectors, reduction ops, requests" {
+	ran_ok coll 4
+	for r in 0 1 2 3; do
+		run ev coll $r
+		assert_line --regexp "op=MPI_Bcast .* comm=0 count=10 dtype=MPI_INT dsize=4 bytes=40 root=1 "
+		assert_line --regexp "op=MPI_Reduce .* count=5 dtype=MPI_DOUBLE .* redop=MPI_SUM root=2 "
+		assert_line --regexp "op=MPI_Allreduce .* count=3 dtype=MPI_INT .* redop=MPI_MAX "
+		assert_line --regexp "op=MPI_Allreduce .* count=3 dtype=MPI_INT .* redop=MPI_SUM "
+		assert_line --regexp "op=MPI_Gather .* count=2 .* root=0 "
+		assert_line --regexp "op=MPI_Scatter .* count=4 .* root=3 "
+		assert_line --regexp "op=MPI_Allgather .* count=1 "
+		assert_line --regexp "op=MPI_Allgatherv .* count=$((r + 1)) .* rc=1,2,3,4 "
+		assert_line --regexp "op=MPI_Alltoall .* count=2 "
+		assert_line --regexp "op=MPI_Alltoallv .* count=10 .* sc=1,2,3,4 rc=$((r + 1)),$((r + 1)),$((r + 1)),$((r + 1)) "
+		assert_line --regexp "op=MPI_Alltoallw .* count=40 dtype=MPI_BYTE dsize=1 bytes=40 sc=4,8,12,16 "
+		assert_line --regexp "op=MPI_Reduce_scatter .* count=10 .* redop=MPI_SUM rc=1,2,3,4 "
+		assert_line --regexp "op=MPI_Reduce_scatter_block .* count=2 .* redop=MPI_MIN "
+		assert_line --regexp "op=MPI_Scan .* redop=MPI_PROD "
+		assert_line --regexp "op=MPI_Exscan .* redop=MPI_SUM "
+		assert_line --regexp "op=MPI_Barrier .* comm=0 "
+		assert_line --regexp "op=MPI_Ibcast .* count=7 .* root=2 req=1 "
+		assert_line --regexp "op=MPI_Iallreduce .* redop=MPI_MAX req=2 "
+		assert_line --regexp "op=MPI_Ialltoallv .* req=3 sc=1,2,3,4 "
+		assert_line --regexp "op=MPI_Ibarrier .* req=4 "
+		assert_line --regexp "op=MPI_Igatherv .* count=$((r + 1)) .* root=1 req=5"
+		assert_line --regexp "op=MPI_Waitall .* count=5 compl=1:-1:-1:0,2:-1:-1:0,3:-1:-1:0,4:-1:-1:0,5:-1:-1:0 "
+		# counts vectors only where they are significant: Gatherv at
+		# its root 0, Scatterv at its root 3, Igatherv at root 1
+		if [ $r = 0 ]; then assert_line --regexp "op=MPI_Gatherv .* count=1 .* root=0 rc=1,2,3,4 "; fi
+		if [ $r != 0 ]; then assert_line --regexp "op=MPI_Gatherv .* count=$((r + 1)) .* root=0 t="; fi
+		if [ $r = 3 ]; then assert_line --regexp "op=MPI_Scatterv .* count=4 .* root=3 sc=1,2,3,4 "; fi
+		if [ $r != 3 ]; then assert_line --regexp "op=MPI_Scatterv .* count=$((r + 1)) .* root=3 t="; fi
+		if [ $r = 1 ]; then assert_line --regexp "op=MPI_Igatherv .* req=5 rc=1,2,3,4 "; fi
+	done
+}
+
+@test "capture: communicator split, dup, create, split_type and Cartesian records" {
+	ran_ok split 4
+	for r in 0 1 2 3; do
+		other=$(((r + 2) % 4)) par=$((r % 2))
+		run ev split $r
+		# key -rank: sub-rank 0 is the higher world rank of each parity
+		if [ $r -lt 2 ]; then members="$other,$r"; else members="$r,$other"; fi
+		assert_line "M id=2 parent=0 creator=MPI_Comm_split size=2 members=$members"
+		assert_line "M id=3 parent=2 creator=MPI_Comm_dup size=2 members=$members"
+		assert_line --regexp "op=MPI_Comm_split .* comm=0 color=$par key=$((-r)) newcomm=2 "
+		assert_line --regexp "op=MPI_Send .* comm=2 peer=$other tag=42 count=1 "
+		assert_line --regexp "op=MPI_Recv .* comm=2 peer=$other tag=42 .* compl=0:$other:42:4 "
+		assert_line --regexp "op=MPI_Allreduce .* comm=2 "
+		assert_line --regexp "op=MPI_Comm_dup .* comm=2 newcomm=3 "
+		assert_line --regexp "op=MPI_Barrier .* comm=3 "
+		assert_line --regexp "^M id=[0-9]+ parent=0 creator=MPI_Comm_split_type size=4 members=0,1,2,3$"
+		assert_line --regexp "^M id=[0-9]+ parent=0 creator=MPI_Cart_create size=4 members=0,1,2,3 dims=2x2 periods=1$"
+		assert_line --regexp "op=MPI_Comm_split_type .* comm=0 color=[0-9]+ key=$r newcomm="
+		assert_line --regexp "op=MPI_Comm_free .* comm=3 "
+		assert_line --regexp "op=MPI_Comm_free .* comm=2 "
+		if [ $r = 3 ]; then
+			assert_line --regexp "op=MPI_Comm_create cs=[0-9a-f]+ comm=0 t="
+			refute_line --regexp "op=MPI_Bcast"
+		else
+			assert_line "M id=4 parent=0 creator=MPI_Comm_create size=3 members=0,1,2"
+			assert_line --regexp "op=MPI_Comm_create .* comm=0 newcomm=4 "
+			assert_line --regexp "op=MPI_Bcast .* comm=4 .* root=2 "
+		fi
+	done
+}
+
+@test "capture: persistent requests and every completion call link request ids" {
+	ran_ok persist 4
+	for r in 0 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		run ev persist $r
+		assert_line --regexp "op=MPI_Recv_init .* peer=$prev tag=5 count=6 .* req=1 "
+		assert_line --regexp "op=MPI_Send_init .* peer=$next tag=5 count=6 .* req=2 "
+		[ "$(nev persist $r "op=MPI_Startall .* count=2 compl=1:$prev:5:24,2:$next:5:24 ")" = 3 ]
+		[ "$(nev persist $r "op=MPI_Waitall .* count=2 compl=1:$prev:5:24,2:-1:-1:0 ")" = 3 ]
+		assert_line --regexp "op=MPI_Start .* peer=$prev tag=5 count=6 .* req=1 "
+		assert_line --regexp "op=MPI_Start .* peer=$next tag=5 count=6 .* req=2 "
+		assert_line --regexp "op=MPI_Wait .* compl=1:$prev:5:24 "
+		assert_line --regexp "op=MPI_Wait .* compl=2:-1:-1:0 "
+		assert_line --regexp "op=MPI_Request_free .* req=1 "
+		assert_line --regexp "op=MPI_Request_free .* req=2 "
+		# Irecv 3/Isend 4 by Testany + Waitsome, 5/6 by Testall, 7/8 by Waitany + Test
+		[ "$(ev persist $r | grep -E 'op=MPI_(Testany|Waitsome) ' | grep -o 'compl=[^ ]*' | tr ',' '\n' | sed 's/compl=//' | sort | tr '\n' ' ')" = "3:$prev:6:24 4:-1:-1:0 " ]
+		assert_line --regexp "op=MPI_Testall .* count=2 compl=5:$prev:7:24,6:-1:-1:0 "
+		[ "$(ev persist $r | grep -E 'op=MPI_(Waitany|Test) ' | grep -o 'compl=[^ ]*' | sed 's/compl=//' | sort | tr '\n' ' ')" = "7:$prev:8:24 8:-1:-1:0 " ]
+		# a poll that completed nothing lists no completions
+		refute_line --regexp "compl= "
+	done
+}
+
+@test "capture: ANY_SOURCE receives, probes and Iprobe record the actual source" {
+	ran_ok anysrc 4
+	run ev anysrc 0
+	[ "$(nev anysrc 0 "op=MPI_Recv .* peer=-2 tag=-1 count=64 ")" = 3 ]
+	for s in 1 2 3; do
+		[ "$(nev anysrc 0 "op=MPI_Recv .* peer=-2 tag=-1 .* compl=0:$s:$((10 * s)):$((4 * s)) ")" = 1 ]
+		[ "$(nev anysrc 0 "op=MPI_Recv .* peer=$s tag=$((10 * s)) count=$s .* compl=0:$s:$((10 * s)):$((4 * s)) ")" = 1 ]
+		[ "$(nev anysrc 0 "op=MPI_(Probe|Iprobe) .* peer=-2 tag=-1 compl=0:$s:$((10 * s)):$((4 * s)) ")" = 1 ]
+	done
+	[ "$(ev anysrc 0 | grep 'op=MPI_Waitall .* count=3 ' | grep -o 'compl=[^ ]*' | sed 's/compl=//' | tr ',' '\n' | cut -d: -f2- | sort | tr '\n' ' ')" = "1:10:4 2:20:8 3:30:12 " ]
+	for s in 1 2 3; do
+		[ "$(nev anysrc $s "op=MPI_Send .* peer=0 tag=$((10 * s)) count=$s ")" = 3 ]
+	done
+}
+
+@test "capture: MPI-IO opens, reads, writes and closes with offsets and counts" {
+	ran_ok io 4
+	r=2
+	run ev io $r
+	assert_line --regexp "op=MPI_File_open .* comm=0 file=0 off=0 "
+	assert_line --regexp "op=MPI_File_write_at .* count=16 dtype=MPI_INT dsize=4 bytes=64 file=0 off=$((64 * r)) "
+	assert_line --regexp "op=MPI_File_write_at_all .* count=16 .* file=0 off=$((64 * (4 + r))) "
+	assert_line --regexp "op=MPI_File_read_at .* count=16 .* off=$((64 * r)) "
+	assert_line --regexp "op=MPI_File_read_at_all .* count=16 .* off=$((64 * r)) "
+	assert_line --regexp "op=MPI_File_read .* count=8 .* bytes=32 file=0 off=$((64 * r)) "
+	assert_line --regexp "op=MPI_File_read_all .* count=8 .* off=$((64 * r + 32)) "
+	assert_line --regexp "op=MPI_File_write .* count=4 .* off=$((64 * r + 64)) "
+	assert_line --regexp "op=MPI_File_write_all .* count=4 .* off=$((64 * r + 80)) "
+	assert_line --regexp "op=MPI_File_close .* file=0 "
+}
+
+@test "capture: MPI_THREAD_MULTIPLE: four threads' calls all recorded, none twice" {
+	ran_ok mt 4
+	grep -q multiple "$BATS_FILE_TMPDIR/mt.out" || skip "MPI_THREAD_MULTIPLE not granted"
+	for r in 0 1 2 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		run ev mt $r
+		assert_line --regexp "op=MPI_Init_thread .* count=3 "
+		for t in 0 1 2 3; do
+			[ "$(nev mt $r "op=MPI_Sendrecv .* peer=$next tag=$t rpeer=$prev rtag=$t count=4 .* compl=0:$prev:$t:16 ")" = 100 ]
+		done
+		ev mt $r | tail -1 | grep -q "^S events=403 .* trailer=1 dropped=0 bad_blocks=0"
+	done
+}
+
+@test "capture: Fortran mpif.h: Init, ring, MPI_IN_PLACE and STATUS(ES)_IGNORE" {
+	[ -x "$TP/ring_mpifh" ] || skip "no Fortran MPI compiler"
+	ran_ok fring 4
+	for r in 0 1 2 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		run ev fring $r
+		assert_line --regexp "op=MPI_Init "
+		assert_line --regexp "op=MPI_Finalize "
+		[ "$(nev fring $r "op=MPI_Isend .* peer=$next tag=1 count=16 dtype=MPI_INTEGER dsize=4 bytes=64 ")" = 4 ]
+		[ "$(nev fring $r "op=MPI_Recv .* peer=$prev tag=1 .* compl=0:$prev:1:64 ")" = 4 ]
+		[ "$(nev fring $r "op=MPI_Wait .* compl=[0-9]+:-1:-1:0 ")" = 4 ]
+		assert_line --regexp "op=MPI_Allreduce .* count=3 dtype=MPI_INTEGER .* redop=MPI_SUM "
+		assert_line --regexp "op=MPI_Waitall .* count=2 compl=[0-9]+:$prev:2:32,[0-9]+:-1:-1:0 "
+		assert_line --regexp "op=MPI_Bcast .* count=4 .* root=1 "
+		[ "$(ev fring $r | grep -c "^E ")" = 19 ]
+	done
+	# one call site, one signature on every rank
+	for r in 1 2 3; do
+		diff <(ev fring 0 | grep '^E' | awk '{print $2, $3}') <(ev fring $r | grep '^E' | awk '{print $2, $3}')
+	done
+}
+
+@test "capture: Fortran use mpi: Cartesian halo with status arrays, Waitany, Testsome" {
+	[ -x "$TP/halo_usempi" ] || skip "no Fortran MPI compiler"
+	ran_ok fhalo 4
+	for r in 0 3; do
+		run ev fhalo $r
+		assert_line --regexp "op=MPI_Cart_create .* comm=0 count=2 newcomm=2 "
+		assert_line "M id=2 parent=0 creator=MPI_Cart_create size=4 members=0,1,2,3 dims=2x2 periods=0"
+		[ "$(nev fhalo $r "op=MPI_Isend .* comm=2 peer=(-3|[0-3]) tag=1[0-3] count=32 dtype=MPI_DOUBLE_PRECISION dsize=8 bytes=256 ")" = 20 ]
+		[ "$(nev fhalo $r "op=MPI_Isend .* peer=-3 ")" = 10 ]
+		[ "$(nev fhalo $r "op=MPI_Waitall .* count=8 ")" = 5 ]
+		assert_line --regexp "op=MPI_Waitany .* count=2 compl="
+		assert_line --regexp "op=MPI_Testsome .* count=2 "
+		assert_line --regexp "op=MPI_Comm_free .* comm=2 "
+	done
+	# rank 0 = (0,0): neighbours east 2 and north 1
+	[ "$(nev fhalo 0 "op=MPI_Isend .* peer=2 tag=11 ")" = 5 ]
+	[ "$(nev fhalo 0 "op=MPI_Isend .* peer=1 tag=13 ")" = 5 ]
+	[ "$(ev fhalo 0 | grep 'op=MPI_Waitall' | grep -c 'compl=[0-9]*:-3:-1:0,[0-9]*:2:10:256,[0-9]*:-3:-1:0,[0-9]*:1:12:256,')" = 5 ]
+}
+
+@test "capture: Fortran use mpi_f08: collectives, split, ANY_SOURCE, persistent requests" {
+	[ -x "$TP/coll_f08" ] || skip "no Fortran MPI compiler"
+	ran_ok f08 4
+	run ev f08 0
+	assert_line --regexp "op=MPI_Init "
+	assert_line --regexp "op=MPI_Bcast .* count=10 dtype=MPI_INTEGER .* root=1 "
+	assert_line --regexp "op=MPI_Allreduce .* count=3 .* redop=MPI_SUM "
+	assert_line --regexp "op=MPI_Reduce .* count=5 .* redop=MPI_MAX root=2 "
+	assert_line --regexp "op=MPI_Gatherv .* count=1 .* root=0 rc=1,2,3,4 "
+	assert_line --regexp "op=MPI_Alltoallv .* count=10 .* sc=1,2,3,4 rc=1,1,1,1 "
+	assert_line --regexp "op=MPI_Comm_split .* color=0 key=0 newcomm=2 "
+	assert_line "M id=2 parent=0 creator=MPI_Comm_split size=2 members=0,2"
+	for s in 1 2 3; do
+		assert_line --regexp "op=MPI_Recv .* peer=-2 tag=-1 count=64 .* compl=0:$s:$((10 * s)):$((4 * s)) "
+	done
+	assert_line --regexp "op=MPI_Recv_init .* peer=3 tag=5 count=6 .* req=1 "
+	assert_line --regexp "op=MPI_Send_init .* peer=1 tag=5 count=6 .* req=2 "
+	[ "$(nev f08 0 "op=MPI_Startall .* compl=1:3:5:24,2:1:5:24 ")" = 2 ]
+	[ "$(nev f08 0 "op=MPI_Waitall .* compl=1:3:5:24,2:-1:-1:0 ")" = 2 ]
+	assert_line --regexp "op=MPI_Iallreduce .* req=3 "
+	assert_line --regexp "op=MPI_Wait .* compl=3:-1:-1:0 "
+	assert_line --regexp "op=MPI_Finalize "
+	assert_line --regexp "^M id=3 parent=0 creator=MPI_Cart_create size=4 members=0,1,2,3 dims=2x2 periods=1$"
+	run ev f08 3
+	assert_line --regexp "op=MPI_Scatterv .* count=4 .* root=3 sc=1,2,3,4 "
+	assert_line --regexp "op=MPI_Send .* peer=0 tag=30 count=3 "
+	assert_line --regexp "op=MPI_File_open .* comm=0 file=0 off=0 "
+	assert_line --regexp "op=MPI_File_write_at .* count=4 dtype=MPI_INTEGER dsize=4 bytes=16 file=0 off=48 "
+	assert_line --regexp "op=MPI_File_close .* file=0 "
+	# the blank-padded Fortran file name was trimmed
+	[ "$(stat -c %s "$BATS_FILE_TMPDIR/f08io.dat")" = 64 ]
+}
+
+@test "capture: Fortran calling C calling MPI: each call recorded once" {
+	[ -x "$TP/mixed" ] || skip "no Fortran MPI compiler"
+	ran_ok mixed 4
+	for r in 0 1 2 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		[ "$(nev mixed $r "op=MPI_Send .* peer=$next tag=1 count=4 dtype=MPI_INTEGER ")" = 3 ]
+		[ "$(nev mixed $r "op=MPI_Send .* peer=$next tag=2 count=4 dtype=MPI_INT ")" = 3 ]
+		[ "$(nev mixed $r "op=MPI_Recv .* peer=$prev ")" = 6 ]
+		[ "$(ev mixed $r | grep -c '^E ')" = 14 ]
+	done
+	# the C sends are inside c_exchange, the Fortran ones are not
+	s=$(ev mixed 0 | grep 'op=MPI_Send .* tag=2 ' | awk '{print $3}' | sort -u)
+	ev mixed 0 | grep "^C .*sig=${s#cs=} " | tail -1 | grep -q "f0=mixed+0x[0-9a-f]*:c_exchange+"
+}
+
+# summary NAME [-s] FILE: the S line (and the first Isend) of a big trace
+summary() {
+	"$EV" "$@" | grep -E -m1 '^E op=MPI_Isend '
+	"$EV" "$@" | tail -1
+}
+
+# wait until FILE is over BYTES bytes (at most 10 s)
+wait_size() {
+	for i in $(seq 100); do
+		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "capture: SIGKILL leaves the file readable up to its last block, SIGTERM flushes it whole" {
+	d="$BATS_TEST_TMPDIR"
+	mkdir -p "$d/pids"
+	TRACECLUSTER_BUFFER=4096 timeout 60 mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d/tr" \
+		-x TRACECLUSTER_BUFFER "$TP/ring" 0 "$d/pids" >"$d/out" 2>&1 &
+	wait_size "$d/tr/rank-00001.tcr" 20000
+	wait_size "$d/pids/pid-1" 0
+	kill -KILL "$(cat "$d/pids/pid-1")"
+	wait || true
+	# rank 1 was killed: no trailer, every complete block readable
+	run "$EV" "$d/tr/rank-00001.tcr"
+	assert_failure
+	[[ "$output" == *"file ends without a trailer block"* ]]
+	run summary -s "$d/tr/rank-00001.tcr"
+	assert_line --regexp "^S events=[0-9]{3,} .* trailer=0 "
+	assert_line --regexp "^E op=MPI_Isend .* tag=1 "
+	# rank 0 got SIGTERM from mpirun: flushed and closed
+	run summary "$d/tr/rank-00000.tcr"
+	assert_line --regexp "^S events=[0-9]{3,} .* trailer=1 dropped=0 bad_blocks=0 "
+}
+
+@test "capture: SIGTERM to a rank writes what it recorded and a trailer" {
+	d="$BATS_TEST_TMPDIR"
+	mkdir -p "$d/pids"
+	timeout 60 mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d/tr" \
+		"$TP/ring" 0 "$d/pids" >"$d/out" 2>&1 &
+	wait_size "$d/pids/pid-0" 0
+	wait_size "$d/tr/rank-00000.tcr" 20000
+	kill -TERM "$(cat "$d/pids/pid-0")"
+	wait || true
+	run summary "$d/tr/rank-00000.tcr"
+	assert_line --regexp "^S events=[0-9]{3,} .* trailer=1 dropped=0 bad_blocks=0 "
+	assert_line --regexp "^E op=MPI_Isend .* tag=1 "
+}
+
+@test "capture: an unwritable directory gives one warning and the job goes on" {
+	run --separate-stderr mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR=/dev/null/trace "$TP/ring" 2
+	assert_success
+	[ "$(grep -c tracecluster-capture <<<"$stderr")" = 1 ]
+	[[ "$stderr" == *"cannot create directory '/dev/null/trace': Not a directory (4 of 4 ranks); tracing disabled"* ]]
+}
+
+@test "capture: a full disk gives one warning per rank, tracing stops, the job goes on" {
+	d="$BATS_TEST_TMPDIR/full"
+	mkdir -p "$d"
+	# at open: every rank file is /dev/full
+	for r in 0 1 2 3; do ln -s /dev/full "$d/rank-0000$r.tcr"; done
+	run --separate-stderr mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/ring" 2
+	assert_success
+	[ "$(grep -c tracecluster-capture <<<"$stderr")" = 1 ]
+	[[ "$stderr" == *"No space left on device (4 of 4 ranks); tracing disabled"* ]]
+	# during the run: a 32 KiB file size limit (EFBIG) after the first blocks
+	run --separate-stderr mpirun -np 2 --mca btl self,tcp -x LD_PRELOAD="$SHIM" \
+		-x TRACECLUSTER_DIR="$d/limit" -x TRACECLUSTER_BUFFER=4096 \
+		sh -c "trap '' XFSZ; ulimit -f 64; exec '$TP/ring' 5000"
+	assert_success
+	[ "$(grep -c 'tracing stopped' <<<"$stderr")" = 2 ]
+	[[ "$stderr" == *"rank 1: cannot write '$d/limit/rank-00001.tcr': File too large; tracing stopped"* ]]
+	run summary -s "$d/limit/rank-00000.tcr"
+	assert_line --regexp "^S events=[0-9]{3,} "
+}
+
+@test "capture: TRACECLUSTER_STACK_DEPTH and TRACECLUSTER_BUFFER are honoured, bad values warned about" {
+	d="$BATS_TEST_TMPDIR"
+	TRACECLUSTER_STACK_DEPTH=2 TRACECLUSTER_BUFFER=8K run mpirun -np 2 -x LD_PRELOAD="$SHIM" \
+		-x TRACECLUSTER_DIR="$d/a" -x TRACECLUSTER_STACK_DEPTH -x TRACECLUSTER_BUFFER "$TP/ring" 300
+	assert_success
+	run "$EV" "$d/a/rank-00000.tcr"
+	assert_line --regexp "^H rank=0 size=2 depth=2 "
+	refute_line --regexp "^C .* n=[3-9] "
+	assert_line --regexp "^C .* n=2 f0=ring\+0x[0-9a-f]+:step_a\+0x[0-9a-f]+ f1=ring\+0x[0-9a-f]+:main\+"
+	# 8 KiB blocks: several event blocks for 1800 events
+	assert_line --regexp "^S events=1806 blocks=([5-9]|[1-9][0-9]+) "
+	TRACECLUSTER_STACK_DEPTH=0 run mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d/b" \
+		-x TRACECLUSTER_STACK_DEPTH "$TP/ring" 3
+	assert_success
+	run "$EV" "$d/b/rank-00001.tcr"
+	refute_line --regexp "^C "
+	assert_line --regexp "op=MPI_Isend cs=- "
+	TRACECLUSTER_STACK_DEPTH=99 run --separate-stderr mpirun -np 2 -x LD_PRELOAD="$SHIM" \
+		-x TRACECLUSTER_DIR="$d/c" -x TRACECLUSTER_STACK_DEPTH "$TP/ring" 1
+	assert_success
+	[[ "$stderr" == *"ignoring TRACECLUSTER_STACK_DEPTH='99' (expected 0..32)"* ]]
+	run "$EV" "$d/c/rank-00000.tcr"
+	assert_line --regexp "^H rank=0 size=2 depth=8 "
+}
+
+@test "capture: default directory, and MPI_Pcontrol(0) pauses recording" {
+	cd "$BATS_TEST_TMPDIR"
+	run mpirun -np 2 -x LD_PRELOAD="$SHIM" "$TP/ring" 1
+	assert_success
+	[ -f tracecluster-trace/rank-00000.tcr ] && [ -f tracecluster-trace/rank-00001.tcr ]
+	run "$EV" tracecluster-trace/rank-00001.tcr
+	# Pcontrol(0), Barrier (not recorded), Pcontrol(1), Barrier
+	[ "$(grep -E '^E op=MPI_(Pcontrol|Barrier|Finalize) ' <<<"$output" | awk '{print $2}' | tr '\n' ' ')" = \
+		"op=MPI_Pcontrol op=MPI_Pcontrol op=MPI_Barrier op=MPI_Finalize " ]
+}
+
+@test "capture: static archive and pkg-config file for link-time use" {
+	command -v mpicc >/dev/null || skip "no mpicc"
+	pc="$B/tracecluster-capture.pc"
+	[ -f "$B/libtracecluster-capture.a" ] && [ -f "$pc" ]
+	grep -q '^Libs: -L${libdir} -ltracecluster-capture$' "$pc"
+	grep -q '^Libs.private: .*-lz' "$pc"
+	cd "$BATS_TEST_TMPDIR"
+	# whole archive before -lmpi: the wrappers take the MPI_ names
+	run mpicc -O2 -o ring-static "$TC_ROOT/testdata/capture/ring.c" \
+		-Wl,--whole-archive "$B/libtracecluster-capture.a" -Wl,--no-whole-archive -lz -ldl -pthread
+	assert_success
+	run mpirun -np 2 -x TRACECLUSTER_DIR="$PWD/st" ./ring-static 2
+	assert_success
+	run "$EV" st/rank-00001.tcr
+	assert_success
+	[ "$(grep -c 'op=MPI_Isend .* tag=1 ' <<<"$output")" = 2 ]
+	assert_line --regexp "^C .* f0=ring-static\+0x[0-9a-f]+:step_a\+"
+}
+
+@test "capture: tracecluster run -o DIR -- mpirun ... traces the ranks and passes the exit status" {
+	tc run --help >/dev/null 2>&1 || skip "the run command is not in this build"
+	cd "$BATS_TEST_TMPDIR"
+	run tc run -o out -d 4 -- mpirun -np 2 "$TP/ring" 2
+	assert_success
+	run "$EV" out/rank-00001.tcr
+	assert_success
+	assert_line --regexp "^H rank=1 size=2 depth=4 "
+	# existing rank files are kept unless --force
+	run --separate-stderr tc run -o out -- mpirun -np 2 "$TP/ring" 1
+	assert_failure 1
+	[[ "$stderr" == *"already holds 2 rank files (use --force to replace them)"* ]]
+	run tc run -f -o out -- mpirun -np 2 "$TP/ring" 1
+	assert_success
+	run tc run -o out2 -- sh -c 'exit 3'
+	assert_failure 3
+	run tc run
+	assert_failure 2
+}

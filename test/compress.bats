@@ -1,0 +1,275 @@
+#!/usr/bin/env bats
+# tracecluster compress and expand: the global compressed trace (.tct).
+#
+# What must round-trip (formats/tct.md, "Exactness"): with --mode none or
+# --mode reference at 100% precision, `expand --rank R` gives back every
+# event of rank R in order with the same op, call site (stack signature)
+# and every parameter, i.e. the same `dump --json` objects once the keys
+# that depend on the file (callsite_id: a file-local number) and the times
+# (t_start, t_end: rebuilt from the mean compute and call times the trace
+# keeps) are left out.
+
+load helper
+
+PATTERNS="stencil1d:6 stencil2d:16 stencil3d:27 wavefront:16 cg:16 ft:16 mg:16 is:16 master-worker:8 phases:16"
+
+setup_file() {
+	export SETS="$BATS_FILE_TMPDIR/sets"
+	mkdir -p "$SETS"
+	for spec in $PATTERNS; do
+		tracecluster synth --pattern "${spec%:*}" --ranks "${spec#*:}" --iters 4 \
+			-o "$SETS/${spec%:*}" >/dev/null
+	done
+	tracecluster synth --pattern stencil2d --ranks 16 --iters 6 --count-jitter 0.04 \
+		-o "$SETS/jitter" >/dev/null
+}
+
+# same_events DIR TRACE RANKS: dump of every rank equals its expansion
+same_events() {
+	local dir=$1 trace=$2 n=$3 r
+	mkdir -p ev
+	for ((r = 0; r < n; r++)); do
+		tracecluster dump --json --rank "$r" "$dir" >"ev/d$r" || return 1
+		tracecluster expand --json --rank "$r" "$trace" >"ev/e$r" || return 1
+	done
+	python3 - "$n" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+def load(p):
+    out = []
+    for line in open(p):
+        o = json.loads(line)
+        assert o["record"] == "event"
+        for k in ("callsite_id", "t_start", "t_end"):
+            o.pop(k, None)
+        out.append(o)
+    return out
+for r in range(n):
+    a, b = load("ev/d%d" % r), load("ev/e%d" % r)
+    assert len(a) == len(b), (r, len(a), len(b))
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert x == y, (r, i, x, y)
+PY
+}
+
+@test "compress --mode none: every synth pattern expands back exactly, every rank" {
+	for spec in $PATTERNS; do
+		p=${spec%:*} n=${spec#*:}
+		run -0 tc compress --mode none "$SETS/$p" -o "$p.tct"
+		same_events "$SETS/$p" "$p.tct" "$n" || { echo "pattern $p"; return 1; }
+	done
+}
+
+@test "compress --mode reference: every synth pattern expands back exactly, every rank" {
+	for spec in $PATTERNS; do
+		p=${spec%:*} n=${spec#*:}
+		run -0 tc compress --mode reference "$SETS/$p" -o "$p.tct"
+		same_events "$SETS/$p" "$p.tct" "$n" || { echo "pattern $p"; return 1; }
+	done
+}
+
+@test "compress: the JSON form expands to the same events as the text form" {
+	for p in cg mg master-worker; do
+		tc compress -q --mode none --json "$SETS/$p" -o "$p.json"
+		head -c 1 "$p.json" | grep -q '{'
+		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['format'] == 'tracecluster-tct' and d['schema'] == 1" "$p.json"
+	done
+	same_events "$SETS/cg" cg.json 16
+	same_events "$SETS/master-worker" master-worker.json 8
+}
+
+@test "compress: imported DUMPI and ScalaTrace traces expand back exactly" {
+	local dumpi="$TC_ROOT/testdata/dumpi/ring" st="$TC_ROOT/testdata/scalatrace/chain4.st"
+	[ -d "$dumpi" ] || skip "no DUMPI fixture"
+	run -0 tc compress --mode none "$dumpi" -o ring.tct
+	same_events "$dumpi" ring.tct 2
+	[ -f "$st" ] || skip "no ScalaTrace fixture"
+	run -0 tc compress --mode reference "$st" -o chain.tct
+	same_events "$st" chain.tct 4
+}
+
+@test "compress: the report, and the text form's header and structure" {
+	run -0 tc compress --mode callpath "$SETS/stencil2d" -o st.tct
+	assert_line --regexp "^global trace: st.tct \(text\)$"
+	assert_line --regexp "^mode: +callpath, variant default, precision 100%$"
+	assert_line --regexp "^ranks: +16 of 16, 9 lead traces merged"
+	assert_line --regexp "^size: +[0-9]+ bytes, [0-9]+ bytes gzip'd$"
+	assert_line --regexp "^time: +[0-9.]+ s \(load [0-9.]+, cluster [0-9.]+, merge [0-9.]+, write [0-9.]+\)$"
+	size=$(stat -c %s st.tct)
+	echo "$output" | grep -q "^size: *$size bytes"
+	run -0 head -3 st.tct
+	assert_line --index 0 "tracecluster-tct 1"
+	assert_line --index 1 "world 16"
+	assert_line --index 2 "ranks [0-15]"
+	# one loop over the timesteps; the interior's neighbours as one 2-D ranklist
+	grep -q '^loop 4 {$' st.tct
+	grep -q '^  MPI_Irecv site=[0-9]* ranks=\[1-3x4+4\] ' st.tct
+	grep -q '^end$' st.tct
+	run -0 tc compress --mode callpath --report-json "$SETS/stencil2d" -o st2.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["schema"] == 1 and d["mode"] == "callpath" and d["leads"] == 9
+assert d["ranks"] == 16 and d["bytes"] > 0 and 0 < d["gzip_bytes"] < d["bytes"]
+for k in ("load", "cluster", "merge", "write", "total"):
+    assert d["seconds"][k] >= 0
+'
+	cmp st.tct st2.tct
+}
+
+@test "compress: output is the same bytes for -j1 and -j4, every mode tried" {
+	for m in none callpath callpath-param reference kfarthest; do
+		tc -j1 compress -q --mode "$m" "$SETS/mg" -o a.tct
+		tc -j4 compress -q --mode "$m" "$SETS/mg" -o b.tct
+		cmp a.tct b.tct
+		tc -j1 compress -q --mode "$m" --json "$SETS/phases" -o a.json
+		tc -j4 compress -q --mode "$m" --json "$SETS/phases" -o b.json
+		cmp a.json b.json
+	done
+}
+
+@test "compress: to standard output, the report goes to standard error" {
+	run -0 --separate-stderr tc compress --mode none "$SETS/stencil1d"
+	assert_line --index 0 "tracecluster-tct 1"
+	[[ "$stderr" == *"global trace: standard output"* ]]
+	run -0 --separate-stderr tc compress -q --mode none "$SETS/stencil1d" -o -
+	[ -z "$stderr" ]
+}
+
+@test "compress --variant filtering gives the same trace where structures agree" {
+	tc compress -q --mode callpath-param "$SETS/cg" -o d.tct
+	run -0 tc compress --mode callpath-param --variant filtering "$SETS/cg" -o f.tct
+	assert_line --partial "variant filtering"
+	diff <(grep -v '^variant ' d.tct) <(grep -v '^variant ' f.tct)
+	grep -q '^variant "filtering"$' f.tct
+}
+
+@test "compress --precision: mismatching counts go into balanced histograms" {
+	tc compress -q --mode none "$SETS/jitter" -o exact.tct
+	run -0 tc compress --mode none --precision 90 --bins 4 "$SETS/jitter" -o h.tct
+	assert_line --regexp "^nodes: .*, [1-9][0-9]* histograms$"
+	grep -q '^precision 90$' h.tct
+	grep -q '^bins 4$' h.tct
+	grep -Eq '^ +count hist ranks=\[[^]]*\] n=[0-9]+ min=[0-9]+@[0-9]+ max=[0-9]+@[0-9]+ bins=' h.tct
+	[ "$(stat -c %s h.tct)" -lt "$(stat -c %s exact.tct)" ]
+	# at most --bins bins of about equal counts, adding up to n
+	grep -E '^ +count hist' h.tct | python3 -c '
+import re, sys
+for line in sys.stdin:
+    n = int(re.search(r" n=(\d+)", line).group(1))
+    bins = re.search(r"bins=(\S+)", line).group(1).split(",")
+    counts = [int(b.split(":")[1]) for b in bins]
+    assert 1 <= len(bins) <= 4 and sum(counts) == n, line
+    assert max(counts) <= 2 * n / len(bins) + 1, line
+'
+	# lossy, but the expansion keeps every event and every other parameter
+	same_events_count() {
+		python3 - <<'PY'
+import json
+a = [json.loads(l) for l in open("d.jsonl")]
+b = [json.loads(l) for l in open("e.jsonl")]
+assert len(a) == len(b)
+for x, y in zip(a, b):
+    for k in ("op", "callsite", "peer", "tag", "datatype"):
+        assert x.get(k) == y.get(k), (k, x, y)
+    if x["op"] in ("MPI_Isend", "MPI_Irecv"):
+        assert abs(x["count"] - y["count"]) <= 0.1 * x["count"], (x, y)
+PY
+	}
+	tc dump --json --rank 5 "$SETS/jitter" >d.jsonl
+	tc expand --json --rank 5 h.tct >e.jsonl
+	same_events_count
+	# at 0% every mismatch goes into a histogram: no count vectors left
+	run -0 tc compress --mode none --precision 0 "$SETS/jitter" -o zero.tct
+	grep -Eq '^ +count hist ' zero.tct
+	! grep -Eq '^ +count (<|[0-9]+@)' zero.tct
+}
+
+@test "compress: usage errors exit 2" {
+	run -2 --separate-stderr tc compress
+	[[ "$stderr" == *"missing DIR"* ]]
+	run -2 --separate-stderr tc compress --mode nosuch "$SETS/is"
+	[[ "$stderr" == *"unknown mode 'nosuch'"* ]]
+	run -2 --separate-stderr tc compress --precision 101 "$SETS/is"
+	[[ "$stderr" == *"--precision"* ]]
+	run -2 --separate-stderr tc compress --precision x "$SETS/is"
+	run -2 --separate-stderr tc compress --variant fast "$SETS/is"
+	[[ "$stderr" == *"--variant"* ]]
+	run -2 --separate-stderr tc compress --bins 0 "$SETS/is"
+	run -2 --separate-stderr tc compress --bogus "$SETS/is"
+	run -2 --separate-stderr tc compress "$SETS/is" "$SETS/cg"
+}
+
+@test "compress: failures exit 1 and leave nothing behind" {
+	run -1 --separate-stderr tc compress --mode none "$BATS_TEST_TMPDIR/nosuch" -o x.tct
+	[[ "$stderr" == tracecluster:* ]]
+	[ ! -e x.tct ]
+	run -1 --separate-stderr tc compress --mode none "$SETS/is" -o "$BATS_TEST_TMPDIR/no/dir/x.tct"
+	[[ "$stderr" == *"cannot create"* ]]
+	cp -r "$SETS/is" broken
+	rm broken/rank-00003.tcr
+	echo keep >old.tct
+	run -1 --separate-stderr tc compress --mode none broken -o old.tct
+	[[ "$stderr" == *"3"* ]]
+	[ "$(cat old.tct)" = keep ]
+	[ -z "$(ls | grep '\.tmp\.')" ]
+	# a device is written in place, never replaced
+	run -0 tc compress -q --mode none "$SETS/is" -o /dev/null
+	[ -c /dev/null ]
+}
+
+@test "expand: text lines in the shapes of dump, --limit, standard input" {
+	tc compress -q --mode none "$SETS/stencil2d" -o st.tct
+	run -0 tc expand --rank 5 st.tct
+	assert_line --index 0 --partial "MPI_Init"
+	assert_line --index $((${#lines[@]} - 1)) --partial "MPI_Finalize"
+	# the same columns as dump, call-site ids aside
+	diff <(tc dump --rank 5 "$SETS/stencil2d" | awk '{ $2 = $3 = ""; gsub(/ cs=[0-9]+/, ""); print }') \
+		<(tc expand --rank 5 st.tct | awk '{ $2 = $3 = ""; gsub(/ cs=[0-9]+/, ""); print }')
+	run -0 tc expand --rank 5 --limit 3 st.tct
+	[ "${#lines[@]}" -eq 3 ]
+	run -0 bash -c "tracecluster expand --json --rank 0 - <st.tct | head -1"
+	assert_output --partial '"record":"event"'
+	# times never go backwards
+	tc expand --json --rank 7 st.tct | python3 -c '
+import json, sys
+last = 0
+for line in sys.stdin:
+    o = json.loads(line)
+    assert o["t_start"] >= last and o["t_end"] >= o["t_start"]
+    last = o["t_end"]
+'
+}
+
+@test "expand: errors name the file and the line" {
+	tc compress -q --mode none "$SETS/stencil1d" -o st.tct
+	run -2 --separate-stderr tc expand st.tct
+	[[ "$stderr" == *"--rank"* ]]
+	run -1 --separate-stderr tc expand --rank 6 st.tct
+	[[ "$stderr" == *"rank 6 is not in the trace"* ]]
+	head -20 st.tct >trunc.tct
+	run -1 --separate-stderr tc expand --rank 0 trunc.tct
+	[[ "$stderr" == "tracecluster: 'trunc.tct': line 21: truncated: missing 'end'" ]]
+	sed 's/^world 6$/world 0/' st.tct >bad.tct
+	run -1 --separate-stderr tc expand --rank 0 bad.tct
+	[[ "$stderr" == "tracecluster: 'bad.tct': line 2: bad world size" ]]
+	sed 's/^tracecluster-tct 1$/tracecluster-tct 7/' st.tct >new.tct
+	run -1 --separate-stderr tc expand --rank 0 new.tct
+	[[ "$stderr" == *"line 1: format version 7 is not supported"* ]]
+	printf '{"format": "tracecluster-tct", "version": 1, "world_size": 2,' >bad.json
+	run -1 --separate-stderr tc expand --rank 0 bad.json
+	[[ "$stderr" == "tracecluster: 'bad.json': line 1: "* ]]
+	run -1 --separate-stderr tc expand --rank 0 nosuch.tct
+	[[ "$stderr" == *"cannot open 'nosuch.tct'"* ]]
+	head -c 3000 /dev/urandom >noise.tct
+	run -1 --separate-stderr tc expand --rank 0 noise.tct
+	[[ "$stderr" == "tracecluster: 'noise.tct': "* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
+@test "compress and expand answer --help" {
+	run -0 tc compress --help
+	assert_line --index 0 --partial "usage: tracecluster compress"
+	run -0 tc help expand
+	assert_line --index 0 --partial "usage: tracecluster expand"
+}

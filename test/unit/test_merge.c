@@ -1,0 +1,939 @@
+/*
+ * Unit tests of the inter-rank merge (lib/merge.h) and the global trace
+ * format (formats/tct.h): the WLCS merge of Scala-H-Trace Alg. 1 on
+ * hand-made sequences (loops with different counts, mismatched tails,
+ * nested loops, the abbbbb/bbbbba example), exact expansion of every
+ * rank, value sequences, histograms and their balancing, merge precision,
+ * the radix tree's independence of the thread count, and the .tct readers
+ * on malformed and mutated input.
+ */
+#include "lib/compat.h"
+#include "test/unit/unit.h"
+#include "formats/tct.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/merge.h"
+#include "lib/pool.h"
+#include "lib/ranklist.h"
+#include "lib/rsd.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a rank's stream of hand-made events --------------------------------- */
+
+/*
+ * Letters stand for call sites: 'a' .. 'z' is call site letter - 'a' with
+ * the op below; every event sends to the next rank (relative peer +1), so
+ * that ranks doing the same thing share values.
+ */
+struct stream {
+	int32_t rank;
+	struct tc_rsd *rsd;
+	struct tc_event *evs;
+	size_t n, alloc;
+	uint64_t clock;
+	uint64_t req;
+};
+
+static uint64_t sig_of(uint32_t site)
+{
+	return 0x5100000000000000ULL + 0x9e3779b97f4a7c15ULL * (site + 1);
+}
+
+static void stream_init(struct stream *s, int32_t rank, int match)
+{
+	struct tc_rsd_opts o = { 0, match };
+
+	memset(s, 0, sizeof(*s));
+	s->rank = rank;
+	s->rsd = tc_rsd_new(rank, &o);
+	for (uint32_t i = 0; i < 26; i++)
+		tc_rsd_set_callsite(s->rsd, i, sig_of(i));
+}
+
+static void stream_release(struct stream *s)
+{
+	tc_rsd_free(&s->rsd);
+	free(s->evs);
+}
+
+/* Feed one event of call site c with this count and tag. */
+static void put_ct(struct stream *s, char c, uint64_t count, int32_t tag)
+{
+	struct tc_event ev;
+
+	tc_event_init(&ev);
+	ev.op = c == 'w' ? TC_OP_WAIT : (c % 2 ? TC_OP_ISEND : TC_OP_IRECV);
+	ev.callsite = (uint32_t)(c - 'a');
+	ev.fields = TC_F_COMM | TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE | TC_F_REQUEST;
+	ev.comm = TC_COMM_WORLD;
+	ev.peer = s->rank + 1;
+	ev.tag = tag;
+	ev.count = count;
+	ev.dtype = TC_DT_INT;
+	ev.dtype_size = 4;
+	ev.request = ++s->req;
+	ev.t_start = s->clock + 100;
+	ev.t_end = ev.t_start + 10;
+	s->clock = ev.t_end;
+	tc_rsd_add(s->rsd, &ev);
+	TC_ALLOC_GROW(s->evs, s->n + 1, s->alloc);
+	s->evs[s->n++] = ev;
+}
+
+static void put(struct stream *s, char c)
+{
+	put_ct(s, c, 64, 7);
+}
+
+/* Feed a string: letters are events, "N(...)" repeats. */
+static const char *feed(struct stream *s, const char *p)
+{
+	while (*p && *p != ')') {
+		if (*p >= '0' && *p <= '9') {
+			unsigned long n = strtoul(p, (char **)&p, 10);
+			const char *body = p + 1, *end = body;
+			for (unsigned long i = 0; i < n; i++)
+				end = feed(s, body);
+			p = end + 1;
+		} else if (*p == ' ') {
+			p++;
+		} else {
+			put(s, *p++);
+		}
+	}
+	return p;
+}
+
+static struct tc_gtrace *leaf(struct stream *s, const struct tc_merge_opts *o)
+{
+	return tc_gtrace_from_rsd(s->rsd, NULL, 8, s->n, o);
+}
+
+/* ---- shape of a global trace ------------------------------------------- */
+
+static char letter(uint64_t sig)
+{
+	for (uint32_t i = 0; i < 26; i++)
+		if (sig_of(i) == sig)
+			return (char)('a' + i);
+	return '?';
+}
+
+static void rl_text(struct tc_strbuf *sb, const struct tc_ranklist *rl)
+{
+	int32_t *v = tc_xmalloc((rl->count + 1) * sizeof(*v));
+
+	tc_ranklist_expand(rl, v);
+	tc_strbuf_addch(sb, '{');
+	for (uint64_t i = 0; i < rl->count; i++)
+		tc_strbuf_addf(sb, "%s%d", i ? "," : "", v[i]);
+	tc_strbuf_addch(sb, '}');
+	free(v);
+}
+
+static bool rl_eq(const struct tc_ranklist *a, const struct tc_ranklist *b)
+{
+	struct tc_ranklist u;
+	bool eq;
+
+	tc_ranklist_init(&u);
+	tc_granks_union(&u, a, b);
+	eq = u.count == a->count && u.count == b->count;
+	tc_ranklist_release(&u);
+	return eq;
+}
+
+static void shape(struct tc_strbuf *sb, const struct tc_gnode *seq, size_t n,
+		  const struct tc_ranklist *parent)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_gnode *nd = &seq[i];
+		if (i)
+			tc_strbuf_addch(sb, ' ');
+		if (nd->nbody) {
+			for (uint32_t k = 0; k < nd->iters.nvar; k++)
+				tc_strbuf_addf(sb, "%s%" PRId64, k ? "/" : "", nd->iters.var[k].val.w);
+			if (nd->iters.hist)
+				tc_strbuf_addstr(sb, nd->iters.nvar ? "/h" : "h");
+			tc_strbuf_addstr(sb, "(");
+			shape(sb, nd->body, nd->nbody, &nd->ranks);
+			tc_strbuf_addch(sb, ')');
+		} else {
+			tc_strbuf_addch(sb, letter(nd->stack));
+		}
+		if (!rl_eq(&nd->ranks, parent))
+			rl_text(sb, &nd->ranks);
+	}
+}
+
+static char *shape_of(const struct tc_gtrace *g)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+
+	tc_strbuf_addstr(&sb, "");
+	shape(&sb, g->seq, g->n, &g->ranks);
+	return tc_strbuf_detach(&sb, NULL);
+}
+
+#define CHECK_SHAPE(g, want)                                             \
+	do {                                                             \
+		char *s_ = shape_of(g);                                  \
+		CHECK_STR(s_, want);                                     \
+		free(s_);                                                \
+	} while (0)
+
+/* Every event of the stream comes back from the global trace, in order,
+ * with every parameter and the call site's signature. */
+static bool expands_to(const struct tc_gtrace *g, const struct stream *s)
+{
+	struct tc_gtrace_iter it;
+	struct tc_event ev;
+	size_t k = 0;
+	bool ok = true;
+
+	if (tc_gtrace_iter_init(&it, g, s->rank))
+		return false;
+	while (ok && tc_gtrace_iter_next(&it, &ev)) {
+		const struct tc_event *want = &s->evs[k];
+		if (k >= s->n) {
+			ok = false;
+			break;
+		}
+		if (ev.op != want->op || ev.fields != want->fields || ev.peer != want->peer ||
+		    ev.tag != want->tag || ev.count != want->count || ev.dtype != want->dtype ||
+		    ev.dtype_size != want->dtype_size || ev.request != want->request ||
+		    ev.comm != want->comm || ev.callsite >= g->nsites ||
+		    g->sites[ev.callsite].sig != sig_of(want->callsite))
+			ok = false;
+		k++;
+	}
+	tc_gtrace_iter_release(&it);
+	return ok && k == s->n;
+}
+
+/* Merge the streams' leaves left to right and finish. */
+static struct tc_gtrace *merge_streams(struct stream *s, size_t n, const struct tc_merge_opts *o)
+{
+	struct tc_gtrace *g = leaf(&s[0], o);
+
+	for (size_t i = 1; i < n; i++) {
+		struct tc_gtrace *b = leaf(&s[i], o);
+		tc_gtrace_merge(g, &b, o);
+		CHECK(b == NULL);
+	}
+	tc_gtrace_finish(g);
+	return g;
+}
+
+static const struct tc_merge_opts lossless = { 100, 8, false };
+
+/* ---- the WLCS merge ------------------------------------------------------ */
+
+TEST(merge_identical)
+{
+	struct stream s[2];
+	struct tc_gtrace *g;
+
+	for (int r = 0; r < 2; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_PARAMS);
+		feed(&s[r], "a 10(b c) d");
+	}
+	g = merge_streams(s, 2, &lossless);
+	CHECK_SHAPE(g, "a 10(b c) d");
+	CHECK_EQ_U64(g->ranks.count, 2);
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+TEST(merge_loops_with_different_counts)
+{
+	struct stream s[3];
+	struct tc_gtrace *g;
+	struct tc_gtrace_info in;
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[1], 1, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[2], 2, TC_RSD_MATCH_PARAMS);
+	feed(&s[0], "a 10(b c) d");
+	feed(&s[1], "a 12(b c) d");
+	feed(&s[2], "a 10(b c) d");
+	g = merge_streams(s, 3, &lossless);
+	/* one loop, its count kept per rank set (ScalaTrace's vectors) */
+	CHECK_SHAPE(g, "a 10/12(b c) d");
+	CHECK_EQ_U64(g->seq[1].iters.nvar, 2);
+	CHECK_EQ_U64(g->seq[1].iters.var[0].ranks.count, 2);
+	tc_gtrace_info(g, &in);
+	CHECK_EQ_U64(in.loops, 1);
+	CHECK_EQ_U64(in.events, 4);
+	for (int r = 0; r < 3; r++) {
+		CHECK(expands_to(g, &s[r]));
+		stream_release(&s[r]);
+	}
+	tc_gtrace_free(&g);
+}
+
+TEST(merge_mismatched_tails)
+{
+	struct stream s[2];
+	struct tc_gtrace *g;
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[1], 1, TC_RSD_MATCH_PARAMS);
+	feed(&s[0], "a b c e");
+	feed(&s[1], "a b c f g");
+	g = merge_streams(s, 2, &lossless);
+	/* the unmatched tail of the first side, then the second's */
+	CHECK_SHAPE(g, "a b c e{0} f{1} g{1}");
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+TEST(merge_mismatched_heads_and_middles)
+{
+	struct stream s[2];
+	struct tc_gtrace *g;
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[1], 1, TC_RSD_MATCH_PARAMS);
+	feed(&s[0], "e a b 5(c d) f");
+	feed(&s[1], "a g b 5(c d) h f");
+	g = merge_streams(s, 2, &lossless);
+	CHECK_SHAPE(g, "e{0} a g{1} b 5(c d) h{1} f");
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+TEST(merge_nested_loops)
+{
+	struct stream s[2];
+	struct tc_gtrace *g;
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[1], 1, TC_RSD_MATCH_PARAMS);
+	feed(&s[0], "3(a 4(b) c) d");
+	feed(&s[1], "3(a 5(b) e c) d");
+	g = merge_streams(s, 2, &lossless);
+	/* MATCH_LOOP: the outer loops match, their bodies merge recursively */
+	CHECK_SHAPE(g, "3(a 4/5(b) e{1} c) d");
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+TEST(merge_wlcs_prefers_the_long_loop)
+{
+	/* Scala-H-Trace §3: T1 = abbbbb, T2 = bbbbba; plain Alg. 1 matches a
+	 * first, the weighted LCS matches the loop of b */
+	struct stream s[2];
+	struct tc_gtrace *g;
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[1], 1, TC_RSD_MATCH_PARAMS);
+	feed(&s[0], "a 5(b)");
+	feed(&s[1], "5(b) a");
+	g = merge_streams(s, 2, &lossless);
+	CHECK_SHAPE(g, "a{0} 5(b) a{1}");
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+TEST(merge_paper_example)
+{
+	/* §3: T1 = a(b(bcb)db)a, T2 = a(b(bcb)fb)a merge to one loop nest
+	 * with d and f side by side (T4), not one nest after the other (T3) */
+	struct stream s[2];
+	struct tc_gtrace *g, *one;
+	struct tc_gtrace_info in, in1;
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[1], 1, TC_RSD_MATCH_PARAMS);
+	feed(&s[0], "a 3(b 4(b c b) d b) a");
+	feed(&s[1], "a 3(b 4(b c b) f b) a");
+	one = leaf(&s[0], &lossless);
+	tc_gtrace_info(one, &in1);
+	g = merge_streams(s, 2, &lossless);
+	tc_gtrace_info(g, &in);
+	CHECK_EQ_U64(in.loops, in1.loops);
+	/* the same nodes, and an f beside each of the (two) d nodes */
+	CHECK_EQ_U64(in.events, in1.events + 2);
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&one);
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+TEST(merge_parameters_as_vectors)
+{
+	struct stream s[4];
+	struct tc_gtrace *g;
+	const struct tc_gparam *cnt;
+
+	for (int r = 0; r < 4; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_CALLSITE);
+		for (int i = 0; i < 6; i++)
+			put_ct(&s[r], 'b', r % 2 ? 90 : 92, 3);
+	}
+	g = merge_streams(s, 4, &lossless);
+	CHECK_SHAPE(g, "6(b)");
+	/* §4.3's example: 92 bytes [ranks 0,2], 90 [ranks 1,3] */
+	cnt = &g->seq[0].body[0].p[TC_GP_COUNT];
+	CHECK_EQ_U64(cnt->nvar, 2);
+	CHECK(cnt->hist == NULL);
+	CHECK_EQ_U64(cnt->var[0].val.w, 92);
+	CHECK_EQ_U64(cnt->var[0].ranks.count, 2);
+	CHECK(tc_ranklist_contains(&cnt->var[0].ranks, 2));
+	CHECK_EQ_U64(g->seq[0].body[0].p[TC_GP_TAG].nvar, 1);
+	for (int r = 0; r < 4; r++) {
+		CHECK(expands_to(g, &s[r]));
+		stream_release(&s[r]);
+	}
+	tc_gtrace_free(&g);
+}
+
+TEST(merge_per_occurrence_values)
+{
+	/* matching by call site: a count that changes every step is kept per
+	 * occurrence, run-length and repetition compressed */
+	struct stream s[2];
+	struct tc_gtrace *g;
+	const struct tc_gvar *v;
+
+	for (int r = 0; r < 2; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_CALLSITE);
+		for (int i = 0; i < 8; i++) {
+			put_ct(&s[r], 'b', i % 2 ? 10 : 20, 1);
+			put(&s[r], 'c');
+		}
+	}
+	g = merge_streams(s, 2, &lossless);
+	CHECK_SHAPE(g, "8(b c)");
+	v = &g->seq[0].body[0].p[TC_GP_COUNT].var[0];
+	CHECK(v->seq != NULL);
+	CHECK_EQ_U64(v->ranks.count, 2);
+	CHECK_EQ_U64(v->seq->len, 8);
+	CHECK_EQ_U64(v->seq->n, 1);
+	CHECK(v->seq->n && v->seq->e[0].chunk && v->seq->e[0].reps == 4);
+	for (int r = 0; r < 2; r++) {
+		CHECK(expands_to(g, &s[r]));
+		stream_release(&s[r]);
+	}
+	tc_gtrace_free(&g);
+}
+
+/* ---- the radix tree ------------------------------------------------------ */
+
+static char *tree_text(unsigned threads)
+{
+	struct stream s[7];
+	struct tc_gtrace *items[7], *g;
+	struct tc_pool *pool = tc_pool_new(threads);
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	static const char *const spec[7] = {
+		"a 3(b c) d", "a 4(b c) d", "a e 3(b c) d", "a 3(b c) f d",
+		"a 3(b c) d", "g a 3(b c) d", "a 3(b 2(c)) d",
+	};
+
+	for (int r = 0; r < 7; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_CALLSITE);
+		feed(&s[r], spec[r]);
+		items[r] = leaf(&s[r], &lossless);
+	}
+	g = tc_gtrace_merge_tree(items, 7, pool, &lossless);
+	tc_gtrace_finish(g);
+	for (int r = 0; r < 7; r++) {
+		CHECK(expands_to(g, &s[r]));
+		CHECK(items[r] == NULL);
+		stream_release(&s[r]);
+	}
+	tc_tct_format(g, TC_TCT_TEXT, &sb);
+	tc_gtrace_free(&g);
+	tc_pool_free(pool);
+	return tc_strbuf_detach(&sb, NULL);
+}
+
+TEST(merge_tree_same_for_every_thread_count)
+{
+	char *a = tree_text(1), *b = tree_text(4);
+
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+}
+
+TEST(merge_filtering_zips_equal_structures)
+{
+	struct stream s[3];
+	struct tc_merge_opts fo = lossless;
+	struct tc_gtrace *g, *h;
+	struct tc_strbuf x = TC_STRBUF_INIT, y = TC_STRBUF_INIT;
+
+	fo.filtering = true;
+	for (int r = 0; r < 3; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_CALLSITE);
+		feed(&s[r], "a 5(b c) d");
+	}
+	g = merge_streams(s, 3, &fo);
+	h = merge_streams(s, 3, &lossless);
+	tc_tct_format(g, TC_TCT_TEXT, &x);
+	tc_tct_format(h, TC_TCT_TEXT, &y);
+	CHECK_STR(x.buf, y.buf);
+	tc_strbuf_release(&x);
+	tc_strbuf_release(&y);
+	tc_gtrace_free(&g);
+	tc_gtrace_free(&h);
+	for (int r = 0; r < 3; r++)
+		stream_release(&s[r]);
+}
+
+/* ---- histograms and precision ------------------------------------------- */
+
+TEST(hist_balances_into_equal_bins)
+{
+	struct tc_hist h;
+	uint64_t total = 0;
+
+	memset(&h, 0, sizeof(h));
+	for (int64_t x = 1; x <= 800; x++)
+		tc_hist_add(&h, x, 1, (int32_t)(x % 13), TC_HIST_FINE);
+	CHECK_EQ_U64(h.nbins, 800);
+	tc_hist_balance(&h, 8);
+	CHECK_EQ_U64(h.nbins, 8);
+	for (uint32_t k = 0; k < h.nbins; k++) {
+		CHECK_EQ_U64(h.bins[k].n, 100);
+		CHECK(h.bins[k].lo <= h.bins[k].hi);
+		if (k)
+			CHECK(h.bins[k - 1].hi < h.bins[k].lo);
+		total += h.bins[k].n;
+	}
+	CHECK_EQ_U64(total, 800);
+	CHECK_EQ_I64(h.min, 1);
+	CHECK_EQ_I64(h.max, 800);
+	CHECK_EQ_I64(h.min_rank, 1);
+	CHECK_EQ_I64(h.max_rank, 800 % 13);
+	CHECK(h.bins[0].mean > 50 && h.bins[0].mean < 51);
+	tc_hist_release(&h);
+}
+
+TEST(hist_skewed_values_and_merge)
+{
+	struct tc_hist a, b;
+	uint64_t total = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	/* one value with most of the counts keeps a bin of its own */
+	tc_hist_add(&a, 500, 10000, 3, TC_HIST_FINE);
+	for (int64_t x = 0; x < 100; x++)
+		tc_hist_add(&b, x * 10, 10, 5, TC_HIST_FINE);
+	tc_ranklist_add(&a.ranks, 3);
+	tc_ranklist_add(&b.ranks, 5);
+	tc_hist_merge(&a, &b, TC_HIST_FINE);
+	CHECK_EQ_U64(a.n, 11000);
+	CHECK_EQ_U64(a.ranks.count, 2);
+	tc_hist_balance(&a, 4);
+	CHECK(a.nbins <= 4 && a.nbins >= 2);
+	for (uint32_t k = 0; k < a.nbins; k++) {
+		total += a.bins[k].n;
+		if (a.bins[k].lo <= 500 && 500 <= a.bins[k].hi)
+			CHECK(a.bins[k].n >= 10000);
+	}
+	CHECK_EQ_U64(total, 11000);
+	CHECK_EQ_I64(a.min, 0);
+	CHECK_EQ_I64(a.min_rank, 5);
+	CHECK_EQ_I64(a.max, 990);
+	/* many distinct values stay within TC_HIST_FINE bins */
+	for (int64_t x = 0; x < 5000; x++)
+		tc_hist_add(&b, x * 3 + 1, 1, 7, TC_HIST_FINE);
+	CHECK(b.nbins <= TC_HIST_FINE);
+	CHECK_EQ_U64(b.n, 6000);
+	tc_hist_release(&a);
+	tc_hist_release(&b);
+}
+
+static struct tc_gtrace *two_counts(uint64_t c0, uint64_t c1, double precision,
+				    struct stream *s)
+{
+	struct tc_merge_opts o = { precision, 8, false };
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_CALLSITE);
+	stream_init(&s[1], 1, TC_RSD_MATCH_CALLSITE);
+	for (int i = 0; i < 4; i++) {
+		put_ct(&s[0], 'b', c0, 1);
+		put_ct(&s[1], 'b', c1, 1);
+	}
+	return merge_streams(s, 2, &o);
+}
+
+TEST(precision_decides_histograms)
+{
+	struct stream s[2];
+	struct tc_gtrace *g;
+	const struct tc_gparam *p;
+
+	/* 1000 and 1040 differ by 3.8%: a histogram at 95%, vectors at 99% */
+	g = two_counts(1000, 1040, 95, s);
+	p = &g->seq[0].body[0].p[TC_GP_COUNT];
+	CHECK(p->hist != NULL);
+	CHECK_EQ_U64(p->nvar, 0);
+	CHECK_EQ_U64(p->hist->n, 8);
+	CHECK_EQ_U64(p->hist->ranks.count, 2);
+	CHECK_EQ_I64(p->hist->min, 1000);
+	CHECK_EQ_I64(p->hist->max_rank, 1);
+	/* parameters that match stay exact */
+	CHECK(g->seq[0].body[0].p[TC_GP_TAG].hist == NULL);
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+
+	g = two_counts(1000, 1040, 99, s);
+	p = &g->seq[0].body[0].p[TC_GP_COUNT];
+	CHECK(p->hist == NULL);
+	CHECK_EQ_U64(p->nvar, 2);
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+
+	/* at 0% every mismatch goes into the histogram */
+	g = two_counts(1, 1000000, 0, s);
+	p = &g->seq[0].body[0].p[TC_GP_COUNT];
+	CHECK(p->hist != NULL);
+	CHECK_EQ_U64(p->nvar, 0);
+	CHECK_EQ_U64(p->hist->nbins, 2);
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+TEST(precision_loop_counts)
+{
+	struct stream s[2];
+	struct tc_merge_opts o = { 90, 8, false };
+	struct tc_gtrace *g;
+	struct tc_gtrace_iter it;
+	struct tc_event ev;
+	size_t n = 0;
+
+	stream_init(&s[0], 0, TC_RSD_MATCH_PARAMS);
+	stream_init(&s[1], 1, TC_RSD_MATCH_PARAMS);
+	feed(&s[0], "a 50(b c) d");
+	feed(&s[1], "a 51(b c) d");
+	g = merge_streams(s, 2, &o);
+	CHECK_SHAPE(g, "a h(b c) d");
+	CHECK(g->seq[1].iters.hist && g->seq[1].iters.hist->n == 2);
+	/* a drawn count is one of the binned ones */
+	CHECK(tc_gtrace_iter_init(&it, g, 0) == 0);
+	while (tc_gtrace_iter_next(&it, &ev))
+		n++;
+	tc_gtrace_iter_release(&it);
+	CHECK(n == 2 + 2 * 50 || n == 2 + 2 * 51);
+	tc_gtrace_free(&g);
+	stream_release(&s[0]);
+	stream_release(&s[1]);
+}
+
+/* ---- the .tct format ----------------------------------------------------- */
+
+static struct tc_gtrace *sample(struct stream *s, double precision)
+{
+	struct tc_merge_opts o = { precision, 4, false };
+	static const char *const spec[3] = { "a 3(b 2(c) d) w", "a 3(b 2(c) e d) w", "a 4(b 2(c) d)" };
+
+	for (int r = 0; r < 3; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_CALLSITE);
+		put_ct(&s[r], 'f', 100 + (uint64_t)r * 3, r);
+		feed(&s[r], spec[r]);
+	}
+	return merge_streams(s, 3, &o);
+}
+
+static char *text_of(const struct tc_gtrace *g, int form)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+
+	tc_tct_format(g, form, &sb);
+	return tc_strbuf_detach(&sb, NULL);
+}
+
+TEST(tct_round_trip_text_and_json)
+{
+	struct stream s[3];
+	double prec[2] = { 100, 0 };
+
+	for (int k = 0; k < 2; k++) {
+		struct tc_gtrace *g = sample(s, prec[k]), *t = NULL, *j = NULL;
+		char *txt = text_of(g, TC_TCT_TEXT), *js = text_of(g, TC_TCT_JSON);
+		struct tc_error err;
+		CHECK(tc_tct_probe(txt, strlen(txt)));
+		CHECK(tc_tct_probe(js, strlen(js)));
+		CHECK(tc_tct_parse(txt, strlen(txt), "t.tct", &t, &err) == 0);
+		CHECK(tc_tct_parse(js, strlen(js), "t.json", &j, &err) == 0);
+		if (t && j) {
+			char *t2 = text_of(t, TC_TCT_TEXT), *j2 = text_of(j, TC_TCT_TEXT);
+			char *js2 = text_of(j, TC_TCT_JSON);
+			CHECK_STR(t2, txt);
+			CHECK_STR(j2, txt);
+			CHECK_STR(js2, js);
+			for (int r = 0; r < 3 && prec[k] == 100; r++) {
+				CHECK(expands_to(t, &s[r]));
+				CHECK(expands_to(j, &s[r]));
+			}
+			free(t2);
+			free(j2);
+			free(js2);
+		}
+		tc_gtrace_free(&t);
+		tc_gtrace_free(&j);
+		tc_gtrace_free(&g);
+		free(txt);
+		free(js);
+		for (int r = 0; r < 3; r++)
+			stream_release(&s[r]);
+	}
+}
+
+static const char good_head[] =
+	"tracecluster-tct 1\n"
+	"world 4\n"
+	"ranks [0-3]\n"
+	"site 0 0x0000000000000010\n"
+	"site 1 0x0000000000000020\n"
+	"trace\n";
+
+/* Parse head + body; return the error message (static) or NULL. */
+static const char *parse_msg(const char *head, const char *body)
+{
+	static struct tc_error err;
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_gtrace *g = NULL;
+	int rc;
+
+	tc_strbuf_addstr(&sb, head);
+	tc_strbuf_addstr(&sb, body);
+	rc = tc_tct_parse(sb.buf, sb.len, "bad.tct", &g, &err);
+	tc_strbuf_release(&sb);
+	tc_gtrace_free(&g);
+	return rc ? err.msg : NULL;
+}
+
+#define CHECK_BAD(head, body, line, text)                                    \
+	do {                                                                 \
+		const char *m_ = parse_msg(head, body);                      \
+		CHECK(m_ != NULL);                                           \
+		if (m_) {                                                    \
+			if (!strstr(m_, line) || !strstr(m_, text))          \
+				unit_fail(__FILE__, __LINE__, "message '%s'", m_); \
+		}                                                            \
+	} while (0)
+
+TEST(tct_reader_accepts_a_minimal_trace)
+{
+	CHECK(parse_msg(good_head, "MPI_Barrier site=0 n=4 comp=1/0/1/1 comm=2/0/2/2\n"
+			"loop 3@[0-1]|4@[2-3] {\n"
+			"  MPI_Send site=1 n=14 comp=1/0/1/1 comm=2/0/2/2\n"
+			"      peer +1@[0-2]|null@[3]\n"
+			"      count <5*2,(6,7)*3>@[0,2]|9@[1,3]\n"
+			"}\nend\n") == NULL);
+}
+
+TEST(tct_reader_rejects_malformed_input)
+{
+	const char *ev = "MPI_Barrier site=0 n=4 comp=1/0/1/1 comm=2/0/2/2\n";
+
+	CHECK_BAD("", "", "line 1", "empty");
+	CHECK_BAD("tracecluster-tct 2\n", "", "line 1", "version 2");
+	CHECK_BAD("hello\n", "", "line 1", "not a tracecluster");
+	CHECK_BAD(good_head, ev, "line 8", "missing 'end'");
+	CHECK_BAD(good_head, "end\nMPI_Barrier\n", "line 8", "after 'end'");
+	CHECK_BAD("tracecluster-tct 1\nranks [0]\n", "", "line 2", "'ranks' must follow");
+	CHECK_BAD("tracecluster-tct 1\nworld 0\n", "", "line 2", "world size");
+	CHECK_BAD("tracecluster-tct 1\nworld 99999999999\n", "", "line 2", "world size");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [2-4]\n", "", "line 3", "out of range");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0,0]\n", "", "line 3", "twice");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3x9999999999+1]\n", "", "line 3",
+		  "larger than the world");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3\n", "", "line 3", "ranklist");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\nsite 1 0x1\n", "", "line 4",
+		  "count up");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\nsite 0 0x2\nsite 1 0x1\n", "",
+		  "line 5", "sorted");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\nframe \"a\" 0x1 \"b\"\n", "",
+		  "line 4", "before any 'site'");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\nsite 0 0x1\n  frame \"a 0x1\n", "",
+		  "line 5", "quoted");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\nbogus 1\n", "", "line 4",
+		  "unknown header keyword");
+	CHECK_BAD(good_head, "MPI_Barrier site=7 n=1 comp=1/0/1/1 comm=1/0/1/1\nend\n", "line 7",
+		  "site table");
+	CHECK_BAD(good_head, "MPI_Barrier site=0 n=1 comp=1/0/1 comm=1/0/1/1\nend\n", "line 7",
+		  "comp=");
+	CHECK_BAD(good_head, "MPI_Barrier site=0 n=1 comp=nan/0/1/1 comm=1/0/1/1\nend\n",
+		  "line 7", "comp=");
+	CHECK_BAD(good_head, "MPI_Barrier site=0 ranks=[5] n=1 comp=1/0/1/1 comm=1/0/1/1\nend\n",
+		  "line 7", "out of range");
+	CHECK_BAD(good_head, "loop 3 ranks=[0-1] {\n  MPI_Barrier site=0 ranks=[2] n=1 "
+		  "comp=1/0/1/1 comm=1/0/1/1\n}\nend\n", "line 8", "outside");
+	CHECK_BAD(good_head, "count 5\nend\n", "line 7", "not after an event");
+	CHECK_BAD(good_head, ev, "line 8", "end");
+	{
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s  peer +1\n  peer +2\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 9", "given twice");
+		snprintf(buf, sizeof(buf), "%s  peer banana\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "malformed value");
+		snprintf(buf, sizeof(buf), "%s  tag 99999999999\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "out of range");
+		snprintf(buf, sizeof(buf), "%s  count <1*0>\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "repetition");
+		snprintf(buf, sizeof(buf), "%s  count <1*4611686018427387904,2>\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "too long");
+		snprintf(buf, sizeof(buf), "%s  count <(1,2)*3074457345618258602,(3)*3>\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "too long");
+		snprintf(buf, sizeof(buf), "%s  count ((((1\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "malformed");
+		snprintf(buf, sizeof(buf), "%s  compl [1:2:3]\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "array");
+		snprintf(buf, sizeof(buf), "%s  nonsense 1\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "unknown keyword");
+		snprintf(buf, sizeof(buf),
+			 "%s  count hist ranks=[0-3] n=5 min=1@0 max=9@0 bins=1..9:4:5:1\nend\n", ev);
+		CHECK_BAD(good_head, buf, "line 8", "add up");
+		snprintf(buf, sizeof(buf),
+			 "%s  count hist ranks=[0-3] n=2 min=1@0 max=9@0 bins=5..9:1:5:1,1..4:1:2:0\nend\n",
+			 ev);
+		CHECK_BAD(good_head, buf, "line 8", "order");
+		snprintf(buf, sizeof(buf), "%s  count hist ranks=[0-3] n=1 min=1@9 max=1@0 bins=1..1:1:1:0\nend\n",
+			 ev);
+		CHECK_BAD(good_head, buf, "line 8", "min=");
+	}
+	CHECK_BAD(good_head, "loop 0 {\n", "line 7", "positive");
+	CHECK_BAD(good_head, "loop 2 {\n}\nend\n", "line 8", "empty loop");
+	CHECK_BAD(good_head, "}\n", "line 7", "without a loop");
+	CHECK_BAD(good_head, "loop 2 {\nend\n", "line 8", "inside a loop");
+	CHECK_BAD(good_head, "loop 2 {\n  iters 3\n", "line 8", "must be a histogram");
+	CHECK_BAD(good_head, "MPI_Bogus site=0\nend\n", "line 7", "unknown keyword");
+	{
+		/* nesting beyond the limit */
+		struct tc_strbuf sb = TC_STRBUF_INIT;
+		for (int i = 0; i < 300; i++)
+			tc_strbuf_addstr(&sb, "loop 2 {\n");
+		CHECK_BAD(good_head, sb.buf, "line", "too deeply");
+		tc_strbuf_release(&sb);
+	}
+	{
+		/* a NUL byte */
+		struct tc_gtrace *g = NULL;
+		struct tc_error err;
+		char buf[64] = "tracecluster-tct 1\nworld 4\0\n";
+		CHECK(tc_tct_parse(buf, 30, "nul.tct", &g, &err) != 0);
+		CHECK(strstr(err.msg, "NUL") != NULL);
+		CHECK_STR(err.path, "nul.tct");
+	}
+}
+
+TEST(tct_json_reader_rejects_malformed_input)
+{
+	static const char *const bad[] = {
+		"{",
+		"[]",
+		"{\"format\":\"x\"}",
+		"{\"format\":\"tracecluster-tct\",\"version\":9}",
+		"{\"format\":\"tracecluster-tct\",\"version\":1,\"world_size\":-1}",
+		"{\"format\":\"tracecluster-tct\",\"version\":1,\"world_size\":4,\"ranks\":[[0,5,1]],"
+		"\"sites\":[],\"trace\":[]}",
+		"{\"format\":\"tracecluster-tct\",\"version\":1,\"world_size\":4,\"ranks\":[[0,4,1]],"
+		"\"sites\":[],\"trace\":[{\"type\":\"event\",\"op\":\"MPI_Send\",\"site\":0,"
+		"\"ranks\":[[0,4,1]]}]}",
+		"{\"format\":\"tracecluster-tct\",\"version\":1,\"world_size\":4,\"ranks\":[[0,4,1]],"
+		"\"sites\":[{\"signature\":\"0x10\"}],\"trace\":[{\"type\":\"loop\",\"ranks\":[[0,4,1]],"
+		"\"iters\":{\"variants\":[{\"ranks\":[[0,4,1]],\"value\":0}]},\"body\":[]}]}",
+		"{\"format\":\"tracecluster-tct\",\"version\":1,\"world_size\":4,\"ranks\":[[0,4,1]],"
+		"\"sites\":[{\"signature\":\"0x10\"}],\"trace\":[{\"type\":\"event\",\"op\":\"MPI_Send\","
+		"\"site\":0,\"ranks\":[[0,4,1]],\"n\":1,\"comp\":{\"mean\":1,\"sd\":0,\"min\":1,\"max\":1},"
+		"\"comm\":{\"mean\":1,\"sd\":0,\"min\":1,\"max\":1},\"params\":{\"tag\":{\"variants\":"
+		"[{\"ranks\":[[0,4,1]],\"value\":\"x\"}]}}}]}",
+		"{\"format\":\"tracecluster-tct\",\"version\":1,\"world_size\":4,\"ranks\":[[0,4,1]],"
+		"\"sites\":[{\"signature\":\"0x10\"}],\"trace\":[{\"type\":\"event\",\"op\":\"MPI_Send\","
+		"\"site\":0,\"ranks\":[[0,4,1]],\"n\":1,\"comp\":{\"mean\":1,\"sd\":0,\"min\":1,\"max\":1},"
+		"\"comm\":{\"mean\":1,\"sd\":0,\"min\":1,\"max\":1},\"params\":{\"weird\":{}}}]}",
+	};
+
+	for (size_t i = 0; i < TC_ARRAY_SIZE(bad); i++) {
+		struct tc_gtrace *g = NULL;
+		struct tc_error err;
+		int rc = tc_tct_parse(bad[i], strlen(bad[i]), "bad.json", &g, &err);
+		CHECK(rc != 0);
+		CHECK(g == NULL);
+		CHECK_STR(err.path, "bad.json");
+		CHECK(err.msg[0] != '\0');
+	}
+}
+
+/* Random byte changes to valid files never crash the readers (run under
+ * the sanitizers by make SANITIZE=address,undefined check). */
+TEST(tct_readers_survive_mutations)
+{
+	struct stream s[3];
+	struct tc_gtrace *g = sample(s, 0);
+	char *forms[2] = { text_of(g, TC_TCT_TEXT), text_of(g, TC_TCT_JSON) };
+	uint64_t rng = 0x1234567;
+	static const char junk[] = "0123456789-+[]{}()<>,*@|:/x.\n \"\\";
+
+	for (int f = 0; f < 2; f++) {
+		size_t len = strlen(forms[f]);
+		char *buf = tc_xmalloc(len + 1);
+		for (int round = 0; round < 1500; round++) {
+			struct tc_gtrace *p = NULL;
+			struct tc_error err;
+			size_t cut = len;
+			memcpy(buf, forms[f], len + 1);
+			for (int k = 0; k < 1 + round % 4; k++) {
+				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+				buf[(rng >> 33) % len] = junk[(rng >> 17) % (sizeof(junk) - 1)];
+			}
+			if (round % 7 == 0)
+				cut = (size_t)((rng >> 40) % len);
+			if (tc_tct_parse(buf, cut, "m.tct", &p, &err) == 0 && p) {
+				/* what parses also expands for every rank */
+				for (int32_t r = 0; r < p->world_size && r < 8; r++) {
+					struct tc_gtrace_iter it;
+					struct tc_event ev;
+					size_t n = 0;
+					if (tc_gtrace_iter_init(&it, p, r))
+						continue;
+					while (n < 100000 && tc_gtrace_iter_next(&it, &ev))
+						n++;
+					tc_gtrace_iter_release(&it);
+				}
+			}
+			tc_gtrace_free(&p);
+		}
+		free(buf);
+	}
+	free(forms[0]);
+	free(forms[1]);
+	tc_gtrace_free(&g);
+	for (int r = 0; r < 3; r++)
+		stream_release(&s[r]);
+}

@@ -66,9 +66,13 @@ include lib/module.mk
 include formats/module.mk
 include cluster/module.mk
 include align/module.mk
+include viz/module.mk
 include cmd/module.mk
 include test/module.mk
 include lib/capture/module.mk
+
+# make demo traces a bundled MPI program when an MPI compiler is there
+DEMO_TARGETS := $(if $(HAVE_MPICC),capture)
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
@@ -129,8 +133,8 @@ check: deps
 unit-tests: $(UNIT_BINS)
 
 demo: deps
-	@$(MAKE) --no-print-directory all
-	@sh test/demo.sh
+	@$(MAKE) --no-print-directory all $(DEMO_TARGETS)
+	@TC_BUILD=$(BUILD) sh test/demo.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all bench-tools

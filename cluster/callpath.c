@@ -393,7 +393,7 @@ int tc_mode_callpath_param(const struct tc_cluster_input *in,
 	}
 	exact_level(in, o, main_of, out->nmains, &spec, head);
 	if (in->traces) {
-		digest = tc_param_digests(in, o->pool);
+		digest = tc_param_digests(in, head, o->pool);
 		out->added = tc_refine_heads(in, head, digest, TC_LEVEL_PARAM, o->threshold,
 					     o->pool);
 		out->refined = true;

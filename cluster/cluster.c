@@ -25,6 +25,9 @@ static const struct tc_cluster_mode modes[] = {
 	  "main clusters by call path, sub-clusters by the parameter signature (5% COUNT "
 	  "filter), refined by exact comparison, filtering past P/2 sub-clusters",
 	  TC_CMF_THRESHOLD | TC_CMF_REFINE | TC_CMF_FILTER },
+	{ "chameleon", tc_mode_chameleon, "dissertation ch. 5, §5.1, Alg. 6-8",
+	  "Chameleon: phases between marker calls (AT/C/L), K/#call-paths leads per "
+	  "call-path cluster by SRC and DEST", TC_CMF_K | TC_CMF_TRACES },
 	{ "dynamic", tc_mode_dynamic, "dissertation §4.4.6",
 	  "main clusters by call path, sub-clusters by the SRC and DEST signatures", 0 },
 	{ "kfarthest", tc_mode_kfarthest, "dissertation §4.1, §4.1.1, Alg. 5",
@@ -143,6 +146,7 @@ void tc_clustering_release(struct tc_clustering *c)
 	tc_free_clusters(c->clusters, c->nclusters);
 	tc_free_clusters(c->mains, c->nmains);
 	tc_free_clusters(c->filter.groups, c->filter.ngroups);
+	tc_chameleon_free(&c->chameleon);
 	tc_clustering_init(c);
 }
 
@@ -255,6 +259,7 @@ int tc_cluster_run(const struct tc_cluster_mode *m, const struct tc_cluster_inpu
 	out->nranks = in->n;
 	rc = m->fn(in, &opts, out, err);
 	opts.pool = NULL;
+	opts.merge = NULL;
 	out->opts = opts;
 	return rc;
 }

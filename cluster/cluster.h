@@ -20,6 +20,11 @@
  *   kfarthest       ACURDION's K-Farthest (§4.1.1, Alg. 5)
  *   kmedoid         ACURDION with PAM at the tree nodes (§4.1.1)
  *   dynamic         call path, then SRC and DEST (§4.4.6)
+ *   chameleon       Chameleon (ch. 5, §5.1, Alg. 6-8): the ranks' streams
+ *                   cut at marker calls, the AT / C / L transition graph
+ *                   over the intervals' call-path signatures, K/#call-paths
+ *                   leads per call-path cluster by SRC and DEST, and the
+ *                   online global trace (struct tc_chameleon)
  *
  * Like the papers, every mode is a reduction over radix trees of the
  * ranks (rank r's children are r*radix+1 .. r*radix+radix, in rank order;
@@ -43,6 +48,8 @@
 struct tc_error;
 struct tc_pool;
 struct tc_rank_trace;
+struct tc_gtrace;
+struct tc_merge_opts;
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -68,6 +75,14 @@ struct tc_cluster_opts {
 	uint64_t seed;          /* kmedoid: PAM's initial medoids */
 	unsigned radix;         /* of the reduction trees; 0 = 2 */
 	struct tc_pool *pool;   /* NULL: everything on the calling thread */
+	/* chameleon (§5.1, Alg. 8) */
+	uint32_t marker_op;     /* the marker's op (enum tc_op); 0: MPI_Barrier */
+	uint64_t marker_site;   /* its call site's stack signature; 0: the call
+				 * site of marker_op called most often */
+	uint32_t call_frequency; /* Call_Frequency: Alg. 6 at every Nth marker
+				 * call; 0: 1 */
+	bool online;            /* build the online global trace */
+	const struct tc_merge_opts *merge; /* for it; NULL: lossless (borrowed) */
 };
 
 /* Fill the defaults: K 9, single step, Manhattan, threshold 0.05, seed 1,
@@ -176,8 +191,77 @@ struct tc_clustering {
 	struct tc_cluster_filter filter;
 	bool verified;
 	size_t collisions;      /* after tc_cluster_verify(): sum over clusters */
-	struct tc_cluster_opts opts; /* as run (pool cleared) */
+	struct tc_cluster_opts opts; /* as run (pool and merge cleared) */
+	struct tc_chameleon *chameleon; /* chameleon: what happened (owned) */
 };
+
+/* ---- Chameleon (dissertation ch. 5) ------------------------------------ */
+
+/* The states of the transition graph (§5.1, Fig. 5.1, Alg. 6). */
+enum tc_cham_state {
+	TC_CHAM_AT = 0,         /* All Tracing */
+	TC_CHAM_C,              /* Clustering: cluster, merge the leads' traces */
+	TC_CHAM_L,              /* Lead: only the leads trace; on leaving it the
+				 * leads' traces are merged */
+	TC_NCHAM_STATES
+};
+const char *tc_cham_state_name(int state);  /* "AT", "C", "L" */
+
+/*
+ * The transition graph (§5.1, Fig. 5.1, Alg. 6) at one rank: step() is
+ * one invocation, given whether the call-path signature of the interval
+ * differs from the previous one on any rank (Alg. 6 lines 9-13, the sum
+ * of the ranks' flags; ignored the first time). Returns the state (the
+ * "AT" of line 24, the Lead phase without inter-compression, counts as
+ * L, as Table 5.2 does) and sets *merge when the leads' traces are to be
+ * merged with the last clustering (leaving L, line 27). One change from
+ * Alg. 6 as printed: leaving L also sets the Re-Clustering flag, as the
+ * graph's L -> AT -> C edges say.
+ */
+struct tc_cham_graph {
+	bool first;             /* OldCallPath == 0 */
+	bool reclustering;      /* Re-Clustering Flag */
+	bool lead;              /* Lead Flag */
+};
+void tc_cham_graph_init(struct tc_cham_graph *g);
+int tc_cham_graph_step(struct tc_cham_graph *g, bool changed, bool *merge);
+
+/*
+ * What a chameleon run did, the numbers of Table 5.2: the marker, its
+ * calls, the state after each invocation of Alg. 6 and the times in each
+ * state, the re-clusterings, and how much of the ranks' events went into
+ * the online trace.
+ */
+struct tc_chameleon {
+	uint32_t marker_op;
+	uint64_t marker_site;
+	uint32_t call_frequency;
+	uint64_t marker_calls;  /* marker events per rank (#Iters.) */
+	uint64_t calls;         /* invocations of Alg. 6 (#Calls) */
+	uint8_t *states;        /* calls entries, enum tc_cham_state */
+	uint64_t in_state[TC_NCHAM_STATES]; /* #AT, #C, #L */
+	uint64_t reclusterings; /* clusterings at a marker (#C) */
+	bool final_clustering;  /* MPI_Finalize clustered the last events */
+	uint64_t merges;        /* partial global traces merged into the online one */
+	size_t ranks;           /* ranks */
+	size_t needed;          /* ranks whose events went into the online trace */
+	uint64_t events;        /* events of every rank */
+	uint64_t events_used;   /* events of the leads that were merged */
+	struct tc_gtrace *online; /* the online global trace (opts.online), owned */
+};
+void tc_chameleon_free(struct tc_chameleon **c);
+
+/* The op and call site that chameleon takes as the marker for these
+ * traces: marker_op (0: MPI_Barrier) at marker_site, or when that is 0 at
+ * the call site of marker_op called most often over all ranks (ties: the
+ * smaller stack signature). Returns 0, or a negative code with err filled
+ * when no such call exists. */
+/* Parse "OP[@CALLSITE]" (an op name as tc_op_from_name takes it, a stack
+ * signature in C notation, e.g. 0x1f...): 0, or -1 when malformed. */
+int tc_chameleon_parse_marker(const char *s, uint32_t *op, uint64_t *site);
+
+int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t marker_op,
+			uint64_t marker_site, uint64_t *site, struct tc_error *err);
 
 /* ---- the modes ---------------------------------------------------------- */
 

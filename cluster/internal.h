@@ -104,6 +104,16 @@ void tc_group_forest_release(struct tc_group_forest *g);
 /* Follow head[] to the root of each chain (path compression). */
 void tc_resolve_heads(uint32_t *head, size_t n);
 
+/*
+ * Alg. 5 over a forest (kmodes.c): at every node K-Farthest (or PAM when
+ * pam) keeps at most k[tree] of the node's and its children's clusters,
+ * by the distances of mt over in->sigs; on return head[idx] is the head of
+ * idx's cluster. Chameleon's find-top-K (Alg. 7) runs on it too.
+ */
+void tc_k_reduce(const struct tc_forest *f, const struct tc_cluster_metric *mt,
+		 const struct tc_cluster_input *in, const uint32_t *k, bool pam,
+		 const struct tc_cluster_opts *o, uint32_t *head);
+
 /* ---- results (cluster.c) ------------------------------------------------ */
 
 /*
@@ -138,6 +148,9 @@ int tc_mode_kfarthest(const struct tc_cluster_input *in, const struct tc_cluster
 		       struct tc_clustering *out, struct tc_error *err);
 int tc_mode_kmedoid(const struct tc_cluster_input *in, const struct tc_cluster_opts *o,
 		     struct tc_clustering *out, struct tc_error *err);
+/* chameleon.c (dissertation ch. 5) */
+int tc_mode_chameleon(const struct tc_cluster_input *in, const struct tc_cluster_opts *o,
+		      struct tc_clustering *out, struct tc_error *err);
 /* structural.c (align/align.h's function-pair clustering) */
 int tc_mode_structural(const struct tc_cluster_input *in, const struct tc_cluster_opts *o,
 		       struct tc_clustering *out, struct tc_error *err);
@@ -160,7 +173,9 @@ uint64_t tc_seq_param_digest(const struct tc_rank_trace *t);
 size_t tc_refine_heads(const struct tc_cluster_input *in, uint32_t *head, const uint64_t *digest,
 		    int level, double threshold, struct tc_pool *pool);
 
-/* Digests at TC_LEVEL_PARAM of every input rank, in parallel. */
-uint64_t *tc_param_digests(const struct tc_cluster_input *in, struct tc_pool *pool);
+/* Count-free parameter digest of every rank; members whose compressed
+ * sequence equals their head's (head may be NULL) borrow its digest. */
+uint64_t *tc_param_digests(const struct tc_cluster_input *in, const uint32_t *head,
+			   struct tc_pool *pool);
 
 #endif

@@ -544,9 +544,9 @@ static void k_node(const struct tc_forest *f, size_t pos, void *p)
 	}
 }
 
-static void k_reduce(const struct tc_forest *f, const struct tc_cluster_metric *mt,
-		     const struct tc_cluster_input *in, const uint32_t *k, bool pam,
-		     const struct tc_cluster_opts *o, uint32_t *head)
+void tc_k_reduce(const struct tc_forest *f, const struct tc_cluster_metric *mt,
+		 const struct tc_cluster_input *in, const uint32_t *k, bool pam,
+		 const struct tc_cluster_opts *o, uint32_t *head)
 {
 	struct kjob job = { mt, in->sigs, k, pam, o->seed, NULL, head };
 
@@ -638,7 +638,7 @@ static int kmode(const struct tc_cluster_input *in, const struct tc_cluster_opts
 		out->dims = out->format;
 		tc_cluster_metric_init(&mt, in->sigs, in->n, out->dims, o->distance, o->pool);
 		tc_all_tree_init(&a, &f, in->n, o->radix);
-		k_reduce(&f, &mt, in, &k, pam, o, head);
+		tc_k_reduce(&f, &mt, in, &k, pam, o, head);
 		tc_forest_release(&f);
 		tc_all_tree_release(&a);
 		out->clusters = tc_build_clusters(in, head, &out->nclusters, NULL);
@@ -653,7 +653,7 @@ static int kmode(const struct tc_cluster_input *in, const struct tc_cluster_opts
 		/* step one: Call-Path only */
 		tc_cluster_metric_init(&mt, in->sigs, in->n, dims1, o->distance, o->pool);
 		tc_all_tree_init(&a, &f, in->n, o->radix);
-		k_reduce(&f, &mt, in, &k, pam, o, head);
+		tc_k_reduce(&f, &mt, in, &k, pam, o, head);
 		tc_forest_release(&f);
 		tc_all_tree_release(&a);
 		out->mains = tc_build_clusters(in, head, &out->nmains, main_of);
@@ -662,7 +662,7 @@ static int kmode(const struct tc_cluster_input *in, const struct tc_cluster_opts
 		share_k(in, main_of, out->mains, out->nmains, dims2, k, kt);
 		tc_cluster_metric_init(&mt, in->sigs, in->n, dims2, o->distance, o->pool);
 		tc_group_forest_init(&g, &f, main_of, in->n, out->nmains, o->radix);
-		k_reduce(&f, &mt, in, kt, pam, o, head);
+		tc_k_reduce(&f, &mt, in, kt, pam, o, head);
 		tc_forest_release(&f);
 		tc_group_forest_release(&g);
 		out->clusters = tc_build_clusters(in, head, &out->nclusters, NULL);

@@ -2,4 +2,4 @@
 # libtracecluster.a.
 LIB_SRCS += cluster/signature.c
 LIB_SRCS += cluster/cluster.c cluster/tree.c cluster/callpath.c cluster/kmodes.c \
-	cluster/refine.c
+	cluster/refine.c cluster/chameleon.c

@@ -105,6 +105,10 @@ bool tc_seq_alike(const struct tc_rank_trace *a, const struct tc_rank_trace *b, 
 		return tc_rsd_equal(a->seq, b->seq);
 	if (level < TC_LEVEL_CALLPATH)
 		return true;
+	/* equal compressed sequences (relative peers, every parameter) are
+	 * alike at every level: no need to walk them event by event */
+	if (tc_rsd_equal(a->seq, b->seq))
+		return true;
 	walker_init(&x, a);
 	walker_init(&y, b);
 	for (;;) {
@@ -163,8 +167,26 @@ uint64_t tc_seq_param_digest(const struct tc_rank_trace *t)
 
 struct digest_job {
 	const struct tc_cluster_input *in;
+	const uint32_t *head;
+	uint8_t *need;
 	uint64_t *out;
 };
+
+/* Members whose compressed sequence equals their cluster head's have the
+ * head's digest: only the others (and the heads) are walked event by
+ * event. On regular codes that is one walk per cluster instead of one per
+ * rank. */
+static void need_chunk(size_t c, void *p)
+{
+	struct digest_job *job = p;
+	size_t lo = c * DIGEST_CHUNK, hi = TC_MIN(job->in->n, lo + DIGEST_CHUNK);
+
+	for (size_t i = lo; i < hi; i++) {
+		uint32_t h = job->head ? job->head[i] : (uint32_t)i;
+		job->need[i] = h == i || h >= job->in->n ||
+			       !tc_rsd_equal(job->in->traces[h]->seq, job->in->traces[i]->seq);
+	}
+}
 
 static void digest_chunk(size_t c, void *p)
 {
@@ -172,20 +194,43 @@ static void digest_chunk(size_t c, void *p)
 	size_t lo = c * DIGEST_CHUNK, hi = TC_MIN(job->in->n, lo + DIGEST_CHUNK);
 
 	for (size_t i = lo; i < hi; i++)
-		job->out[i] = tc_seq_param_digest(job->in->traces[i]);
+		if (job->need[i])
+			job->out[i] = tc_seq_param_digest(job->in->traces[i]);
 }
 
-uint64_t *tc_param_digests(const struct tc_cluster_input *in, struct tc_pool *pool)
+static void run_chunks(struct tc_pool *pool, size_t nchunks, tc_pool_for_fn fn, void *job)
 {
-	struct digest_job job = { in, NULL };
-	size_t nchunks = (in->n + DIGEST_CHUNK - 1) / DIGEST_CHUNK;
-
-	job.out = tc_xmalloc(tc_st_mult(in->n ? in->n : 1, sizeof(uint64_t)));
 	if (pool && nchunks > 1)
-		tc_pool_for(pool, nchunks, digest_chunk, &job);
+		tc_pool_for(pool, nchunks, fn, job);
 	else
 		for (size_t c = 0; c < nchunks; c++)
-			digest_chunk(c, &job);
+			fn(c, job);
+}
+
+uint64_t *tc_param_digests(const struct tc_cluster_input *in, const uint32_t *head,
+			   struct tc_pool *pool)
+{
+	struct digest_job job = { in, head, NULL, NULL };
+	size_t n = in->n, nchunks = (n + DIGEST_CHUNK - 1) / DIGEST_CHUNK;
+
+	uint8_t *borrow = tc_xcalloc(n ? n : 1, 1);
+
+	job.out = tc_xcalloc(n ? n : 1, sizeof(uint64_t));
+	job.need = tc_xcalloc(n ? n : 1, 1);
+	run_chunks(pool, nchunks, need_chunk, &job);
+	/* a member that borrows its head's digest makes the head needed */
+	for (size_t i = 0; i < n; i++) {
+		if (!job.need[i]) {
+			borrow[i] = 1;
+			job.need[head[i]] = 1;
+		}
+	}
+	run_chunks(pool, nchunks, digest_chunk, &job);
+	for (size_t i = 0; i < n; i++)
+		if (borrow[i])
+			job.out[i] = job.out[head[i]];
+	free(borrow);
+	free(job.need);
 	return job.out;
 }
 

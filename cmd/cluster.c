@@ -12,6 +12,7 @@
 #include "formats/raw.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
+#include "lib/event.h"
 #include "lib/json.h"
 #include "lib/pool.h"
 #include "lib/ranklist.h"
@@ -30,6 +31,7 @@ static const char cluster_usage[] =
 	"                            [--distance manhattan|euclidean] [--threshold F]\n"
 	"                            [--seed S] [--verify] [--no-refine] [--json]\n"
 	"                            [--match callsite|params] [--window N] [--salvage]\n"
+	"                            [--marker OP[@CALLSITE]] [--call-frequency N]\n"
 	"                            [-j N] DIR|FILE\n"
 	"       tracecluster cluster --list-modes\n"
 	"\n"
@@ -40,7 +42,8 @@ static const char cluster_usage[] =
 	"\n"
 	"  -m, --mode M      clustering mode (default callpath-param; see --list-modes)\n"
 	"      --list-modes  list the modes and the paper sections they follow\n"
-	"  -k K              kfarthest, kmedoid: at most K clusters (default 9)\n"
+	"  -k K              kfarthest, kmedoid: at most K clusters (default 9);\n"
+	"                    chameleon: K / #call-paths leads per call-path cluster\n"
 	"      --steps S     kfarthest, kmedoid: single (all signatures at once) or\n"
 	"                    double (Call-Path first, then the rest); default single\n"
 	"      --distance D  kfarthest, kmedoid: manhattan (default) or euclidean\n"
@@ -50,6 +53,12 @@ static const char cluster_usage[] =
 	"                    report signature collisions\n"
 	"      --no-refine   callpath-param, reference: signatures only, no exact\n"
 	"                    comparison of members\n"
+	"      --marker OP[@CALLSITE]\n"
+	"                    chameleon: the marker call (default MPI_Barrier at its\n"
+	"                    most frequent call site)\n"
+	"      --call-frequency N\n"
+	"                    chameleon: run the transition graph every N marker\n"
+	"                    calls (default 1)\n"
 	"      --json        one JSON document instead of text\n"
 	"      --match M     loop compression: callsite (default) or params\n"
 	"      --window N    loop compression looks back N nodes (default 256)\n"
@@ -153,6 +162,46 @@ static const char *plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+static double percent(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+/* Chameleon's numbers, as in Table 5.2 (dissertation §5.2). */
+static void print_chameleon(const struct tc_chameleon *ch)
+{
+	const char *op = tc_op_name(ch->marker_op);
+
+	printf("%-12s %s at 0x%016" PRIx64 ", call frequency %" PRIu32 "\n", "marker:",
+	       op ? op : "?", ch->marker_site, ch->call_frequency);
+	printf("%-12s %" PRIu64 " marker %s, %" PRIu64 " %s: C %" PRIu64 ", L %" PRIu64
+	       ", AT %" PRIu64 "\n", "calls:", ch->marker_calls,
+	       plural(ch->marker_calls, "call", "calls"), ch->calls,
+	       plural(ch->calls, "invocation", "invocations"), ch->in_state[TC_CHAM_C],
+	       ch->in_state[TC_CHAM_L], ch->in_state[TC_CHAM_AT]);
+	printf("%-12s", "states:");
+	for (uint64_t i = 0; i < ch->calls;) {
+		uint64_t j = i;
+		while (j < ch->calls && ch->states[j] == ch->states[i])
+			j++;
+		printf(" %s", tc_cham_state_name(ch->states[i]));
+		if (j - i > 1)
+			printf("*%" PRIu64, j - i);
+		i = j;
+	}
+	if (!ch->calls)
+		printf(" none");
+	printf("\n");
+	printf("%-12s %" PRIu64 " at markers%s; %" PRIu64 " %s into the online trace\n",
+	       "clusterings:", ch->reclusterings,
+	       ch->final_clustering ? ", 1 at MPI_Finalize" : "", ch->merges,
+	       plural(ch->merges, "merge", "merges"));
+	printf("%-12s %zu of %zu ranks (%.1f%%), %" PRIu64 " of %" PRIu64
+	       " events (%.1f%%)\n", "needed:", ch->needed, ch->ranks,
+	       percent(ch->needed, ch->ranks), ch->events_used, ch->events,
+	       percent(ch->events_used, ch->events));
+}
+
 static void print_text(const struct tc_traceset *ts, const struct tc_clustering *c,
 		       const struct tc_cluster_mode *m)
 {
@@ -161,7 +210,10 @@ static void print_text(const struct tc_traceset *ts, const struct tc_clustering 
 	printf("%-12s %s\n", "trace set:", ts->dir);
 	printf("%-12s %zu (world size %d)\n", "ranks:", c->nranks, ts->world_size);
 	printf("%-12s %s (%s)\n", "mode:", m->name, m->section);
-	if (m->flags & TC_CMF_K)
+	if (c->chameleon)
+		printf("%-12s k %" PRIu32 ", %s distance\n", "options:", o->k,
+		       tc_cluster_distance_name(o->distance));
+	else if (m->flags & TC_CMF_K)
 		printf("%-12s k %" PRIu32 ", %s step, %s distance%s", "options:", o->k,
 		       tc_cluster_steps_name(o->steps), tc_cluster_distance_name(o->distance),
 		       (m->flags & TC_CMF_SEED) ? "" : "\n");
@@ -174,7 +226,9 @@ static void print_text(const struct tc_traceset *ts, const struct tc_clustering 
 		       plural(c->nmains, "cluster", "clusters"));
 	else
 		printf("%-12s %zu\n", "clusters:", c->nclusters);
-	if (m->flags & TC_CMF_K) {
+	if (c->chameleon)
+		print_chameleon(c->chameleon);
+	if ((m->flags & TC_CMF_K) && !c->chameleon) {
 		printf("%-12s 0x%03" PRIx32, "format:", c->format);
 		if (!c->format)
 			printf(" (all ranks alike)");
@@ -322,6 +376,35 @@ static struct tc_json *json_cluster(const struct tc_cluster *cl, bool sub, bool 
 	return o;
 }
 
+static struct tc_json *json_chameleon(const struct tc_chameleon *ch)
+{
+	struct tc_json *o = tc_json_object(), *st = tc_json_object(), *seq = tc_json_array();
+	struct tc_json *mk = tc_json_object();
+	const char *op = tc_op_name(ch->marker_op);
+
+	tc_json_set_str(mk, "op", op ? op : "?");
+	tc_json_set(mk, "callsite", json_hex(ch->marker_site));
+	tc_json_set(o, "marker", mk);
+	tc_json_set_uint(o, "call_frequency", ch->call_frequency);
+	tc_json_set_uint(o, "marker_calls", ch->marker_calls);
+	tc_json_set_uint(o, "calls", ch->calls);
+	for (int s = 0; s < TC_NCHAM_STATES; s++)
+		tc_json_set_uint(st, tc_cham_state_name(s), ch->in_state[s]);
+	tc_json_set(o, "in_state", st);
+	for (uint64_t i = 0; i < ch->calls; i++)
+		tc_json_append(seq, tc_json_str(tc_cham_state_name(ch->states[i])));
+	tc_json_set(o, "states", seq);
+	tc_json_set_uint(o, "reclusterings", ch->reclusterings);
+	tc_json_set_bool(o, "final_clustering", ch->final_clustering);
+	tc_json_set_uint(o, "merges", ch->merges);
+	tc_json_set_uint(o, "ranks_needed", ch->needed);
+	tc_json_set_real(o, "ranks_needed_share", ch->ranks ?
+			 (double)ch->needed / (double)ch->ranks : 0.0);
+	tc_json_set_uint(o, "events", ch->events);
+	tc_json_set_uint(o, "events_used", ch->events_used);
+	return o;
+}
+
 static void print_json(const struct tc_traceset *ts, const struct tc_clustering *c,
 		       const struct tc_cluster_mode *m, const struct tc_rsd_opts *ro)
 {
@@ -337,7 +420,10 @@ static void print_json(const struct tc_traceset *ts, const struct tc_clustering 
 	tc_json_set_int(doc, "world_size", ts->world_size);
 	tc_json_set_str(opt, "match", tc_rsd_match_name(ro->match));
 	tc_json_set_uint(opt, "window", ro->window);
-	if (m->flags & TC_CMF_K) {
+	if (c->chameleon) {
+		tc_json_set_uint(opt, "k", o->k);
+		tc_json_set_str(opt, "distance", tc_cluster_distance_name(o->distance));
+	} else if (m->flags & TC_CMF_K) {
 		tc_json_set_uint(opt, "k", o->k);
 		tc_json_set_str(opt, "steps", tc_cluster_steps_name(o->steps));
 		tc_json_set_str(opt, "distance", tc_cluster_distance_name(o->distance));
@@ -357,7 +443,9 @@ static void print_json(const struct tc_traceset *ts, const struct tc_clustering 
 			tc_json_append(arr, json_cluster(&c->mains[k], false, true, false));
 		tc_json_set(doc, "main_clusters", arr);
 	}
-	if (m->flags & TC_CMF_K) {
+	if (c->chameleon)
+		tc_json_set(doc, "chameleon", json_chameleon(c->chameleon));
+	if ((m->flags & TC_CMF_K) && !c->chameleon) {
 		struct tc_json *f = tc_json_object(), *names = tc_json_array();
 		char buf[16];
 		snprintf(buf, sizeof(buf), "0x%03" PRIx32, c->format);
@@ -426,6 +514,8 @@ int cmd_cluster(int argc, char **argv)
 		{ "match", required_argument, NULL, 'M' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "salvage", no_argument, NULL, 'A' },
+		{ "marker", required_argument, NULL, 'K' },
+		{ "call-frequency", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = "cluster";
@@ -527,6 +617,20 @@ int cmd_cluster(int argc, char **argv)
 			break;
 		case 'A':
 			flags |= TC_RAW_SALVAGE;
+			break;
+		case 'K':
+			if (tc_chameleon_parse_marker(optarg, &copts.marker_op, &copts.marker_site))
+				return tc_usage_error(cmd, "--marker: expected OP[@CALLSITE], e.g. "
+						      "MPI_Barrier@0x1234, got '%s'", optarg);
+			break;
+		case 'C':
+			rc = tc_parse_u64(cmd, "--call-frequency", optarg, &u);
+			if (rc)
+				return rc;
+			if (u < 1 || u > UINT32_MAX)
+				return tc_usage_error(cmd, "--call-frequency: %s is out of range "
+						      "(1 to %" PRIu32 ")", optarg, UINT32_MAX);
+			copts.call_frequency = (uint32_t)u;
 			break;
 		case ':':
 			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);

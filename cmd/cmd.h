@@ -23,16 +23,21 @@ struct tc_globals {
 extern struct tc_globals tc_g;
 
 /* Subcommands: int cmd_<name>(int argc, char **argv); argv[0] is the name. */
+int cmd_accuracy(int argc, char **argv);
 int cmd_align(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_compress(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_expand(int argc, char **argv);
+int cmd_heatmap(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_signatures(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
+int cmd_topology(int argc, char **argv);
 
 /* "tracecluster: <msg>" on stderr. */
 void tc_errorf(const char *fmt, ...) TC_PRINTF(1, 2);

@@ -12,6 +12,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/analysis.h"
 #include "cmd/load.h"
 #include "cmd/progress.h"
 #include "cluster/cluster.h"
@@ -44,7 +45,8 @@ static const char compress_usage[] =
 	"                             [--variant default|filtering] [--bins N] [-k K]\n"
 	"                             [--threshold F] [--match callsite|params]\n"
 	"                             [--window N] [--report-json] [--salvage]\n"
-	"                             [--format F] [-j N] DIR|FILE\n"
+	"                             [--format F] [--marker OP[@CALLSITE]]\n"
+	"                             [--call-frequency N] [-j N] DIR|FILE\n"
 	"\n"
 	"Cluster the ranks of the trace set in DIR (or of the trace FILE), merge the\n"
 	"compressed traces of the cluster leads into one global compressed trace and\n"
@@ -68,13 +70,20 @@ static const char compress_usage[] =
 	"                      parameters that differ where the loop structure is the\n"
 	"                      same (chosen automatically when callpath-param's\n"
 	"                      filtering fallback applied)\n"
-	"  -k K                kfarthest, kmedoid: at most K clusters (default 9)\n"
+	"  -k K                kfarthest, kmedoid: at most K clusters (default 9);\n"
+	"                      chameleon: K / #call-paths leads per call-path cluster\n"
 	"      --threshold F   callpath-param: COUNTs within F are alike (default 0.05)\n"
 	"      --match M       loop compression: callsite (default) or params\n"
 	"      --window N      loop compression looks back N nodes (default 256)\n"
 	"      --report-json   print the report as one JSON document\n"
 	"      --salvage       read damaged files up to their damage; warn instead of fail\n"
 	"      --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
+	"      --marker OP[@CALLSITE]\n"
+	"                      chameleon: the marker call (default MPI_Barrier at its\n"
+	"                      most frequent call site)\n"
+	"      --call-frequency N\n"
+	"                      chameleon: run the transition graph every N marker calls\n"
+	"                      (default 1)\n"
 	"  -j, --threads N     worker threads\n"
 	"  -h, --help          this help\n";
 
@@ -116,26 +125,6 @@ static uint64_t gzip_size(const char *data, size_t len)
 	return rc == Z_STREAM_END ? total : 0;
 }
 
-/* Copy the frames of a rank's call sites into the global trace. */
-static void copy_sites(struct tc_gtrace *g, const struct tc_rank_trace *t)
-{
-	for (size_t i = 0; i < t->nsites; i++) {
-		const struct tc_trace_site *s = &t->sites[i];
-		struct tc_gframe *fr = tc_xcalloc(s->nframes ? s->nframes : 1, sizeof(*fr));
-		if (tc_gtrace_site(g, s->signature) >= 0) {
-			free(fr);
-			continue;
-		}
-		for (uint32_t k = 0; k < s->nframes; k++) {
-			fr[k].module = (char *)s->frames[k].module;
-			fr[k].offset = s->frames[k].offset;
-			fr[k].symbol = (char *)s->frames[k].symbol;
-		}
-		tc_gtrace_set_site(g, s->signature, fr, s->nframes);
-		free(fr);
-	}
-}
-
 /* ---- loading ------------------------------------------------------------- */
 
 struct load_ctx {
@@ -153,70 +142,13 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 	(void)err;
 	if (c->none) {
 		c->leaves[i] = tc_gtrace_from_rsd(t->seq, NULL, t->world_size, t->events, c->mopts);
-		copy_sites(c->leaves[i], t);
+		tc_anl_copy_sites(c->leaves[i], t);
 		tc_rank_trace_free(&t);
 		return 0;
 	}
 	tc_signatures_compute(t, &c->sigs[i]);
 	c->traces[i] = t;
 	return 0;
-}
-
-/* ---- merging by clusters ------------------------------------------------- */
-
-struct leaf_job {
-	const struct tc_clustering *cl;
-	struct tc_rank_trace **traces;
-	int32_t world;
-	const struct tc_merge_opts *mopts;
-	struct tc_gtrace **out;
-};
-
-static void make_leaf(size_t i, void *p)
-{
-	struct leaf_job *j = p;
-	const struct tc_cluster *c = &j->cl->clusters[i];
-	const struct tc_rank_trace *t = j->traces[c->lead_index];
-
-	j->out[i] = tc_gtrace_from_rsd(t->seq, &c->ranklist, j->world, t->events, j->mopts);
-	copy_sites(j->out[i], t);
-}
-
-/*
- * Merge the leaves (one per cluster, in cluster order) within each main
- * cluster, then the main clusters' traces; clusters without a main cluster
- * stand alone. Returns the global trace.
- */
-static struct tc_gtrace *merge_clusters(const struct tc_clustering *cl, struct tc_gtrace **leaves,
-					struct tc_pool *pool, const struct tc_merge_opts *mopts)
-{
-	size_t ngroups = 0;
-	struct tc_gtrace **groups = tc_xcalloc(cl->nclusters + 1, sizeof(*groups));
-	struct tc_gtrace **items = tc_xcalloc(cl->nclusters + 1, sizeof(*items));
-	bool *done = tc_xcalloc(cl->nclusters + 1, sizeof(*done));
-	struct tc_merge_opts across = *mopts;
-	struct tc_gtrace *g;
-
-	across.filtering = false;
-	for (size_t i = 0; i < cl->nclusters; i++) {
-		size_t n = 0;
-		if (done[i])
-			continue;
-		for (size_t k = i; k < cl->nclusters; k++) {
-			if (done[k] || cl->clusters[k].parent != cl->clusters[i].parent ||
-			    (cl->clusters[i].parent < 0 && k != i))
-				continue;
-			done[k] = true;
-			items[n++] = leaves[k];
-			leaves[k] = NULL;
-		}
-		groups[ngroups++] = tc_gtrace_merge_tree(items, n, pool, mopts);
-	}
-	g = tc_gtrace_merge_tree(groups, ngroups, pool, &across);
-	free(groups);
-	free(items);
-	free(done);
-	return g;
 }
 
 /* ---- report -------------------------------------------------------------- */
@@ -236,6 +168,7 @@ struct report {
 	struct tc_gtrace_info info;
 	uint64_t bytes, gz;
 	double t_load, t_cluster, t_merge, t_write, t_total;
+	const struct tc_chameleon *ch; /* chameleon: its numbers (Table 5.2) */
 };
 
 static void report_text(FILE *f, const struct report *r)
@@ -248,6 +181,11 @@ static void report_text(FILE *f, const struct report *r)
 	if (r->mains)
 		fprintf(f, " (%zu main cluster%s)", r->mains, r->mains == 1 ? "" : "s");
 	fprintf(f, "\n");
+	if (r->ch)
+		fprintf(f, "chameleon:    %" PRIu64 " marker calls, %" PRIu64 " invocations: C %"
+			PRIu64 ", L %" PRIu64 ", AT %" PRIu64 "; %" PRIu64 " merges\n",
+			r->ch->marker_calls, r->ch->calls, r->ch->in_state[TC_CHAM_C],
+			r->ch->in_state[TC_CHAM_L], r->ch->in_state[TC_CHAM_AT], r->ch->merges);
 	fprintf(f, "events:       %" PRIu64 "\n", r->events);
 	fprintf(f, "nodes:        %" PRIu64 " (%" PRIu64 " events, %" PRIu64 " loops, depth %" PRIu32
 		"), %" PRIu64 " value variants (%" PRIu64 " per occurrence), %" PRIu64
@@ -276,6 +214,18 @@ static void report_json(FILE *f, const struct report *r)
 	tc_json_set_uint(o, "leads", r->clusters);
 	tc_json_set_uint(o, "main_clusters", r->mains);
 	tc_json_set_uint(o, "events", r->events);
+	if (r->ch) {
+		struct tc_json *c = tc_json_object(), *st = tc_json_object();
+		tc_json_set_uint(c, "marker_calls", r->ch->marker_calls);
+		tc_json_set_uint(c, "calls", r->ch->calls);
+		for (int k = 0; k < TC_NCHAM_STATES; k++)
+			tc_json_set_uint(st, tc_cham_state_name(k), r->ch->in_state[k]);
+		tc_json_set(c, "in_state", st);
+		tc_json_set_uint(c, "reclusterings", r->ch->reclusterings);
+		tc_json_set_uint(c, "merges", r->ch->merges);
+		tc_json_set_uint(c, "ranks_needed", r->ch->needed);
+		tc_json_set(o, "chameleon", c);
+	}
 	tc_json_set_uint(n, "nodes", r->info.nodes);
 	tc_json_set_uint(n, "events", r->info.events);
 	tc_json_set_uint(n, "loops", r->info.loops);
@@ -315,6 +265,8 @@ int cmd_compress(int argc, char **argv)
 		{ "report-json", no_argument, NULL, 'R' },
 		{ "salvage", no_argument, NULL, 'A' },
 		{ "format", required_argument, NULL, 'F' },
+		{ "marker", required_argument, NULL, 'K' },
+		{ "call-frequency", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
@@ -421,6 +373,19 @@ int cmd_compress(int argc, char **argv)
 						      optarg);
 			fmt = (enum tc_format)rc;
 			break;
+		case 'K':
+			if (tc_chameleon_parse_marker(optarg, &copts.marker_op, &copts.marker_site))
+				return tc_usage_error(cmd, "--marker: expected OP[@CALLSITE], e.g. "
+						      "MPI_Barrier@0x1234, got '%s'", optarg);
+			break;
+		case 'C':
+			if ((rc = tc_parse_u64(cmd, "--call-frequency", optarg, &u)))
+				return rc;
+			if (u < 1 || u > UINT32_MAX)
+				return tc_usage_error(cmd, "--call-frequency: %s is out of range "
+						      "(1 to %" PRIu32 ")", optarg, UINT32_MAX);
+			copts.call_frequency = (uint32_t)u;
+			break;
 		case ':':
 			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -489,8 +454,10 @@ int cmd_compress(int argc, char **argv)
 		rep.t_merge = now_s() - t0;
 	} else {
 		struct tc_cluster_input in = { lc.sigs, ts->nfiles, lc.traces };
-		struct leaf_job job;
 		t0 = now_s();
+		/* chameleon builds the online global trace as it goes (§5.1, Alg. 8) */
+		copts.online = true;
+		copts.merge = &mopts;
 		if (tc_cluster_run(mode, &in, &copts, &result, &err)) {
 			tc_report(&err);
 			goto out;
@@ -505,14 +472,18 @@ int cmd_compress(int argc, char **argv)
 			rep.variant_auto = true;
 		}
 		t0 = now_s();
-		leaves = tc_xcalloc(result.nclusters + 1, sizeof(*leaves));
-		job.cl = &result;
-		job.traces = lc.traces;
-		job.world = ts->world_size;
-		job.mopts = &mopts;
-		job.out = leaves;
-		tc_pool_for(pool, result.nclusters, make_leaf, &job);
-		g = merge_clusters(&result, leaves, pool, &mopts);
+		if (result.chameleon) {
+			g = result.chameleon->online;
+			result.chameleon->online = NULL;
+			/* the distinct leads whose traces went into it */
+			rep.clusters = result.chameleon->needed;
+			rep.ch = result.chameleon;
+			for (size_t i = 0; g && i < ts->nfiles; i++)
+				tc_anl_copy_sites(g, lc.traces[i]);
+		} else {
+			leaves = tc_anl_make_leaves(&result, lc.traces, ts->world_size, &mopts, pool);
+			g = tc_anl_merge_clusters(&result, leaves, pool, &mopts);
+		}
 		rep.t_merge = now_s() - t0;
 	}
 	if (!g) {

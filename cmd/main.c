@@ -24,16 +24,21 @@ struct command {
 
 /* Sorted by name. */
 static const struct command commands[] = {
+	{ "accuracy", cmd_accuracy, "how well a mode's clustered global trace reproduces the original" },
 	{ "align", cmd_align, "align ranks' event sequences; merged call graph; structural similarity" },
 	{ "cluster", cmd_cluster, "cluster the ranks by their signatures with one of several modes" },
+	{ "compare", cmd_compare, "run several clustering modes on one trace set, one table" },
 	{ "compress", cmd_compress, "merge the cluster leads' traces into one global compressed trace" },
 	{ "diff", cmd_diff, "compare two runs rank by rank: divergences and time differences" },
 	{ "dump", cmd_dump, "print the events of one raw trace file" },
 	{ "expand", cmd_expand, "give back one rank's events from a global compressed trace" },
+	{ "heatmap", cmd_heatmap, "sender x receiver communication matrix as SVG, PNG or CSV" },
 	{ "info", cmd_info, "summarise a trace set: ranks, events, ops, call sites" },
+	{ "replay", cmd_replay, "simulated replay: predicted time per rank and makespan" },
 	{ "run", cmd_run, "run an MPI launcher line with the capture shim preloaded" },
 	{ "signatures", cmd_signatures, "print each rank's call-path, parameter and ACURDION signatures" },
 	{ "synth", cmd_synth, "write a synthetic trace set with known ground truth" },
+	{ "topology", cmd_topology, "SVG of the ranks on their process grid coloured by cluster" },
 };
 
 static const char usage_text[] =

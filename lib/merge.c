@@ -1503,6 +1503,44 @@ void tc_gtrace_merge(struct tc_gtrace *a, struct tc_gtrace **bp, const struct tc
 	tc_gtrace_free(&b);
 }
 
+/*
+ * Append b's sequence after a's (dissertation §5.1, Alg. 8 line 47: the
+ * partial global trace of one clustering joins the online trace after
+ * what came before it). Unlike tc_gtrace_merge, a and b may cover the
+ * same ranks: b's events come after a's for every rank.
+ */
+void tc_gtrace_append(struct tc_gtrace *a, struct tc_gtrace **bp)
+{
+	struct tc_gtrace *b = *bp;
+
+	if (!b)
+		return;
+	*bp = NULL;
+	if (b->n) {
+		size_t need = a->n + b->n;
+		if (need > a->alloc) {
+			a->alloc = need;
+			a->seq = tc_xrealloc(a->seq, tc_st_mult(a->alloc, sizeof(*a->seq)));
+		}
+		memcpy(a->seq + a->n, b->seq, b->n * sizeof(*b->seq));
+		a->n = need;
+	}
+	free(b->seq);
+	b->seq = NULL;
+	b->n = 0;
+	tc_granks_union(&a->ranks, &a->ranks, &b->ranks);
+	a->events = sat_add(a->events, b->events);
+	a->leads += b->leads;
+	if (a->world_size < b->world_size)
+		a->world_size = b->world_size;
+	for (size_t i = 0; i < b->nsites; i++) {
+		if (tc_gtrace_site(a, b->sites[i].sig) < 0)
+			tc_gtrace_set_site(a, b->sites[i].sig, b->sites[i].frames,
+					   b->sites[i].nframes);
+	}
+	tc_gtrace_free(&b);
+}
+
 struct tree_level {
 	struct tc_gtrace **items;
 	size_t n, step;

@@ -296,6 +296,13 @@ struct tc_gtrace *tc_gtrace_from_rsd(const struct tc_rsd *rsd, const struct tc_r
 void tc_gtrace_merge(struct tc_gtrace *a, struct tc_gtrace **b, const struct tc_merge_opts *opts);
 
 /*
+ * Append b (freed and NULLed) after a: every rank's events of b come after
+ * its events of a (Chameleon's online trace, dissertation §5.1, Alg. 8).
+ * a and b may cover the same ranks.
+ */
+void tc_gtrace_append(struct tc_gtrace *a, struct tc_gtrace **b);
+
+/*
  * Merge n traces pairwise over a binary radix tree of fixed shape
  * (level k merges items i and i + 2^k for i a multiple of 2^(k+1)), the
  * merges of a level in parallel on pool (may be NULL). Takes every

@@ -874,7 +874,7 @@ struct tc_rsd *tc_rsd_new(int32_t rank, const struct tc_rsd_opts *opts)
 	return r;
 }
 
-struct tc_rsd *tc_rsd_new_segment(const struct tc_rsd *r)
+struct tc_rsd *tc_rsd_new_like(const struct tc_rsd *r)
 {
 	struct tc_rsd_opts o = { r->window, r->match };
 	struct tc_rsd *n = tc_rsd_new(r->rank, &o);
@@ -882,6 +882,13 @@ struct tc_rsd *tc_rsd_new_segment(const struct tc_rsd *r)
 	for (size_t i = 0; i < r->sites.cap; i++)
 		if (r->sites.used[i])
 			site_put(&n->sites, r->sites.ids[i], r->sites.sigs[i]);
+	return n;
+}
+
+struct tc_rsd *tc_rsd_new_segment(const struct tc_rsd *r)
+{
+	struct tc_rsd *n = tc_rsd_new_like(r);
+
 	n->last_req = r->last_req;
 	n->prev_end = r->prev_end;
 	return n;

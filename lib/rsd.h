@@ -236,6 +236,11 @@ void tc_rsd_free(struct tc_rsd **rsd);
  */
 struct tc_rsd *tc_rsd_new_segment(const struct tc_rsd *r);
 
+/* Returns a new, empty compressor with r's rank, options and call-site
+ * table, and the encoding state of a fresh stream (for re-reading r's
+ * events from the start, e.g. cut into phases). */
+struct tc_rsd *tc_rsd_new_like(const struct tc_rsd *r);
+
 /* Map file-local call-site id to its stack signature (may be redefined;
  * events use the mapping current when they are added). */
 void tc_rsd_set_callsite(struct tc_rsd *rsd, uint32_t id, uint64_t signature);

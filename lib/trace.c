@@ -126,8 +126,11 @@ int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c)
 {
 	struct tc_rank_trace *t = ctx;
 	size_t i = comm_pos(t, c->id);
-	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size };
+	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size, 0, { 0 } };
 
+	tc.ndims = c->ndims > 8 ? 8 : c->ndims;
+	for (uint32_t d = 0; d < tc.ndims; d++)
+		tc.dims[d] = c->dims[d];
 	if (i < t->ncomms && t->comms[i].id == c->id) {
 		t->comms[i] = tc;
 		return 0;

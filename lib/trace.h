@@ -46,6 +46,8 @@ struct tc_trace_comm {
 	uint32_t parent;
 	uint32_t creator;      /* enum tc_op that made it; 0 for world and self */
 	uint32_t size;
+	uint32_t ndims;        /* Cartesian topology, 0 if none */
+	int32_t dims[8];
 };
 
 struct tc_rank_trace {

@@ -4,3 +4,5 @@ UNIT_TESTS += test/unit/test_cluster.c
 UNIT_TESTS += test/unit/test_align.c
 UNIT_TESTS += test/unit/test_formats.c
 UNIT_TESTS += test/unit/test_merge.c
+UNIT_TESTS += test/unit/test_chameleon.c
+UNIT_TESTS += test/unit/test_replay.c

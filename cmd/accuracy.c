@@ -1,0 +1,184 @@
+/*
+ * accuracy.c - tracecluster accuracy: how well a mode's clustered global
+ * trace, expanded to every rank, reproduces the original trace set.
+ */
+#include "lib/compat.h"
+#include "cmd/cmd.h"
+#include "cmd/analysis.h"
+#include "cluster/cluster.h"
+#include "lib/accuracy.h"
+#include "lib/error.h"
+#include "lib/json.h"
+#include "lib/pool.h"
+#include "lib/replay.h"
+#include "viz/viz.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char accuracy_usage[] =
+	"usage: tracecluster accuracy --mode M [--metric count|bytes|time] [--json]\n"
+	"                             [--latency US] [--overhead US] [--gap US]\n"
+	"                             [--per-byte NS] [--no-compute] DIR\n"
+	"\n"
+	"Cluster the ranks of the trace set in DIR with mode M, build the global\n"
+	"compressed trace as tracecluster compress does, expand it to every rank and\n"
+	"compare with the original: matching percentages of COUNT, LOOP, #EVENTS,\n"
+	"SRC, DEST and TAG (dissertation Table 4.2), the difference of the\n"
+	"communication matrices (L1 and largest cell), the replay-time accuracy\n"
+	"ACC = 1 - |t - t'|/t of the simulated replay (tracecluster replay, default\n"
+	"model), and the average space per process (ICS'14 Table 6, Table 4.8).\n"
+	"See tracecluster-accuracy(1).\n"
+	"\n"
+	"  -m, --mode M        the clustering mode (see tracecluster cluster --list-modes)\n"
+	"      --metric M      matrix of the heatmap difference: count (default), bytes,\n"
+	"                      time\n"
+	"      --json          one JSON document\n"
+	TC_ANL_MODEL_HELP
+	"  -j, --threads N     worker threads\n"
+	"  -h, --help          this help\n";
+
+static void print_text(const char *path, const struct tc_anl *a, const struct tc_anl_eval *e,
+		       double space_none, int metric)
+{
+	printf("trace set:  %s (%zu ranks)\n", path, a->n);
+	printf("mode:       %s: %zu clusters", e->mode, e->clusters);
+	if (e->mains)
+		printf(" (%zu main)", e->mains);
+	printf(", %zu leads, global trace %" PRIu64 " bytes\n", e->leads, e->bytes);
+	printf("matching:   COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  "
+	       "TAG %.2f%%\n", tc_match_pct(&e->match, TC_MATCH_COUNT),
+	       tc_match_pct(&e->match, TC_MATCH_LOOP), tc_match_pct(&e->match, TC_MATCH_EVENTS),
+	       tc_match_pct(&e->match, TC_MATCH_SRC), tc_match_pct(&e->match, TC_MATCH_DEST),
+	       tc_match_pct(&e->match, TC_MATCH_TAG));
+	printf("heatmap:    %s difference L1 %g (of %g), max %g\n", tc_hm_metric_name(metric), e->l1,
+	       e->total, e->max);
+	printf("replay:     t %.9f s, t' %.9f s, ACC %.2f%%", e->t, e->t_clustered, 100 * e->acc);
+	if (e->forced)
+		printf(" (%" PRIu64 " clustered operation%s completed unmatched)", e->forced,
+		       e->forced == 1 ? "" : "s");
+	printf("\n");
+	printf("space:      %.1f bytes per process (without clustering %.1f)\n", e->space,
+	       space_none);
+}
+
+
+static struct tc_json *match_json(const struct tc_match *m)
+{
+	struct tc_json *o = tc_json_object();
+
+	for (int i = 0; i < TC_MATCH_N; i++)
+		tc_json_set_real(o, tc_match_name(i), tc_match_pct(m, i));
+	return o;
+}
+
+int cmd_accuracy(int argc, char **argv)
+{
+	static const char *cmd = "accuracy";
+	static const struct option longopts[] = {
+		TC_COMMON_LONGOPTS,
+		{ "mode", required_argument, NULL, 'm' },
+		{ "metric", required_argument, NULL, 'M' },
+		{ "json", no_argument, NULL, 'J' },
+		TC_ANL_MODEL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct tc_cluster_mode *mode = NULL;
+	const char *mode_name = NULL;
+	struct tc_replay_params p;
+	struct tc_anl a;
+	struct tc_anl_eval e;
+	struct tc_pool *pool = NULL;
+	struct tc_error err;
+	bool json = false;
+	int metric = TC_HM_COUNT, c, rc, status = TC_EXIT_FAIL;
+	double space_none;
+
+	tc_replay_params_init(&p);
+	p.lenient = true;
+	memset(&a, 0, sizeof(a));
+	while ((c = getopt_long(argc, argv, "m:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tc_anl_model_option(cmd, c, optarg, &p, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (c) {
+		case 'h':
+			return tc_print_help(accuracy_usage);
+		case 'm':
+			mode_name = optarg;
+			break;
+		case 'M':
+			metric = tc_hm_metric_from_name(optarg);
+			if (metric < 0)
+				return tc_usage_error(cmd, "--metric: expected count, bytes or time, got '%s'",
+						      optarg);
+			break;
+		case 'J':
+			json = true;
+			break;
+		case ':':
+			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			return tc_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		default:
+			rc = tc_common_option(cmd, c, optarg);
+			if (rc < 0)
+				return -rc;
+			if (!rc)
+				return tc_usage_error(cmd, "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
+	if (!mode_name)
+		return tc_usage_error(cmd, "missing --mode");
+	if (!(mode = tc_cluster_mode_find(mode_name)))
+		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
+				      "--list-modes)", mode_name);
+	tc_error_clear(&err);
+	pool = tc_cmd_pool();
+	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err) ||
+	    tc_anl_evaluate(&a, mode, pool, &p, -1, false, NULL, metric, &e, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	space_none = tc_anl_space(&a, NULL);
+	if (json) {
+		struct tc_json *o = tc_json_object(), *h = tc_json_object(), *r = tc_json_object();
+		tc_json_set_int(o, "schema", 1);
+		tc_json_set_str(o, "input", argv[optind]);
+		tc_json_set_str(o, "mode", e.mode);
+		tc_json_set_uint(o, "ranks", a.n);
+		tc_json_set_uint(o, "clusters", e.clusters);
+		tc_json_set_uint(o, "main_clusters", e.mains);
+		tc_json_set_uint(o, "leads", e.leads);
+		tc_json_set_uint(o, "bytes", e.bytes);
+		tc_json_set(o, "match", match_json(&e.match));
+		tc_json_set_real(o, "acc", e.acc);
+		tc_json_set_real(r, "t", e.t);
+		tc_json_set_real(r, "t_clustered", e.t_clustered);
+		tc_json_set_bool(r, "stalled", e.deadlock);
+		tc_json_set_uint(r, "forced", e.forced);
+		tc_json_set(o, "replay", r);
+		tc_json_set_str(h, "metric", tc_hm_metric_name(metric));
+		tc_json_set_real(h, "l1", e.l1);
+		tc_json_set_real(h, "max", e.max);
+		tc_json_set_real(h, "total", e.total);
+		tc_json_set(o, "heatmap_diff", h);
+		tc_json_set_real(o, "space_per_process", e.space);
+		tc_json_set_real(o, "space_per_process_unclustered", space_none);
+		tc_json_write(o, stdout, TC_JSON_COMPACT);
+		tc_json_free(o);
+	} else {
+		print_text(argv[optind], &a, &e, space_none, metric);
+	}
+	status = TC_EXIT_OK;
+out:
+	tc_anl_release(&a);
+	tc_pool_free(pool);
+	return tc_finish_stdout(status);
+}

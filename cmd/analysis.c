@@ -1,0 +1,608 @@
+/*
+ * analysis.c - trace sets loaded once for heatmap, replay, accuracy and
+ * compare (see analysis.h).
+ */
+#include "lib/compat.h"
+#include "cmd/analysis.h"
+#include "cmd/cmd.h"
+#include "cmd/load.h"
+#include "cluster/cluster.h"
+#include "cluster/signature.h"
+#include "formats/tct.h"
+#include "formats/traceset.h"
+#include "lib/accuracy.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/merge.h"
+#include "lib/pool.h"
+#include "lib/replay.h"
+#include "lib/strbuf.h"
+#include "lib/trace.h"
+#include "lib/xalloc.h"
+#include "viz/viz.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+double tc_anl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- loading -------------------------------------------------------------- */
+
+struct load_ctx {
+	struct tc_anl *a;
+	bool sizes;
+};
+
+static uint64_t own_trace_bytes(const struct tc_rank_trace *t)
+{
+	struct tc_merge_opts mopts = { 100, TC_HIST_BINS_DEFAULT, false };
+	struct tc_gtrace *g = tc_gtrace_from_rsd(t->seq, NULL, t->world_size, t->events, &mopts);
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	uint64_t n;
+
+	tc_anl_copy_sites(g, t);
+	tc_gtrace_finish(g);
+	tc_tct_format(g, TC_TCT_TEXT, &sb);
+	n = sb.len;
+	tc_strbuf_release(&sb);
+	tc_gtrace_free(&g);
+	return n;
+}
+
+static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error *err)
+{
+	struct load_ctx *c = p;
+
+	(void)err;
+	tc_signatures_compute(t, &c->a->sigs[i]);
+	if (c->sizes)
+		c->a->trace_bytes[i] = own_trace_bytes(t);
+	c->a->traces[i] = t;
+	return 0;
+}
+
+static bool is_tct(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	struct stat st;
+	int fd;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && tc_tct_probe(buf, (size_t)n);
+}
+
+int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_pool *pool,
+		struct tc_error *err)
+{
+	struct load_ctx lc;
+	struct stat st;
+	double t0 = tc_anl_now();
+
+	memset(a, 0, sizeof(*a));
+	a->path = path;
+	a->ropts.window = TC_RSD_WINDOW_DEFAULT;
+	a->ropts.match = TC_RSD_MATCH_CALLSITE;
+	if (is_tct(path)) {
+		if (flags & TC_ANL_NEED_DIR)
+			return tc_error_set(err, -1, path, -1, "a trace set is needed, not a global trace");
+		if (tc_tct_read(path, &a->g, err))
+			return -1;
+		a->world = a->g->world_size;
+		a->t_load = tc_anl_now() - t0;
+		return 0;
+	}
+	if (tc_traceset_open(&a->ts, path, 0, pool, err))
+		return -1;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && tc_traceset_check(a->ts, err))
+		return -1;
+	a->n = a->ts->nfiles;
+	a->world = a->ts->world_size;
+	a->traces = tc_xcalloc(a->n + 1, sizeof(*a->traces));
+	a->sigs = tc_xcalloc(a->n + 1, sizeof(*a->sigs));
+	a->trace_bytes = tc_xcalloc(a->n + 1, sizeof(*a->trace_bytes));
+	lc.a = a;
+	lc.sizes = flags & TC_ANL_SIZES;
+	if (tc_load_each(a->ts, pool, &a->ropts, load_one, &lc, NULL, err))
+		return -1;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->traces[i]->rank >= a->world)
+			a->world = a->traces[i]->rank + 1;
+	a->t_load = tc_anl_now() - t0;
+	return 0;
+}
+
+void tc_anl_release(struct tc_anl *a)
+{
+	if (a->traces)
+		tc_load_free_all(a->traces, a->n);
+	free(a->sigs);
+	free(a->trace_bytes);
+	tc_gtrace_free(&a->g);
+	tc_traceset_free(&a->ts);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- building a clustered global trace (as tracecluster compress) -------- */
+
+void tc_anl_copy_sites(struct tc_gtrace *g, const struct tc_rank_trace *t)
+{
+	for (size_t i = 0; i < t->nsites; i++) {
+		const struct tc_trace_site *s = &t->sites[i];
+		struct tc_gframe *fr;
+		if (tc_gtrace_site(g, s->signature) >= 0)
+			continue;
+		fr = tc_xcalloc(s->nframes ? s->nframes : 1, sizeof(*fr));
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			fr[k].module = (char *)s->frames[k].module;
+			fr[k].offset = s->frames[k].offset;
+			fr[k].symbol = (char *)s->frames[k].symbol;
+		}
+		tc_gtrace_set_site(g, s->signature, fr, s->nframes);
+		free(fr);
+	}
+}
+
+struct leaf_job {
+	const struct tc_clustering *cl;
+	struct tc_rank_trace *const *traces;
+	int32_t world;
+	const struct tc_merge_opts *mopts;
+	struct tc_gtrace **out;
+};
+
+static void make_leaf(size_t i, void *p)
+{
+	struct leaf_job *j = p;
+	const struct tc_cluster *c = &j->cl->clusters[i];
+	const struct tc_rank_trace *t = j->traces[c->lead_index];
+
+	j->out[i] = tc_gtrace_from_rsd(t->seq, &c->ranklist, j->world, t->events, j->mopts);
+	tc_anl_copy_sites(j->out[i], t);
+}
+
+struct tc_gtrace **tc_anl_make_leaves(const struct tc_clustering *cl,
+				      struct tc_rank_trace *const *traces, int32_t world,
+				      const struct tc_merge_opts *mopts, struct tc_pool *pool)
+{
+	struct tc_gtrace **leaves = tc_xcalloc(cl->nclusters + 1, sizeof(*leaves));
+	struct leaf_job job = { cl, traces, world, mopts, leaves };
+
+	tc_pool_for(pool, cl->nclusters, make_leaf, &job);
+	return leaves;
+}
+
+struct tc_gtrace *tc_anl_merge_clusters(const struct tc_clustering *cl, struct tc_gtrace **leaves,
+					struct tc_pool *pool, const struct tc_merge_opts *mopts)
+{
+	size_t ngroups = 0;
+	struct tc_gtrace **groups = tc_xcalloc(cl->nclusters + 1, sizeof(*groups));
+	struct tc_gtrace **items = tc_xcalloc(cl->nclusters + 1, sizeof(*items));
+	bool *done = tc_xcalloc(cl->nclusters + 1, sizeof(*done));
+	struct tc_merge_opts across = *mopts;
+	struct tc_gtrace *g;
+
+	across.filtering = false;
+	for (size_t i = 0; i < cl->nclusters; i++) {
+		size_t n = 0;
+		if (done[i])
+			continue;
+		for (size_t k = i; k < cl->nclusters; k++) {
+			if (done[k] || cl->clusters[k].parent != cl->clusters[i].parent ||
+			    (cl->clusters[i].parent < 0 && k != i))
+				continue;
+			done[k] = true;
+			items[n++] = leaves[k];
+			leaves[k] = NULL;
+		}
+		groups[ngroups++] = tc_gtrace_merge_tree(items, n, pool, mopts);
+	}
+	g = tc_gtrace_merge_tree(groups, ngroups, pool, &across);
+	free(groups);
+	free(items);
+	free(done);
+	return g;
+}
+
+int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, struct tc_pool *pool,
+		 struct tc_anl_built *out, struct tc_error *err)
+{
+	struct tc_merge_opts mopts = { 100, TC_HIST_BINS_DEFAULT, false };
+	struct tc_cluster_opts copts;
+	struct tc_cluster_input in = { a->sigs, a->n, a->traces };
+	struct tc_gtrace **leaves;
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	double t0 = tc_anl_now();
+
+	memset(out, 0, sizeof(*out));
+	tc_clustering_init(&out->cl);
+	if (!a->traces)
+		return tc_error_set(err, -1, a->path, -1, "a trace set is needed, not a global trace");
+	tc_cluster_opts_init(&copts);
+	copts.pool = pool;
+	copts.online = true;
+	copts.merge = &mopts;
+	if (tc_cluster_run(mode, &in, &copts, &out->cl, err))
+		return -1;
+	if (out->cl.filter.applied)
+		mopts.filtering = true; /* §3.6, as compress does */
+	if (out->cl.chameleon) {
+		/* chameleon builds the online global trace as it goes (§5.1,
+		 * Alg. 8), as tracecluster compress takes it */
+		out->g = out->cl.chameleon->online;
+		out->cl.chameleon->online = NULL;
+		for (size_t i = 0; out->g && i < a->n; i++)
+			tc_anl_copy_sites(out->g, a->traces[i]);
+	} else {
+		leaves = tc_anl_make_leaves(&out->cl, a->traces, a->world, &mopts, pool);
+		out->g = tc_anl_merge_clusters(&out->cl, leaves, pool, &mopts);
+		free(leaves);
+	}
+	if (!out->g)
+		return tc_error_set(err, -1, a->path, -1, "no rank to merge");
+	snprintf(out->g->mode, sizeof(out->g->mode), "%s", mode->name);
+	snprintf(out->g->variant, sizeof(out->g->variant), "%s",
+		 mopts.filtering ? "filtering" : "default");
+	out->g->precision = mopts.precision;
+	out->g->bins = mopts.bins;
+	if (out->g->world_size < a->world)
+		out->g->world_size = a->world;
+	tc_gtrace_finish(out->g);
+	out->seconds = tc_anl_now() - t0;
+	tc_tct_format(out->g, TC_TCT_TEXT, &sb);
+	out->bytes = sb.len;
+	tc_strbuf_release(&sb);
+	return 0;
+}
+
+void tc_anl_built_release(struct tc_anl_built *b)
+{
+	tc_gtrace_free(&b->g);
+	tc_clustering_release(&b->cl);
+}
+
+/* ---- event streams --------------------------------------------------------- */
+
+struct stream {
+	bool isg, ok;
+	struct tc_rsd_iter r;
+	struct tc_gtrace_iter gi;
+	uint64_t *sigs;
+	size_t nsigs;
+};
+
+static bool stream_next(void *p, struct tc_event *ev)
+{
+	struct stream *s = p;
+
+	if (!s->ok)
+		return false;
+	return s->isg ? tc_gtrace_iter_next(&s->gi, ev) : tc_rsd_iter_next(&s->r, ev);
+}
+
+/* Open rank r's stream of g (g non-NULL) or of trace t. */
+static bool stream_open(struct stream *s, const struct tc_gtrace *g, const struct tc_rank_trace *t,
+			int32_t r, bool with_sigs)
+{
+	memset(s, 0, sizeof(*s));
+	if (g) {
+		s->isg = true;
+		if (tc_gtrace_iter_init(&s->gi, g, r))
+			return false;
+		if (with_sigs) {
+			s->nsigs = g->nsites;
+			s->sigs = tc_xcalloc(s->nsigs + 1, sizeof(*s->sigs));
+			for (size_t i = 0; i < g->nsites; i++)
+				s->sigs[i] = g->sites[i].sig;
+		}
+	} else {
+		tc_rsd_iter_init(&s->r, t->seq);
+		if (with_sigs) {
+			for (size_t i = 0; i < t->nsites; i++)
+				if (t->sites[i].id + 1 > s->nsigs)
+					s->nsigs = t->sites[i].id + 1;
+			s->sigs = tc_xcalloc(s->nsigs + 1, sizeof(*s->sigs));
+			for (size_t i = 0; i < t->nsites; i++)
+				s->sigs[t->sites[i].id] = t->sites[i].signature;
+		}
+	}
+	s->ok = true;
+	return true;
+}
+
+static void stream_close(struct stream *s)
+{
+	if (!s->ok)
+		return;
+	if (s->isg)
+		tc_gtrace_iter_release(&s->gi);
+	else
+		tc_rsd_iter_release(&s->r);
+	free(s->sigs);
+	s->ok = false;
+}
+
+/* The ranks of a source: indices into a->traces, or world ranks of g. */
+static size_t source_ranks(const struct tc_anl *a, const struct tc_gtrace *g, int32_t **out)
+{
+	size_t n = 0;
+	int32_t *r;
+
+	if (!g && !a->traces)
+		g = a->g;
+	if (g) {
+		struct tc_gtrace_iter it;
+		r = tc_xcalloc((size_t)(g->world_size > 0 ? g->world_size : 0) + 1, sizeof(*r));
+		for (int32_t k = 0; k < g->world_size; k++) {
+			if (tc_gtrace_iter_init(&it, g, k))
+				continue;
+			tc_gtrace_iter_release(&it);
+			r[n++] = k;
+		}
+	} else {
+		r = tc_xcalloc(a->n + 1, sizeof(*r));
+		for (size_t i = 0; i < a->n; i++)
+			r[n++] = a->traces[i]->rank;
+	}
+	*out = r;
+	return n;
+}
+
+struct replay_ctx {
+	struct stream *s;
+};
+
+static bool replay_next(void *p, size_t idx, struct tc_event *ev)
+{
+	struct replay_ctx *c = p;
+
+	return stream_next(&c->s[idx], ev);
+}
+
+int tc_anl_replay(const struct tc_anl *a, const struct tc_gtrace *g,
+		  const struct tc_replay_params *p, struct tc_replay_result *res)
+{
+	int32_t *ranks;
+	size_t n;
+	struct replay_ctx c;
+	int rc;
+
+	if (!g && !a->traces)
+		g = a->g;
+	n = source_ranks(a, g, &ranks);
+	c.s = tc_xcalloc(n + 1, sizeof(*c.s));
+	for (size_t i = 0; i < n; i++)
+		stream_open(&c.s[i], g, g ? NULL : a->traces[i], ranks[i], false);
+	rc = tc_replay_run(n, ranks, g ? g->world_size : a->world, p, replay_next, &c, res);
+	for (size_t i = 0; i < n; i++)
+		stream_close(&c.s[i]);
+	free(c.s);
+	free(ranks);
+	return rc;
+}
+
+struct matrix_job {
+	const struct tc_anl *a;
+	const struct tc_gtrace *g;
+	const int32_t *ranks;
+	int metric;
+	bool coll;
+	int32_t world;
+	struct tc_matrix *rows;
+};
+
+static void matrix_rank(size_t i, void *p)
+{
+	struct matrix_job *j = p;
+	struct stream s;
+	struct tc_event ev;
+
+	tc_matrix_init(&j->rows[i], j->world);
+	if (!stream_open(&s, j->g, j->g ? NULL : j->a->traces[i], j->ranks[i], false))
+		return;
+	for (;;) {
+		tc_event_init(&ev);
+		if (!stream_next(&s, &ev))
+			break;
+		tc_matrix_add_event(&j->rows[i], j->ranks[i], &ev, j->metric, j->coll);
+	}
+	stream_close(&s);
+	tc_matrix_finish(&j->rows[i]);
+}
+
+void tc_anl_matrix(const struct tc_anl *a, const struct tc_gtrace *g, int metric, bool collectives,
+		   struct tc_pool *pool, struct tc_matrix *out)
+{
+	struct matrix_job j;
+	int32_t *ranks;
+	size_t n;
+
+	if (!g && !a->traces)
+		g = a->g;
+	n = source_ranks(a, g, &ranks);
+	j.a = a;
+	j.g = g;
+	j.ranks = ranks;
+	j.metric = metric;
+	j.coll = collectives;
+	j.world = g ? g->world_size : a->world;
+	j.rows = tc_xcalloc(n + 1, sizeof(*j.rows));
+	tc_pool_for(pool, n, matrix_rank, &j);
+	tc_matrix_init(out, j.world);
+	for (size_t i = 0; i < n; i++) {
+		tc_matrix_append(out, &j.rows[i]);
+		tc_matrix_release(&j.rows[i]);
+	}
+	tc_matrix_finish(out);
+	free(j.rows);
+	free(ranks);
+}
+
+struct match_job {
+	const struct tc_anl *a;
+	const struct tc_gtrace *g;
+	struct tc_match *res;
+};
+
+static void match_rank(size_t i, void *p)
+{
+	struct match_job *j = p;
+	const struct tc_rank_trace *t = j->a->traces[i];
+	struct stream sa, sb;
+	struct tc_evstream ea, eb;
+
+	memset(&j->res[i], 0, sizeof(j->res[i]));
+	stream_open(&sa, NULL, t, t->rank, true);
+	stream_open(&sb, j->g, NULL, t->rank, true); /* not covered: no events */
+	ea.next = stream_next;
+	ea.it = &sa;
+	ea.sigs = sa.sigs;
+	ea.nsigs = sa.nsigs;
+	eb.next = stream_next;
+	eb.it = &sb;
+	eb.sigs = sb.sigs;
+	eb.nsigs = sb.nsigs;
+	tc_match_rank(&j->res[i], t->rank, &ea, &eb, &j->a->ropts);
+	stream_close(&sa);
+	stream_close(&sb);
+}
+
+void tc_anl_match(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
+		  struct tc_match *out)
+{
+	struct match_job j = { a, g, tc_xcalloc(a->n + 1, sizeof(struct tc_match)) };
+
+	memset(out, 0, sizeof(*out));
+	tc_pool_for(pool, a->n, match_rank, &j);
+	for (size_t i = 0; i < a->n; i++)
+		tc_match_add(out, &j.res[i]);
+	free(j.res);
+}
+
+/* Bytes of the signatures a mode sends up the tree (ICS'14 §5.3: 64-bit
+ * signatures): call path 1, call path + parameter 2, reference 1,
+ * ACURDION's modes their eleven. */
+static double signature_bytes(const char *mode)
+{
+	if (!strcmp(mode, "callpath") || !strcmp(mode, "reference"))
+		return 8;
+	if (!strcmp(mode, "callpath-param"))
+		return 16;
+	return 8.0 * TC_NSIGS;
+}
+
+double tc_anl_space(const struct tc_anl *a, const struct tc_clustering *cl)
+{
+	double T = 0;
+
+	if (!a->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		T += (double)a->trace_bytes[i];
+	T /= (double)a->n;
+	if (!cl)
+		return tc_space_per_process(T, 0, a->n, a->n, 0, true);
+	return tc_space_per_process(T, signature_bytes(cl->mode ? cl->mode : ""), a->n,
+				    cl->nclusters, cl->nmains, false);
+}
+
+int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+		    struct tc_pool *pool, const struct tc_replay_params *p, double t0,
+		    bool deadlock0, const struct tc_matrix *orig, int metric,
+		    struct tc_anl_eval *out, struct tc_error *err)
+{
+	struct tc_anl_built b;
+	struct tc_replay_result r;
+	struct tc_matrix own, clus, delta;
+	double dummy;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->mode = mode->name;
+	if (tc_anl_build(a, mode, pool, &b, err))
+		goto out;
+	out->clusters = b.cl.nclusters;
+	out->mains = b.cl.nmains;
+	out->leads = b.cl.nclusters;
+	out->bytes = b.bytes;
+	out->seconds = b.seconds;
+	out->space = tc_anl_space(a, &b.cl);
+	tc_anl_match(a, b.g, pool, &out->match);
+	if (t0 < 0) {
+		tc_anl_replay(a, NULL, p, &r);
+		t0 = r.makespan;
+		deadlock0 = r.deadlock;
+		tc_replay_result_release(&r);
+	}
+	tc_anl_replay(a, b.g, p, &r);
+	out->t = t0;
+	out->t_clustered = r.makespan;
+	out->deadlock = deadlock0 || r.deadlock;
+	out->forced = r.forced;
+	tc_replay_result_release(&r);
+	out->acc = t0 > 0 ? 1 - fabs(t0 - out->t_clustered) / t0 : (out->t_clustered == 0 ? 1 : 0);
+	tc_matrix_init(&own, 0);
+	if (!orig) {
+		tc_anl_matrix(a, NULL, metric, false, pool, &own);
+		orig = &own;
+	}
+	tc_anl_matrix(a, b.g, metric, false, pool, &clus);
+	tc_matrix_diff(&delta, orig, &clus);
+	tc_matrix_norms(&delta, &out->l1, &out->max);
+	tc_matrix_norms(orig, &out->total, &dummy);
+	tc_matrix_release(&own);
+	tc_matrix_release(&clus);
+	tc_matrix_release(&delta);
+	rc = 0;
+out:
+	tc_anl_built_release(&b);
+	return rc;
+}
+
+int tc_anl_model_option(const char *cmd, int c, const char *arg, struct tc_replay_params *p,
+			int *rc)
+{
+	double v;
+
+	*rc = 0;
+	switch (c) {
+	case 0x2001: case 0x2002: case 0x2003: case 0x2004:
+		if ((*rc = tc_parse_double(cmd, "model option", arg, &v)))
+			return 1;
+		if (!(v >= 0 && v < 1e9)) {
+			*rc = tc_usage_error(cmd, "%s is out of range", arg);
+			return 1;
+		}
+		if (c == 0x2001)
+			p->L = v * 1e-6;
+		else if (c == 0x2002)
+			p->o = v * 1e-6;
+		else if (c == 0x2003)
+			p->g = v * 1e-6;
+		else
+			p->G = v * 1e-9;
+		return 1;
+	case 0x2005:
+		p->gaps = false;
+		return 1;
+	}
+	return 0;
+}

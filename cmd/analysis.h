@@ -1,0 +1,133 @@
+/*
+ * analysis.h - what heatmap, replay, accuracy and compare share: a trace
+ * set loaded once (per-rank compressed traces, signatures, sizes) or a
+ * global trace read from a .tct file, a clustered global trace built from
+ * the loaded traces as tracecluster compress builds it, and each rank's
+ * event stream from either (the original, or the global trace expanded).
+ */
+#ifndef TC_CMD_ANALYSIS_H
+#define TC_CMD_ANALYSIS_H
+
+#include "lib/compat.h"
+#include "cluster/cluster.h"
+#include "lib/rsd.h"
+
+struct tc_error;
+struct tc_gtrace;
+struct tc_match;
+struct tc_matrix;
+struct tc_pool;
+struct tc_rank_trace;
+struct tc_replay_params;
+struct tc_replay_result;
+struct tc_signatures;
+struct tc_traceset;
+
+struct tc_anl {
+	const char *path;
+	struct tc_traceset *ts;
+	struct tc_rank_trace **traces; /* DIR: n traces, by rank */
+	struct tc_signatures *sigs;    /* DIR: their signatures */
+	uint64_t *trace_bytes;         /* DIR, with sizes: each rank's own trace
+					* as a .tct text (bytes) */
+	size_t n;
+	int32_t world;
+	struct tc_gtrace *g;           /* a .tct file */
+	struct tc_rsd_opts ropts;
+	double t_load;
+};
+
+enum { TC_ANL_SIZES = 1u << 0, TC_ANL_NEED_DIR = 1u << 1 };
+
+/* Open DIR (or a raw trace file) or a .tct file. flags: TC_ANL_*.
+ * Returns 0, or -1 with err filled. */
+int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_pool *pool,
+		struct tc_error *err);
+void tc_anl_release(struct tc_anl *a);
+
+/* A clustered global trace of a's traces. */
+struct tc_anl_built {
+	struct tc_clustering cl;
+	struct tc_gtrace *g;
+	uint64_t bytes;          /* of its .tct text form */
+	double seconds;          /* clustering and merging */
+};
+
+int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, struct tc_pool *pool,
+		 struct tc_anl_built *out, struct tc_error *err);
+void tc_anl_built_release(struct tc_anl_built *b);
+
+/* Copy the frames of a rank's call sites into a global trace. */
+void tc_anl_copy_sites(struct tc_gtrace *g, const struct tc_rank_trace *t);
+/* The global trace of each cluster's lead standing for the cluster, in
+ * cluster order, made on the pool (returns a new array of nclusters). */
+struct tc_gtrace **tc_anl_make_leaves(const struct tc_clustering *cl,
+				      struct tc_rank_trace *const *traces, int32_t world,
+				      const struct tc_merge_opts *mopts, struct tc_pool *pool);
+/* Merge the leaves (one per cluster, in cluster order; taken) within each
+ * main cluster, then across (compress's merge order). */
+struct tc_gtrace *tc_anl_merge_clusters(const struct tc_clustering *cl, struct tc_gtrace **leaves,
+					struct tc_pool *pool, const struct tc_merge_opts *mopts);
+
+/*
+ * The source of event streams: g (a global trace, expanded per rank) or,
+ * with g NULL, a->g or a's original traces.
+ */
+int tc_anl_replay(const struct tc_anl *a, const struct tc_gtrace *g,
+		  const struct tc_replay_params *p, struct tc_replay_result *res);
+void tc_anl_matrix(const struct tc_anl *a, const struct tc_gtrace *g, int metric, bool collectives,
+		   struct tc_pool *pool, struct tc_matrix *out);
+/* Match every rank of a's original traces with g expanded. */
+void tc_anl_match(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
+		  struct tc_match *out);
+/* Average space per process (lib/accuracy.h) of a clustering (NULL: none). */
+double tc_anl_space(const struct tc_anl *a, const struct tc_clustering *cl);
+/* Seconds on a monotonic clock. */
+double tc_anl_now(void);
+
+
+
+/* ---- one mode evaluated against the original (accuracy, compare) ------- */
+
+#include "lib/accuracy.h"
+
+struct tc_anl_eval {
+	const char *mode;
+	size_t clusters, mains, leads;
+	uint64_t bytes;          /* global trace, .tct text */
+	double space;            /* average space per process, bytes */
+	struct tc_match match;
+	double t, t_clustered;   /* replay makespans (s) */
+	double acc;              /* 1 - |t - t'| / t */
+	bool deadlock;           /* either replay stalled */
+	uint64_t forced;         /* operations the clustered replay completed
+				  * unmatched (lenient) */
+	double l1, max, total;   /* heatmap difference and the original's total */
+	double seconds;          /* clustering and merging */
+};
+
+/* Build mode's global trace of a (loaded with TC_ANL_SIZES) and measure
+ * it against the original; t0 is the original's replay makespan (< 0: run
+ * it), orig its matrix of metric (NULL: make it). */
+int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+		    struct tc_pool *pool, const struct tc_replay_params *p, double t0,
+		    bool deadlock0, const struct tc_matrix *orig, int metric,
+		    struct tc_anl_eval *out, struct tc_error *err);
+/* The replay model's options (replay, accuracy, compare). */
+#define TC_ANL_MODEL_LONGOPTS                                  \
+	{ "latency", required_argument, NULL, 0x2001 },       \
+	{ "overhead", required_argument, NULL, 0x2002 },      \
+	{ "gap", required_argument, NULL, 0x2003 },           \
+	{ "per-byte", required_argument, NULL, 0x2004 },      \
+	{ "no-compute", no_argument, NULL, 0x2005 }
+#define TC_ANL_MODEL_HELP                                                          \
+	"      --latency US    replay model: L, latency in microseconds (default 1)\n"  \
+	"      --overhead US   o, CPU overhead per message end (default 0.3)\n"         \
+	"      --gap US        g, least time between message injections (default 0.2)\n" \
+	"      --per-byte NS   G, nanoseconds per byte (default 0.1, i.e. 10 GB/s)\n"    \
+	"      --no-compute    leave out the compute gaps of the trace\n"
+/* Returns 1 when c was a model option (*rc: 0, or the usage status). */
+int tc_anl_model_option(const char *cmd, int c, const char *arg, struct tc_replay_params *p,
+			int *rc);
+
+#endif

@@ -1,0 +1,135 @@
+#!/usr/bin/env bats
+# tracecluster heatmap: communication matrices as CSV, SVG and PNG.
+
+load helper
+
+setup_file() {
+	export SETS="$BATS_FILE_TMPDIR/sets"
+	mkdir -p "$SETS"
+	tracecluster synth --pattern stencil2d --ranks 9 --iters 4 -o "$SETS/st9" >/dev/null
+	tracecluster synth --pattern stencil1d --ranks 5 --iters 3 -o "$SETS/st1" >/dev/null
+	tracecluster synth --pattern mg --ranks 16 --iters 2 -o "$SETS/mg" >/dev/null
+	tracecluster synth --pattern ft --ranks 8 --iters 2 -o "$SETS/ft" >/dev/null
+}
+
+# png_ok FILE: signature, chunk CRCs, IHDR, IDAT inflates to h rows of 1 + 3w bytes
+png_ok() {
+	python3 - "$1" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], 'rb').read()
+assert d[:8] == b'\x89PNG\r\n\x1a\n', 'signature'
+off, chunks, idat = 8, [], b''
+while off < len(d):
+    n, = struct.unpack('>I', d[off:off + 4])
+    t = d[off + 4:off + 8]
+    body = d[off + 8:off + 8 + n]
+    crc, = struct.unpack('>I', d[off + 8 + n:off + 12 + n])
+    assert zlib.crc32(t + body) & 0xffffffff == crc, 'crc of %r' % t
+    chunks.append(t)
+    if t == b'IHDR':
+        w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
+    if t == b'IDAT':
+        idat += body
+    off += 12 + n
+assert chunks[0] == b'IHDR' and chunks[-1] == b'IEND' and b'IDAT' in chunks
+raw = zlib.decompress(idat)
+assert depth == 8 and ctype == 2 and len(raw) == h * (1 + 3 * w), 'size'
+print(w, h)
+PY
+}
+
+svg_ok() {
+	python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg"); print(len(list(r.iter())))' "$1"
+}
+
+@test "heatmap CSV of a 3x3 stencil has exactly the 24 neighbour cells" {
+	run -0 tc heatmap -o st.csv "$SETS/st9"
+	# every rank sends once per iteration to each grid neighbour (non-periodic)
+	python3 - > want.csv <<'PY'
+print("src,dst,value")
+for r in range(9):
+    x, y = r % 3, r // 3
+    out = sorted(((y + dy) * 3 + x + dx) for dx, dy in ((0, -1), (-1, 0), (1, 0), (0, 1))
+                 if 0 <= x + dx < 3 and 0 <= y + dy < 3)
+    for d in out:
+        print("%d,%d,4" % (r, d))
+PY
+	diff -u want.csv st.csv
+	[ "$(tail -n +2 st.csv | wc -l)" -eq 24 ]
+}
+
+@test "heatmap CSV of a stencil1d line, bytes metric" {
+	run -0 tc heatmap --metric bytes --format csv -o - "$SETS/st1"
+	assert_line --index 0 "src,dst,value"
+	[ "${#lines[@]}" -eq 9 ]
+	assert_line --index 1 --regexp '^0,1,[0-9]+$'
+	refute_line --regexp '^0,2,'
+	refute_line --regexp '^4,[0-3],0$'
+}
+
+@test "collectives add their point-to-point equivalents" {
+	run -0 tc heatmap -o a.csv "$SETS/ft"
+	run -0 tc heatmap --collectives -o b.csv "$SETS/ft"
+	[ "$(wc -l < b.csv)" -gt "$(wc -l < a.csv)" ]
+}
+
+@test "SVG parses as XML, has axes, colour bar and title; PNG chunks and CRCs are valid" {
+	run -0 tc heatmap --title 'st & 9' -o st.svg "$SETS/st9"
+	run -0 svg_ok st.svg
+	grep -q 'receiver rank' st.svg
+	grep -q 'sender rank' st.svg
+	grep -q 'messages' st.svg
+	grep -q 'st &amp; 9' st.svg
+	run -0 tc heatmap -o st.png "$SETS/st9"
+	run -0 png_ok st.png
+	run -0 tc heatmap --diff --mode kfarthest -o d.png "$SETS/mg"
+	run -0 png_ok d.png
+	run -0 tc heatmap --diff --mode kfarthest -o d.svg "$SETS/mg"
+	run -0 svg_ok d.svg
+	grep -q 'clustered - original' d.svg
+}
+
+@test "large P is binned and stays small" {
+	tc synth --pattern stencil1d --ranks 1024 --iters 1 -o big >/dev/null
+	run -0 tc heatmap -o big.svg big
+	run -0 svg_ok big.svg
+	grep -q '8 ranks per bin' big.svg
+	[ "$(wc -c < big.svg)" -lt 2000000 ]
+	run -0 tc heatmap -o big.png big
+	run -0 png_ok big.png
+}
+
+@test "--diff CSV: clustered equals original for reference" {
+	run -0 tc heatmap --diff --mode reference -o d.csv "$SETS/mg"
+	head -1 d.csv | grep -qx 'src,dst,original,clustered,difference'
+	run -0 awk -F, 'NR > 1 && $5 != 0' d.csv
+	assert_output ""
+}
+
+@test "a global trace gives the same matrix as its trace set" {
+	tc compress --mode reference -o mg.tct "$SETS/mg" >/dev/null
+	run -0 tc heatmap -o a.csv "$SETS/mg"
+	run -0 tc heatmap -o b.csv mg.tct
+	diff -u a.csv b.csv
+}
+
+@test "output identical for -j1 and -j2; /dev/null written in place" {
+	tc -j1 heatmap --collectives -o a.svg "$SETS/ft"
+	tc -j2 heatmap --collectives -o b.svg "$SETS/ft"
+	cmp a.svg b.svg
+	run -0 tc heatmap -o /dev/null "$SETS/st9"
+	[ -c /dev/null ]
+	run -0 tc heatmap -f csv -o out "$SETS/st9"
+	ls out
+	run -0 find . -name '*.tmp.*'
+	assert_output ""
+}
+
+@test "usage errors" {
+	run -2 --separate-stderr tc heatmap "$SETS/st9"
+	run -2 --separate-stderr tc heatmap --metric volume -o x "$SETS/st9"
+	run -2 --separate-stderr tc heatmap --diff -o x "$SETS/st9"
+	run -2 --separate-stderr tc heatmap --format gif -o x "$SETS/st9"
+	run -1 --separate-stderr tc heatmap -o x nonexistent
+	[ ! -e x ]
+}

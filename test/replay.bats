@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# tracecluster replay, accuracy, compare and topology.
+
+load helper
+
+setup_file() {
+	export SETS="$BATS_FILE_TMPDIR/sets"
+	mkdir -p "$SETS"
+	for spec in stencil2d:9 mg:16 ft:8 master-worker:6 phases:8 wavefront:9; do
+		tracecluster synth --pattern "${spec%:*}" --ranks "${spec#*:}" --iters 3 \
+			-o "$SETS/${spec%:*}" >/dev/null
+	done
+}
+
+@test "replay prints per-rank times and the makespan, deterministic" {
+	run -0 tc replay "$SETS/stencil2d"
+	assert_line --regexp '^makespan: [0-9.]+ s$'
+	assert_line --regexp '^ +8 +[0-9.]+$'
+	tc -j1 replay --json "$SETS/mg" > a.json
+	tc -j2 replay --json "$SETS/mg" > b.json
+	cmp a.json b.json
+	python3 -c 'import json,sys; d=json.load(open("a.json")); assert d["schema"]==1 and not d["deadlock"] and len(d["per_rank"])==16 and d["makespan_s"]>0'
+}
+
+@test "replay of every pattern completes without deadlock or unmatched sends" {
+	for p in stencil2d mg ft master-worker phases wavefront; do
+		run -0 tc replay --json "$SETS/$p"
+		python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert not d["deadlock"] and d["unmatched_sends"]==0, sys.argv[1]' "$output"
+	done
+}
+
+@test "replay model options change the time; a global trace replays" {
+	a=$(tc replay --json --no-compute "$SETS/stencil2d" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
+	b=$(tc replay --json --no-compute --latency 10 "$SETS/stencil2d" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
+	python3 -c "assert $b > $a"
+	tc compress --mode reference -o st.tct "$SETS/stencil2d" >/dev/null
+	c=$(tc replay --json --no-compute st.tct | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
+	[ "$a" = "$c" ]
+	run -2 --separate-stderr tc replay --latency -1 "$SETS/stencil2d"
+}
+
+@test "a deadlocked trace is reported, not waited on" {
+	# rank 1 of a 2-rank ring with its send removed never feeds rank 0's receive
+	tc synth --pattern stencil1d --ranks 2 --iters 1 -o two >/dev/null
+	rm two/rank-00001.tcr
+	run -1 --separate-stderr tc replay "two/rank-00000.tcr"
+	assert_output --partial 'deadlock: 1 rank blocked'
+	[[ "$stderr" == *"blocked"* ]]
+	run -0 tc replay --lenient --json "two/rank-00000.tcr"
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["deadlock"] and d["forced"] >= 1 and d["makespan_s"] > 0' "$output"
+}
+
+@test "reference: 100% matching and ACC 100% (communication replay)" {
+	for p in stencil2d mg ft phases; do
+		run -0 tc accuracy --mode reference --no-compute --json "$SETS/$p"
+		python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["acc"] == 1.0, d
+for k in ("count", "loop", "events", "src", "dest", "tag"):
+    assert d["match"][k] == 100.0, (k, d)
+assert d["heatmap_diff"]["l1"] == 0
+assert d["space_per_process"] > 0
+' "$output"
+	done
+	run -0 tc accuracy --mode reference "$SETS/stencil2d"
+	assert_line --regexp '^matching: +COUNT 100.00%  LOOP 100.00%  #EVENTS 100.00%  SRC 100.00%  DEST 100.00%  TAG 100.00%$'
+}
+
+@test "accuracy JSON keys; -j1 equals -j2" {
+	tc -j1 accuracy --mode kfarthest --json "$SETS/mg" > a.json
+	tc -j2 accuracy --mode kfarthest --json "$SETS/mg" > b.json
+	cmp a.json b.json
+	python3 -c '
+import json
+d = json.load(open("a.json"))
+for k in ("acc", "match", "space_per_process", "schema"):
+    assert k in d, k
+assert set(d["match"]) == {"count", "loop", "events", "src", "dest", "tag"}
+assert 0 <= d["acc"] <= 1
+'
+	run -2 --separate-stderr tc accuracy "$SETS/mg"
+	run -2 --separate-stderr tc accuracy --mode nosuch "$SETS/mg"
+}
+
+@test "compare: one row per mode, JSON and CSV" {
+	run -0 tc compare --modes callpath,callpath-param,reference,kfarthest "$SETS/mg"
+	assert_line --regexp '^mode +clusters +main +leads +bytes'
+	assert_line --regexp '^kfarthest '
+	tc -j1 compare --modes reference,kmedoid --json --no-time "$SETS/mg" > a.json
+	tc -j2 compare --modes reference,kmedoid --json --no-time "$SETS/mg" > b.json
+	cmp a.json b.json
+	python3 -c '
+import json
+d = json.load(open("a.json"))
+assert d["schema"] == 1 and [m["mode"] for m in d["modes"]] == ["reference", "kmedoid"]
+for m in d["modes"]:
+    for k in ("mode", "clusters", "leads", "bytes", "acc", "match", "space_per_process"):
+        assert k in m, k
+'
+	run -0 tc compare --modes reference --csv --no-compute "$SETS/stencil2d"
+	assert_line --index 0 --partial 'mode,clusters,main_clusters,leads,bytes'
+	assert_line --index 1 --regexp '^reference,9,0,9,[0-9]+,[0-9.]+,100.00,100.00,100.00,100.00,100.00,100.00,100.0000,0,'
+	run -2 --separate-stderr tc compare "$SETS/mg"
+	run -2 --separate-stderr tc compare --modes a,b "$SETS/mg"
+	run -2 --separate-stderr tc compare --modes reference --json --csv "$SETS/mg"
+}
+
+@test "topology: an SVG grid coloured by cluster" {
+	run -0 tc topology --mode callpath --dims 3x3 -o t.svg "$SETS/stencil2d"
+	python3 -c 'import xml.etree.ElementTree as E; E.parse("t.svg")'
+	grep -q 'rank 4, cluster' t.svg
+	grep -q '(lead)' t.svg
+	run -0 tc topology --mode callpath -o line.svg "$SETS/stencil2d"
+	run -2 --separate-stderr tc topology --mode callpath --dims 2x2 -o x.svg "$SETS/stencil2d"
+	run -2 --separate-stderr tc topology --mode callpath --dims 3 -o x.svg "$SETS/stencil2d"
+}

@@ -1,0 +1,294 @@
+/*
+ * test_replay.c - the simulated replay against closed-form LogGP times,
+ * the accuracy formulas, and the viz matrices and PNG encoder.
+ */
+#include "lib/compat.h"
+#include "test/unit/unit.h"
+#include "lib/accuracy.h"
+#include "lib/event.h"
+#include "lib/replay.h"
+#include "lib/strbuf.h"
+#include "viz/viz.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CHECK_NEAR(a, b) CHECK(fabs((double)(a) - (double)(b)) <= 1e-12 + 1e-9 * fabs((double)(b)))
+
+/* A hand-built ring: P ranks, `iters` iterations of one pattern. */
+struct ring {
+	size_t P;
+	uint64_t iters, bytes;
+	int kind;                 /* 0: Isend/Irecv/Waitall; 1: token ring; 2: all Recv first */
+	uint64_t *pos;            /* per rank: events given */
+	struct tc_completion compl[2];
+};
+
+static bool ring_next(void *ctx, size_t idx, struct tc_event *ev)
+{
+	struct ring *R = ctx;
+	int32_t r = (int32_t)idx, P = (int32_t)R->P;
+	int32_t right = (r + 1) % P, left = (r + P - 1) % P;
+	uint64_t i = R->pos[idx] / 3, step = R->pos[idx] % 3;
+
+	if (R->kind == 1 || R->kind == 2) {
+		/* rank 0 sends first, the others receive first (kind 2: all receive first) */
+		bool send_first = R->kind == 1 && r == 0;
+		if (R->pos[idx] >= 2)
+			return false;
+		step = R->pos[idx]++;
+		if ((step == 0) == send_first) {
+			ev->op = TC_OP_SEND;
+			ev->peer = right;
+		} else {
+			ev->op = TC_OP_RECV;
+			ev->peer = left;
+			R->compl[0].request = 0;
+			R->compl[0].source = left;
+			R->compl[0].tag = 7;
+			R->compl[0].bytes = R->bytes;
+			ev->compl = R->compl;
+			ev->ncompl = 1;
+			ev->fields |= TC_F_COMPL;
+		}
+		ev->fields |= TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE;
+		ev->tag = 7;
+		ev->count = R->bytes;
+		ev->dtype = TC_DT_BYTE;
+		ev->dtype_size = 1;
+		return true;
+	}
+	if (i >= R->iters)
+		return false;
+	R->pos[idx]++;
+	ev->fields = TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE | TC_F_REQUEST;
+	ev->tag = 3;
+	ev->count = R->bytes;
+	ev->dtype = TC_DT_BYTE;
+	ev->dtype_size = 1;
+	if (step == 0) {
+		ev->op = TC_OP_ISEND;
+		ev->peer = right;
+		ev->request = 2 * i + 1;
+	} else if (step == 1) {
+		ev->op = TC_OP_IRECV;
+		ev->peer = left;
+		ev->request = 2 * i + 2;
+	} else {
+		tc_event_init(ev);
+		ev->op = TC_OP_WAITALL;
+		R->compl[0].request = 2 * i + 1;
+		R->compl[0].source = TC_PEER_NONE;
+		R->compl[1].request = 2 * i + 2;
+		R->compl[1].source = left;
+		R->compl[1].tag = 3;
+		R->compl[1].bytes = R->bytes;
+		ev->compl = R->compl;
+		ev->ncompl = 2;
+		ev->fields = TC_F_COMPL;
+	}
+	return true;
+}
+
+static void run_ring(struct ring *R, struct tc_replay_params *p, struct tc_replay_result *res)
+{
+	R->pos = calloc(R->P, sizeof(*R->pos));
+	CHECK(tc_replay_run(R->P, NULL, (int32_t)R->P, p, ring_next, R, res) == 0);
+	free(R->pos);
+}
+
+TEST(replay_ring_exchange_loggp)
+{
+	struct tc_replay_params p;
+	struct tc_replay_result res;
+	struct ring R = { 8, 5, 4096, 0, NULL, { { 0 } } };
+	double hop;
+
+	tc_replay_params_init(&p);
+	run_ring(&R, &p, &res);
+	/* each iteration: o + (k-1)G to inject, L to arrive, o to receive */
+	hop = 2 * p.o + p.L + (double)(R.bytes - 1) * p.G;
+	CHECK(!res.deadlock);
+	CHECK_EQ_U64(res.messages, R.P * R.iters);
+	CHECK_EQ_U64(res.unmatched_sends, 0);
+	CHECK_NEAR(res.makespan, (double)R.iters * hop);
+	for (size_t i = 0; i < R.P; i++)
+		CHECK_NEAR(res.time[i], (double)R.iters * hop);
+	tc_replay_result_release(&res);
+}
+
+TEST(replay_token_ring_loggp)
+{
+	struct tc_replay_params p;
+	struct tc_replay_result res;
+	struct ring R = { 16, 1, 100, 1, NULL, { { 0 } } };
+	double hop;
+
+	tc_replay_params_init(&p);
+	p.L = 2e-6;
+	p.o = 0.5e-6;
+	p.G = 1e-9;
+	run_ring(&R, &p, &res);
+	/* the token goes round: P hops of o + (k-1)G + L + o */
+	hop = 2 * p.o + p.L + (double)(R.bytes - 1) * p.G;
+	CHECK(!res.deadlock);
+	CHECK_NEAR(res.time[0], (double)R.P * hop);
+	CHECK_NEAR(res.time[R.P - 1], (double)(R.P - 1) * hop + p.o + (double)(R.bytes - 1) * p.G);
+	CHECK_NEAR(res.makespan, (double)R.P * hop);
+	tc_replay_result_release(&res);
+}
+
+TEST(replay_deadlock_reported)
+{
+	struct tc_replay_params p;
+	struct tc_replay_result res;
+	struct ring R = { 4, 1, 8, 2, NULL, { { 0 } } };
+
+	tc_replay_params_init(&p);
+	run_ring(&R, &p, &res);
+	CHECK(res.deadlock);
+	CHECK_EQ_U64(res.nblocked, 4);
+	CHECK_EQ_U64(res.blocked[0].op, TC_OP_RECV);
+	CHECK_EQ_I64(res.blocked[0].peer, 3);
+	tc_replay_result_release(&res);
+}
+
+TEST(replay_lenient_goes_on)
+{
+	struct tc_replay_params p;
+	struct tc_replay_result res;
+	struct ring R = { 4, 1, 8, 2, NULL, { { 0 } } };
+	double hop;
+
+	tc_replay_params_init(&p);
+	p.lenient = true;
+	run_ring(&R, &p, &res);
+	/* rank 0 (lowest clock, lowest index) is let through, then the
+	 * token goes round once; rank 3's message to 0 is never received */
+	hop = 2 * p.o + p.L + 7 * p.G;
+	CHECK(res.deadlock);
+	CHECK_EQ_U64(res.forced, 1);
+	CHECK_EQ_U64(res.nblocked, 4);
+	CHECK_EQ_U64(res.messages, 4);
+	CHECK_EQ_U64(res.unmatched_sends, 1);
+	CHECK_NEAR(res.time[0], p.o + p.o + 7 * p.G);
+	CHECK_NEAR(res.time[3], p.o + 3 * hop + p.o + 7 * p.G);
+	tc_replay_result_release(&res);
+}
+
+struct coll {
+	uint64_t *pos;
+};
+
+static bool coll_next(void *ctx, size_t idx, struct tc_event *ev)
+{
+	struct coll *c = ctx;
+
+	if (c->pos[idx]++)
+		return false;
+	ev->op = TC_OP_ALLREDUCE;
+	ev->fields = TC_F_COMM | TC_F_COUNT | TC_F_DTYPE;
+	ev->comm = TC_COMM_WORLD;
+	ev->count = 1000;
+	ev->dtype = TC_DT_DOUBLE;
+	ev->dtype_size = 8;
+	/* rank i computes i microseconds first */
+	ev->t_start = ev->t_end = 0;
+	return true;
+}
+
+TEST(replay_allreduce_recursive_doubling)
+{
+	struct tc_replay_params p;
+	struct tc_replay_result res;
+	struct coll c = { calloc(6, sizeof(uint64_t)) };
+	double a, want;
+
+	tc_replay_params_init(&p);
+	CHECK(tc_replay_run(6, NULL, 6, &p, coll_next, &c, &res) == 0);
+	a = p.L + 2 * p.o;
+	want = 3 * (a + 8000 * p.G); /* ceil(log2 6) = 3 rounds */
+	CHECK_NEAR(res.makespan, want);
+	CHECK_NEAR(tc_replay_coll_cost(&p, TC_OP_ALLREDUCE, 6, 8000, 0), want);
+	CHECK_NEAR(tc_replay_coll_cost(&p, TC_OP_BARRIER, 1, 0, 0), 0);
+	CHECK_EQ_U64(res.collectives, 1);
+	tc_replay_result_release(&res);
+	free(c.pos);
+}
+
+TEST(space_formulas)
+{
+	/* ICS'14 §5.3 */
+	CHECK_NEAR(tc_space_per_process(1000, 8, 4, 4, 0, true), 750);
+	CHECK_NEAR(tc_space_per_process(1000, 8, 4, 2, 0, false), (1000 + 32 + 8 * 2 * 3) / 4.0);
+	CHECK_NEAR(tc_space_per_process(1000, 16, 4, 3, 2, false),
+		   (4 * 16 + 1000 + 16 * 5 * 3) / 4.0);
+}
+
+TEST(matrix_sparse_sorted)
+{
+	struct tc_matrix m, n, d;
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	double l1, mx;
+
+	tc_matrix_init(&m, 4);
+	for (int i = 0; i < 5000; i++)
+		tc_matrix_add(&m, 3 - i % 4, i % 4, 1);
+	tc_matrix_add(&m, 9, 0, 1); /* out of range: ignored */
+	tc_matrix_finish(&m);
+	CHECK_EQ_U64(m.ncells, 4);
+	CHECK_EQ_I64(m.cells[0].src, 0);
+	CHECK_EQ_I64(m.cells[0].dst, 3);
+	CHECK_NEAR(tc_matrix_get(&m, 2, 1), 1250);
+	tc_heatmap_csv(&m, &sb);
+	CHECK_STR(sb.buf, "src,dst,value\n0,3,1250\n1,2,1250\n2,1,1250\n3,0,1250\n");
+	tc_matrix_init(&n, 4);
+	tc_matrix_add(&n, 0, 3, 1000);
+	tc_matrix_finish(&n);
+	tc_matrix_diff(&d, &m, &n);
+	tc_matrix_norms(&d, &l1, &mx);
+	CHECK_NEAR(l1, 250 + 3 * 1250);
+	CHECK_NEAR(mx, 1250);
+	CHECK_EQ_U64(tc_heatmap_binning(4096, 128), 32);
+	CHECK_EQ_U64(tc_heatmap_binning(4, 128), 1);
+	tc_strbuf_release(&sb);
+	tc_matrix_release(&m);
+	tc_matrix_release(&n);
+	tc_matrix_release(&d);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+TEST(png_chunks_and_crcs)
+{
+	uint8_t px[2 * 3 * 3];
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	const uint8_t *p;
+	size_t off = 8;
+	int chunks = 0;
+
+	for (size_t i = 0; i < sizeof(px); i++)
+		px[i] = (uint8_t)(i * 13);
+	tc_png_encode(px, 3, 2, &sb);
+	p = (const uint8_t *)sb.buf;
+	CHECK(sb.len > 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8));
+	while (off + 12 <= sb.len) {
+		uint32_t len = be32(p + off);
+		uLong crc = crc32(0L, p + off + 4, 4 + len);
+		CHECK_EQ_U64(crc, be32(p + off + 8 + len));
+		if (!memcmp(p + off + 4, "IHDR", 4)) {
+			CHECK_EQ_U64(be32(p + off + 8), 3);
+			CHECK_EQ_U64(be32(p + off + 12), 2);
+		}
+		chunks++;
+		off += 12 + len;
+	}
+	CHECK_EQ_U64(off, sb.len);
+	CHECK_EQ_U64(chunks, 3);
+	tc_strbuf_release(&sb);
+}

@@ -1,0 +1,248 @@
+/*
+ * matrix.c - sparse sender x receiver matrices and what events add to them.
+ */
+#include "lib/compat.h"
+#include "viz/viz.h"
+#include "lib/event.h"
+#include "lib/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tc_matrix_init(struct tc_matrix *m, int32_t n)
+{
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+}
+
+void tc_matrix_release(struct tc_matrix *m)
+{
+	free(m->cells);
+	memset(m, 0, sizeof(*m));
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+	const struct tc_mcell *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+static void compact(struct tc_matrix *m, bool drop_zero)
+{
+	size_t k = 0;
+
+	if (!m->ncells)
+		return;
+	qsort(m->cells, m->ncells, sizeof(*m->cells), cell_cmp);
+	for (size_t i = 0; i < m->ncells; i++) {
+		if (k && m->cells[k - 1].src == m->cells[i].src &&
+		    m->cells[k - 1].dst == m->cells[i].dst)
+			m->cells[k - 1].v += m->cells[i].v;
+		else
+			m->cells[k++] = m->cells[i];
+	}
+	m->ncells = k;
+	if (drop_zero) {
+		k = 0;
+		for (size_t i = 0; i < m->ncells; i++)
+			if (m->cells[i].v != 0)
+				m->cells[k++] = m->cells[i];
+		m->ncells = k;
+	}
+	m->compacted = m->ncells;
+}
+
+void tc_matrix_add(struct tc_matrix *m, int32_t src, int32_t dst, double v)
+{
+	if (src < 0 || dst < 0 || src >= m->n || dst >= m->n)
+		return;
+	if (m->ncells == m->alloc) {
+		/* keep memory near the distinct cells: combine before growing */
+		if (m->ncells > 2 * m->compacted + 1024)
+			compact(m, false);
+		if (m->ncells * 4 >= m->alloc * 3 || m->alloc == 0) {
+			m->alloc = m->alloc ? 2 * m->alloc : 64;
+			m->cells = tc_xrealloc(m->cells, tc_st_mult(m->alloc, sizeof(*m->cells)));
+		}
+	}
+	m->cells[m->ncells].src = src;
+	m->cells[m->ncells].dst = dst;
+	m->cells[m->ncells].v = v;
+	m->ncells++;
+}
+
+void tc_matrix_append(struct tc_matrix *m, const struct tc_matrix *o)
+{
+	for (size_t i = 0; i < o->ncells; i++)
+		tc_matrix_add(m, o->cells[i].src, o->cells[i].dst, o->cells[i].v);
+}
+
+void tc_matrix_finish(struct tc_matrix *m)
+{
+	compact(m, true);
+}
+
+double tc_matrix_get(const struct tc_matrix *m, int32_t src, int32_t dst)
+{
+	size_t lo = 0, hi = m->ncells;
+	struct tc_mcell key = { src, dst, 0 };
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cell_cmp(&m->cells[mid], &key);
+		if (!c)
+			return m->cells[mid].v;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+void tc_matrix_diff(struct tc_matrix *d, const struct tc_matrix *a, const struct tc_matrix *b)
+{
+	tc_matrix_init(d, a->n > b->n ? a->n : b->n);
+	for (size_t i = 0; i < a->ncells; i++)
+		tc_matrix_add(d, a->cells[i].src, a->cells[i].dst, -a->cells[i].v);
+	for (size_t i = 0; i < b->ncells; i++)
+		tc_matrix_add(d, b->cells[i].src, b->cells[i].dst, b->cells[i].v);
+	tc_matrix_finish(d);
+}
+
+void tc_matrix_norms(const struct tc_matrix *m, double *l1, double *max)
+{
+	double s = 0, x = 0;
+
+	for (size_t i = 0; i < m->ncells; i++) {
+		double v = fabs(m->cells[i].v);
+		s += v;
+		if (v > x)
+			x = v;
+	}
+	*l1 = s;
+	*max = x;
+}
+
+const char *tc_hm_metric_name(int metric)
+{
+	return metric == TC_HM_BYTES ? "bytes" : metric == TC_HM_TIME ? "time" : "count";
+}
+
+const char *tc_hm_metric_unit(int metric)
+{
+	return metric == TC_HM_BYTES ? "bytes" : metric == TC_HM_TIME ? "us" : "messages";
+}
+
+int tc_hm_metric_from_name(const char *name)
+{
+	if (!strcmp(name, "count"))
+		return TC_HM_COUNT;
+	if (!strcmp(name, "bytes"))
+		return TC_HM_BYTES;
+	if (!strcmp(name, "time"))
+		return TC_HM_TIME;
+	return -1;
+}
+
+static double value_of(int metric, uint64_t bytes, double us)
+{
+	return metric == TC_HM_BYTES ? (double)bytes : metric == TC_HM_TIME ? us : 1.0;
+}
+
+static void add_msg(struct tc_matrix *m, int32_t rank, int32_t dst, int metric, uint64_t bytes,
+		    double us)
+{
+	double v = value_of(metric, bytes, us);
+
+	if (v != 0)
+		tc_matrix_add(m, rank, dst, v);
+}
+
+static uint64_t peer_bytes(const struct tc_event *ev, const uint64_t *counts, uint32_t n, int32_t j,
+			   uint64_t k)
+{
+	if (counts && j >= 0 && (uint32_t)j < n)
+		return counts[j] * ev->dtype_size;
+	return k;
+}
+
+static void add_coll(struct tc_matrix *m, int32_t r, const struct tc_event *ev, int metric)
+{
+	int32_t P = m->n, root = ev->root;
+	uint64_t k = tc_event_bytes(ev);
+	double us = ev->t_end > ev->t_start ? (double)(ev->t_end - ev->t_start) * 1e-3 : 0;
+	uint32_t rounds = 0;
+
+	if (ev->comm != TC_COMM_WORLD || P <= 1)
+		return;
+	while (((int64_t)1 << rounds) < P)
+		rounds++;
+	switch (ev->op) {
+	case TC_OP_BCAST: case TC_OP_IBCAST:
+	case TC_OP_SCATTER: case TC_OP_ISCATTER:
+	case TC_OP_SCATTERV: case TC_OP_ISCATTERV:
+		if (r != root)
+			return;
+		for (int32_t j = 0; j < P; j++)
+			if (j != r)
+				add_msg(m, r, j, metric, peer_bytes(ev, ev->scounts, ev->nscounts, j, k),
+					us / (P - 1));
+		return;
+	case TC_OP_REDUCE: case TC_OP_IREDUCE:
+	case TC_OP_GATHER: case TC_OP_IGATHER:
+	case TC_OP_GATHERV: case TC_OP_IGATHERV:
+		if (r != root)
+			add_msg(m, r, root, metric, k, us);
+		return;
+	case TC_OP_ALLGATHER: case TC_OP_IALLGATHER:
+	case TC_OP_ALLGATHERV: case TC_OP_IALLGATHERV:
+	case TC_OP_ALLTOALL: case TC_OP_IALLTOALL:
+	case TC_OP_ALLTOALLV: case TC_OP_IALLTOALLV:
+	case TC_OP_ALLTOALLW: case TC_OP_IALLTOALLW:
+		for (int32_t j = 0; j < P; j++)
+			if (j != r)
+				add_msg(m, r, j, metric, peer_bytes(ev, ev->scounts, ev->nscounts, j, k),
+					us / (P - 1));
+		return;
+	case TC_OP_REDUCE_SCATTER: case TC_OP_IREDUCE_SCATTER:
+	case TC_OP_REDUCE_SCATTER_BLOCK: case TC_OP_IREDUCE_SCATTER_BLOCK:
+		for (int32_t j = 0; j < P; j++)
+			if (j != r)
+				add_msg(m, r, j, metric, peer_bytes(ev, ev->rcounts, ev->nrcounts, j, k),
+					us / (P - 1));
+		return;
+	case TC_OP_ALLREDUCE: case TC_OP_IALLREDUCE:
+	case TC_OP_BARRIER: case TC_OP_IBARRIER:
+		for (uint32_t i = 0; i < rounds; i++)
+			add_msg(m, r, (int32_t)(((int64_t)r + ((int64_t)1 << i)) % P), metric,
+				(ev->op == TC_OP_BARRIER || ev->op == TC_OP_IBARRIER) ? 0 : k,
+				us / rounds);
+		return;
+	case TC_OP_SCAN: case TC_OP_ISCAN:
+	case TC_OP_EXSCAN: case TC_OP_IEXSCAN:
+		if (r + 1 < P)
+			add_msg(m, r, r + 1, metric, k, us);
+		return;
+	default:
+		return;
+	}
+}
+
+void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
+			 bool collectives)
+{
+	enum tc_op_kind kind = tc_op_kind(ev->op);
+	double us = ev->t_end > ev->t_start ? (double)(ev->t_end - ev->t_start) * 1e-3 : 0;
+
+	if (kind == TC_K_SEND || kind == TC_K_SENDRECV) {
+		if (ev->peer >= 0)
+			add_msg(m, rank, ev->peer, metric, tc_event_bytes(ev), us);
+	} else if (kind == TC_K_COLL && collectives) {
+		add_coll(m, rank, ev, metric);
+	}
+}

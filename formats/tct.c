@@ -395,10 +395,36 @@ static void w_hist(struct tc_strbuf *sb, enum tc_gparam_kind kind, const struct 
 	}
 }
 
-static void w_stat(struct tc_strbuf *sb, const char *name, const struct tc_rsd_stat *s)
+static void w_stat(struct tc_strbuf *sb, const struct tc_rsd_stat *s)
 {
-	tc_strbuf_addf(sb, " %s=%.3f/%.3f/%" PRId64 "/%" PRId64, name, s->mean,
-		       tc_rsd_stat_stddev(s), s->min, s->max);
+	tc_strbuf_addf(sb, "%.3f/%.3f/%" PRId64 "/%" PRId64, s->mean, tc_rsd_stat_stddev(s),
+		       s->min, s->max);
+}
+
+/* n=N comp=STAT comm=STAT, or with several time entries
+ * comp=STAT*N@RANKS|... comm=STAT|... (comm in the same order). */
+static void w_times(struct tc_strbuf *sb, const struct tc_gnode *nd)
+{
+	tc_strbuf_addf(sb, " n=%" PRIu64 " comp=", nd->comp.n);
+	if (nd->ntimes <= 1) {
+		w_stat(sb, &nd->comp);
+		tc_strbuf_addstr(sb, " comm=");
+		w_stat(sb, &nd->comm);
+		return;
+	}
+	for (uint32_t i = 0; i < nd->ntimes; i++) {
+		if (i)
+			tc_strbuf_addch(sb, '|');
+		w_stat(sb, &nd->times[i].comp);
+		tc_strbuf_addf(sb, "*%" PRIu64 "@", nd->times[i].comp.n);
+		w_rl(sb, &nd->times[i].ranks);
+	}
+	tc_strbuf_addstr(sb, " comm=");
+	for (uint32_t i = 0; i < nd->ntimes; i++) {
+		if (i)
+			tc_strbuf_addch(sb, '|');
+		w_stat(sb, &nd->times[i].comm);
+	}
 }
 
 static void w_indent(struct tc_strbuf *sb, unsigned depth)
@@ -440,9 +466,7 @@ static void w_node(struct tc_strbuf *sb, const struct tc_gtrace *g, const struct
 		tc_strbuf_addstr(sb, " ranks=");
 		w_rl(sb, &nd->ranks);
 	}
-	tc_strbuf_addf(sb, " n=%" PRIu64, nd->comp.n);
-	w_stat(sb, "comp", &nd->comp);
-	w_stat(sb, "comm", &nd->comm);
+	w_times(sb, nd);
 	tc_strbuf_addch(sb, '\n');
 	for (unsigned p = 0; p < TC_GP_N; p++) {
 		const struct tc_gparam *gp = &nd->p[p];
@@ -674,6 +698,18 @@ static struct tc_json *j_node(const struct tc_gtrace *g, const struct tc_gnode *
 		tc_json_set_uint(o, "n", nd->comp.n);
 		tc_json_set(o, "comp", j_stat(&nd->comp));
 		tc_json_set(o, "comm", j_stat(&nd->comm));
+		if (nd->ntimes > 1) {
+			struct tc_json *ts = tc_json_array();
+			for (uint32_t i = 0; i < nd->ntimes; i++) {
+				struct tc_json *t = tc_json_object();
+				tc_json_set(t, "ranks", j_rl(&nd->times[i].ranks));
+				tc_json_set_uint(t, "n", nd->times[i].comp.n);
+				tc_json_set(t, "comp", j_stat(&nd->times[i].comp));
+				tc_json_set(t, "comm", j_stat(&nd->times[i].comm));
+				tc_json_append(ts, t);
+			}
+			tc_json_set(o, "times", ts);
+		}
 		for (unsigned p = 0; p < TC_GP_N; p++)
 			if (nd->p[p].nvar || nd->p[p].hist)
 				tc_json_set(ps, tc_gparam_name(p),
@@ -1502,15 +1538,25 @@ static struct tc_gnode *pframe_push(struct pframe *f)
 	return nd;
 }
 
+static bool t_stat_sd(struct lx *l, struct tc_rsd_stat *s, double *sd)
+{
+	return lx_double(l, &s->mean) && lx_eat(l, '/') && lx_double(l, sd) && *sd >= 0 &&
+	       lx_eat(l, '/') && lx_int(l, &s->min) && lx_eat(l, '/') && lx_int(l, &s->max);
+}
+
+static void stat_count(struct tc_rsd_stat *s, double sd, uint64_t n)
+{
+	s->n = n;
+	s->m2 = sd * sd * (double)n;
+}
+
 static bool t_stat(struct lx *l, struct tc_rsd_stat *s, uint64_t n)
 {
 	double sd;
 
-	if (!lx_double(l, &s->mean) || !lx_eat(l, '/') || !lx_double(l, &sd) || sd < 0 ||
-	    !lx_eat(l, '/') || !lx_int(l, &s->min) || !lx_eat(l, '/') || !lx_int(l, &s->max))
+	if (!t_stat_sd(l, s, &sd))
 		return false;
-	s->n = n;
-	s->m2 = sd * sd * (double)n;
+	stat_count(s, sd, n);
 	return true;
 }
 
@@ -1525,6 +1571,95 @@ static bool rl_within(const struct tc_ranklist *child, const struct tc_ranklist 
 	ok = u.count == parent->count;
 	tc_ranklist_release(&u);
 	return ok;
+}
+
+static struct tc_gtime *times_push(struct tc_gnode *nd)
+{
+	struct tc_gtime *t;
+
+	if (nd->ntimes == UINT32_MAX)
+		return NULL;
+	nd->times = tc_xrealloc(nd->times, tc_st_mult((size_t)nd->ntimes + 1, sizeof(*nd->times)));
+	t = &nd->times[nd->ntimes++];
+	memset(t, 0, sizeof(*t));
+	tc_ranklist_init(&t->ranks);
+	return t;
+}
+
+/* Time entries of an event node (read after its ranks and n): non-empty,
+ * disjoint, covering the node's ranks, their counts adding up to n; the
+ * node's comp and comm become their merge. */
+static const char *times_check(struct tc_gnode *nd, uint64_t n)
+{
+	struct tc_ranklist u;
+	uint64_t sum = 0;
+	const char *msg = NULL;
+
+	tc_ranklist_init(&u);
+	for (uint32_t i = 0; i < nd->ntimes && !msg; i++) {
+		uint64_t before = u.count;
+		if (!nd->times[i].ranks.count)
+			msg = "time entry without ranks";
+		else if (!rl_within(&nd->times[i].ranks, &nd->ranks))
+			msg = "time entry ranks outside the node's ranks";
+		tc_granks_union(&u, &u, &nd->times[i].ranks);
+		if (!msg && u.count != before + nd->times[i].ranks.count)
+			msg = "time entries share ranks";
+		if (!msg && sum + nd->times[i].comp.n < sum)
+			msg = "time entry counts overflow";
+		sum += nd->times[i].comp.n;
+	}
+	if (!msg && u.count != nd->ranks.count)
+		msg = "time entries do not cover the node's ranks";
+	if (!msg && sum != n)
+		msg = "time entry counts do not add up to n";
+	tc_ranklist_release(&u);
+	if (!msg)
+		tc_gnode_times_total(nd);
+	return msg;
+}
+
+/* comp=STAT comm=STAT, or comp=STAT*N@RANKS|... comm=STAT|... */
+static int t_times(struct rd *r, struct lx *l, struct tc_gnode *nd, uint64_t n)
+{
+	const char *msg;
+	double sd;
+
+	if (!t_attr(l, "comp") || !t_stat_sd(l, &nd->comp, &sd))
+		return rd_fail(r, "event: expected comp=MEAN/SD/MIN/MAX");
+	if (!lx_eat(l, '*')) {
+		stat_count(&nd->comp, sd, n);
+		if (!t_attr(l, "comm") || !t_stat(l, &nd->comm, n))
+			return rd_fail(r, "event: expected comm=MEAN/SD/MIN/MAX");
+		return 0;
+	}
+	for (;;) {
+		struct tc_gtime *t = times_push(nd);
+		uint64_t tn;
+		if (!t)
+			return rd_fail(r, "event: too many time entries");
+		t->comp = nd->comp;
+		if (!lx_uint(l, &tn) || !lx_eat(l, '@'))
+			return rd_fail(r, "event: expected comp=MEAN/SD/MIN/MAX*N@RANKS");
+		stat_count(&t->comp, sd, tn);
+		if (t_rl(r, l, &t->ranks))
+			return TC_ERR_FORMAT;
+		if (!lx_eat(l, '|'))
+			break;
+		if (!t_stat_sd(l, &nd->comp, &sd) || !lx_eat(l, '*'))
+			return rd_fail(r, "event: expected comp=MEAN/SD/MIN/MAX*N@RANKS");
+	}
+	if (nd->ntimes < 2)
+		return rd_fail(r, "event: a single time entry is written without ranks");
+	if (!t_attr(l, "comm"))
+		return rd_fail(r, "event: expected comm=MEAN/SD/MIN/MAX|...");
+	for (uint32_t i = 0; i < nd->ntimes; i++) {
+		if ((i && !lx_eat(l, '|')) || !t_stat(l, &nd->times[i].comm, nd->times[i].comp.n))
+			return rd_fail(r, "event: expected one comm=MEAN/SD/MIN/MAX per time entry");
+	}
+	if ((msg = times_check(nd, n)))
+		return rd_fail(r, "event: %s", msg);
+	return 0;
 }
 
 static int t_node_ranks(struct rd *r, struct lx *l, struct tc_gnode *nd,
@@ -1572,10 +1707,8 @@ static int t_event_line(struct tparse *t, struct lx *l, unsigned op)
 		return TC_ERR_FORMAT;
 	if (!t_attr(l, "n") || !lx_uint(l, &n))
 		return rd_fail(r, "event: expected n=N");
-	if (!t_attr(l, "comp") || !t_stat(l, &nd->comp, n))
-		return rd_fail(r, "event: expected comp=MEAN/SD/MIN/MAX");
-	if (!t_attr(l, "comm") || !t_stat(l, &nd->comm, n))
-		return rd_fail(r, "event: expected comm=MEAN/SD/MIN/MAX");
+	if (t_times(r, l, nd, n))
+		return TC_ERR_FORMAT;
 	if (!lx_end(l))
 		return rd_fail(r, "event: unexpected text at the end of the line");
 	return 0;
@@ -2194,6 +2327,37 @@ static bool j_stat_read(const struct tc_json *o, struct tc_rsd_stat *s, uint64_t
 	return true;
 }
 
+/* "times": [{"ranks", "n", "comp", "comm"}, ...] (optional); the node's
+ * "comp" and "comm" stay as written. */
+static int j_times_read(struct rd *r, const struct tc_json *a, struct tc_gnode *nd, uint64_t n)
+{
+	struct tc_rsd_stat comp = nd->comp, comm = nd->comm;
+	const char *msg;
+
+	if (!a)
+		return 0;
+	if (!tc_json_is_array(a) || tc_json_array_size(a) < 2)
+		return rd_fail(r, "event: \"times\" must be an array of two or more entries");
+	for (size_t i = 0; i < tc_json_array_size(a); i++) {
+		const struct tc_json *o = tc_json_array_get(a, i);
+		struct tc_gtime *t = times_push(nd);
+		int64_t tn;
+		if (!t || !tc_json_is_object(o))
+			return rd_fail(r, "event: bad time entry");
+		if (j_rl_read(r, tc_json_get(o, "ranks"), &t->ranks))
+			return TC_ERR_FORMAT;
+		if (!j_int(tc_json_get(o, "n"), &tn) || tn < 0 ||
+		    !j_stat_read(tc_json_get(o, "comp"), &t->comp, (uint64_t)tn) ||
+		    !j_stat_read(tc_json_get(o, "comm"), &t->comm, (uint64_t)tn))
+			return rd_fail(r, "event: bad time entry \"n\", \"comp\" or \"comm\"");
+	}
+	if ((msg = times_check(nd, n)))
+		return rd_fail(r, "event: %s", msg);
+	nd->comp = comp;
+	nd->comm = comm;
+	return 0;
+}
+
 static int j_nodes_read(struct rd *r, const struct tc_json *a, const struct tc_ranklist *parent,
 			const char *path, int depth, struct tc_gnode **out, size_t *nout);
 
@@ -2254,6 +2418,8 @@ static int j_node_read(struct rd *r, const struct tc_json *o, const struct tc_ra
 		    !j_stat_read(tc_json_get(o, "comp"), &nd->comp, (uint64_t)n) ||
 		    !j_stat_read(tc_json_get(o, "comm"), &nd->comm, (uint64_t)n))
 			return rd_fail(r, "event: bad \"n\", \"comp\" or \"comm\"");
+		if (j_times_read(r, tc_json_get(o, "times"), nd, (uint64_t)n))
+			return TC_ERR_FORMAT;
 		if (ps && !tc_json_is_object(ps))
 			return rd_fail(r, "event: \"params\" must be an object");
 		for (unsigned p = 0; ps && p < TC_GP_N; p++) {
@@ -2447,6 +2613,9 @@ static void param_free_parts(struct tc_gparam *gp)
 static void node_free_parts(struct tc_gnode *nd)
 {
 	tc_ranklist_release(&nd->ranks);
+	for (uint32_t i = 0; i < nd->ntimes; i++)
+		tc_gtime_release(&nd->times[i]);
+	free(nd->times);
 	for (uint32_t i = 0; i < nd->nbody; i++)
 		node_free_parts(&nd->body[i]);
 	free(nd->body);

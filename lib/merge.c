@@ -870,9 +870,19 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return a * b;
 }
 
+void tc_gtime_release(struct tc_gtime *t)
+{
+	tc_ranklist_release(&t->ranks);
+}
+
 static void node_release(struct tc_gnode *nd)
 {
 	tc_ranklist_release(&nd->ranks);
+	for (uint32_t i = 0; i < nd->ntimes; i++)
+		tc_gtime_release(&nd->times[i]);
+	free(nd->times);
+	nd->times = NULL;
+	nd->ntimes = 0;
 	for (uint32_t i = 0; i < nd->nbody; i++)
 		node_release(&nd->body[i]);
 	free(nd->body);
@@ -1076,6 +1086,11 @@ static void conv_event(struct conv *c, const struct tc_rsd_node *nd, struct tc_g
 	g->p = tc_xcalloc(TC_GP_N, sizeof(*g->p));
 	g->comp = nd->comp;
 	g->comm = nd->comm;
+	g->times = tc_xcalloc(1, sizeof(*g->times));
+	g->ntimes = 1;
+	tc_granks_copy(&g->times[0].ranks, c->ranks);
+	g->times[0].comp = nd->comp;
+	g->times[0].comm = nd->comm;
 	if (nd->vals) {
 		c->depth = 0;
 		walk_begin(c, 1);
@@ -1365,6 +1380,95 @@ static uint64_t wlcs(const struct tc_gnode *x, size_t nx, const struct tc_gnode 
 	return total;
 }
 
+/* ---- time entries ------------------------------------------------------ */
+
+void tc_gnode_times_total(struct tc_gnode *nd)
+{
+	if (!nd->ntimes)
+		return;
+	nd->comp = nd->times[0].comp;
+	nd->comm = nd->times[0].comm;
+	for (uint32_t i = 1; i < nd->ntimes; i++) {
+		tc_rsd_stat_merge(&nd->comp, &nd->times[i].comp);
+		tc_rsd_stat_merge(&nd->comm, &nd->times[i].comm);
+	}
+}
+
+const struct tc_gtime *tc_gnode_time(const struct tc_gnode *nd, int32_t rank)
+{
+	for (uint32_t i = 0; i < nd->ntimes; i++)
+		if (tc_ranklist_contains(&nd->times[i].ranks, rank))
+			return &nd->times[i];
+	return NULL;
+}
+
+/* A node without entries gets one for all its ranks. */
+static void times_ensure(struct tc_gnode *nd)
+{
+	if (nd->ntimes)
+		return;
+	nd->times = tc_xcalloc(1, sizeof(*nd->times));
+	nd->ntimes = 1;
+	tc_granks_copy(&nd->times[0].ranks, &nd->ranks);
+	nd->times[0].comp = nd->comp;
+	nd->times[0].comm = nd->comm;
+}
+
+static bool time_close(double a, double b, double rel)
+{
+	double d = fabs(a - b);
+
+	return d <= TC_GTIME_ABS_NS || d <= rel * fmax(fabs(a), fabs(b));
+}
+
+static bool gtime_close(const struct tc_gtime *a, const struct tc_gtime *b, double rel)
+{
+	return time_close(a->comp.mean, b->comp.mean, rel) &&
+	       time_close(a->comm.mean, b->comm.mean, rel);
+}
+
+static int cmp_gtime(const void *a, const void *b)
+{
+	int32_t x = tc_granks_first(&((const struct tc_gtime *)a)->ranks);
+	int32_t y = tc_granks_first(&((const struct tc_gtime *)b)->ranks);
+
+	return (x > y) - (x < y);
+}
+
+/* a absorbs b's time entries; entries whose means agree are joined. */
+static void times_merge(struct tc_gnode *a, struct tc_gnode *b, const struct tc_merge_opts *o)
+{
+	double rel = TC_GTIME_REL;
+	uint32_t k;
+
+	if (o->precision < 100)
+		rel = fmin(fmax(rel, (100.0 - o->precision) / 100.0), TC_GTIME_REL_MAX);
+	times_ensure(a);
+	times_ensure(b);
+	k = a->ntimes;
+	a->times = tc_xrealloc(a->times, tc_st_mult((size_t)a->ntimes + b->ntimes, sizeof(*a->times)));
+	for (uint32_t i = 0; i < b->ntimes; i++) {
+		struct tc_gtime *t = &b->times[i];
+		uint32_t j;
+		for (j = 0; j < k; j++)
+			if (gtime_close(&a->times[j], t, rel))
+				break;
+		if (j < k) {
+			tc_granks_union(&a->times[j].ranks, &a->times[j].ranks, &t->ranks);
+			tc_rsd_stat_merge(&a->times[j].comp, &t->comp);
+			tc_rsd_stat_merge(&a->times[j].comm, &t->comm);
+			tc_gtime_release(t);
+		} else {
+			a->times[k++] = *t;
+		}
+	}
+	free(b->times);
+	b->times = NULL;
+	b->ntimes = 0;
+	a->ntimes = k;
+	qsort(a->times, k, sizeof(*a->times), cmp_gtime);
+}
+
 /* ---- merging ----------------------------------------------------------- */
 
 static void merge_seq(struct tc_gnode *x, size_t nx, struct tc_gnode *y, size_t ny,
@@ -1373,6 +1477,8 @@ static void merge_seq(struct tc_gnode *x, size_t nx, struct tc_gnode *y, size_t 
 /* a absorbs b (b's contents are taken; b is left released). */
 static void merge_node(struct tc_gnode *a, struct tc_gnode *b, const struct tc_merge_opts *o)
 {
+	if (!a->nbody)
+		times_merge(a, b, o); /* before the ranks are joined */
 	tc_granks_union(&a->ranks, &a->ranks, &b->ranks);
 	tc_ranklist_release(&b->ranks);
 	if (!a->nbody) {
@@ -1724,6 +1830,7 @@ void tc_gtrace_info(const struct tc_gtrace *g, struct tc_gtrace_info *info)
 struct node_cache {
 	int8_t state;             /* 0 unknown, 1 member, 2 not */
 	int32_t var[TC_GP_N + 1]; /* [TC_GP_N]: loop count */
+	const struct tc_gtime *time; /* event: the rank's time entry */
 };
 
 static int32_t find_var(const struct tc_gparam *gp, int32_t rank)
@@ -1755,6 +1862,7 @@ static struct node_cache *cache_get(struct tc_gtrace_iter *it, const struct tc_g
 	} else {
 		for (unsigned p = 0; p < TC_GP_N; p++)
 			c->var[p] = find_var(&nd->p[p], it->rank);
+		c->time = tc_gnode_time(nd, it->rank);
 	}
 	return c;
 }
@@ -1874,6 +1982,7 @@ static void decode(struct tc_gtrace_iter *it, const struct tc_gnode *nd,
 	ptrdiff_t site = tc_gtrace_site(it->g, nd->stack);
 	int32_t r = it->rank;
 	size_t ncounts = 0;
+	const struct tc_gtime *tm;
 
 	tc_event_init(ev);
 	ev->op = nd->op;
@@ -1961,8 +2070,9 @@ static void decode(struct tc_gtrace_iter *it, const struct tc_gnode *nd,
 				it->counts[k++] = (uint64_t)w[i];
 		}
 	}
-	ev->t_start = it->prev_end + (uint64_t)round_mean(nd->comp.mean);
-	ev->t_end = ev->t_start + (uint64_t)round_mean(nd->comm.mean);
+	tm = c ? c->time : tc_gnode_time(nd, it->rank);
+	ev->t_start = it->prev_end + (uint64_t)round_mean(tm ? tm->comp.mean : nd->comp.mean);
+	ev->t_end = ev->t_start + (uint64_t)round_mean(tm ? tm->comm.mean : nd->comm.mean);
 	it->prev_end = ev->t_end;
 	it->node = nd;
 }

@@ -16,7 +16,9 @@
  *          Scala-H-Trace §4.3), and below 100% merge precision possibly a
  *          histogram that stands for the values of some of the ranks
  *          (Scala-H-Trace §4.4); compute time before the call and time in
- *          the call as statistics over every occurrence of every rank.
+ *          the call as statistics over the occurrences of a set of ranks,
+ *          one entry per set of ranks whose mean times agree (struct
+ *          tc_gtime), and merged over every entry.
  *
  * Peers and sources of completed receives are relative to the rank
  * (tc_rel_peer), request ids relative to the rank's previous request, as
@@ -220,6 +222,28 @@ struct tc_gparam {
 
 /* ---- nodes and traces ------------------------------------------------- */
 
+/*
+ * The compute time before an event and the time inside it for a set of
+ * the node's ranks. A lead's node starts with one entry for its cluster;
+ * merging two nodes puts their entries together (their ranks are
+ * disjoint) and joins entries whose compute and call time means both
+ * agree within TC_GTIME_ABS_NS nanoseconds or TC_GTIME_REL of the larger
+ * mean (below 100% merge precision, within (100 - precision)% when that
+ * is more, but never more than TC_GTIME_REL_MAX: means a factor of two
+ * apart stay apart at any precision), so that a regular code keeps one
+ * entry while an event that follows a long compute phase on some ranks
+ * and a short one on others keeps both. Expansion takes the times of the
+ * entry holding the rank.
+ */
+#define TC_GTIME_ABS_NS 50.0
+#define TC_GTIME_REL 0.01
+#define TC_GTIME_REL_MAX 0.5
+struct tc_gtime {
+	struct tc_ranklist ranks;
+	struct tc_rsd_stat comp;
+	struct tc_rsd_stat comm;
+};
+
 struct tc_gnode {
 	struct tc_ranklist ranks; /* the ranks it stands for */
 	uint32_t nbody;           /* loop: nodes in the body (>= 1); event: 0 */
@@ -229,7 +253,12 @@ struct tc_gnode {
 	uint64_t stack;           /* event: stack signature of its call site */
 	struct tc_gparam *p;      /* event: TC_GP_N parameters */
 	struct tc_rsd_stat comp;  /* event: compute time before the call */
-	struct tc_rsd_stat comm;  /* event: time inside the call */
+	struct tc_rsd_stat comm;  /* event: time inside the call (both over
+				   * every entry of times) */
+	struct tc_gtime *times;   /* event: times by rank set: disjoint, by
+				   * first rank, covering ranks (none: comp
+				   * and comm stand for every rank) */
+	uint32_t ntimes;
 	uint64_t shape;           /* hash of op + call site / loop nesting */
 	uint64_t weight;          /* events it stands for, for the WLCS */
 	uint32_t id;              /* pre-order number (tc_gtrace_finish) */
@@ -347,7 +376,8 @@ void tc_gtrace_info(const struct tc_gtrace *g, struct tc_gtrace_info *info);
  *   }
  *
  * ev.callsite is the index of the call site in g->sites; times start at
- * 0 and advance by the means of the compute and call time statistics.
+ * 0 and advance by the means of the compute and call time statistics of
+ * the node's time entry that holds the rank.
  * Where a histogram stands for the rank's values, a value is drawn from
  * its bins by a hash of the rank, the node and the occurrence (the same
  * for every run): the bin with probability proportional to its count,
@@ -378,6 +408,15 @@ struct tc_gtrace_iter {
 int tc_gtrace_iter_init(struct tc_gtrace_iter *it, const struct tc_gtrace *g, int32_t rank);
 bool tc_gtrace_iter_next(struct tc_gtrace_iter *it, struct tc_event *ev);
 void tc_gtrace_iter_release(struct tc_gtrace_iter *it);
+
+/* The time entry of an event node that holds rank: borrowed, or NULL
+ * when the node has no entries (its comp and comm stand for every rank)
+ * or none holds the rank. */
+const struct tc_gtime *tc_gnode_time(const struct tc_gnode *nd, int32_t rank);
+/* Set nd->comp and nd->comm to the merge of every time entry (when it
+ * has any). */
+void tc_gnode_times_total(struct tc_gnode *nd);
+void tc_gtime_release(struct tc_gtime *t);
 
 /* ---- ranklists --------------------------------------------------------- */
 

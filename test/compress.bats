@@ -128,6 +128,18 @@ for k in ("load", "cluster", "merge", "write", "total"):
 	done
 }
 
+@test "compress: the trace of a stencil hardly grows from 64 to 4096 ranks" {
+	# time statistics are kept per rank set, but sets whose means agree
+	# are joined: the trace stays about the size of its leads
+	for p in 64 4096; do
+		tracecluster synth --pattern stencil2d --ranks $p --iters 3 -o s$p >/dev/null
+		tc compress --mode callpath-param -o s$p.tct s$p >/dev/null
+	done
+	a=$(wc -c <s64.tct)
+	b=$(wc -c <s4096.tct)
+	python3 -c "assert $b <= 1.2 * $a, ($a, $b)"
+}
+
 @test "compress: to standard output, the report goes to standard error" {
 	run -0 --separate-stderr tc compress --mode none "$SETS/stencil1d"
 	assert_line --index 0 "tracecluster-tct 1"

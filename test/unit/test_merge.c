@@ -3,7 +3,8 @@
  * format (formats/tct.h): the WLCS merge of Scala-H-Trace Alg. 1 on
  * hand-made sequences (loops with different counts, mismatched tails,
  * nested loops, the abbbbb/bbbbba example), exact expansion of every
- * rank, value sequences, histograms and their balancing, merge precision,
+ * rank, time statistics per rank set, value sequences, histograms and
+ * their balancing, merge precision,
  * the radix tree's independence of the thread count, and the .tct readers
  * on malformed and mutated input.
  */
@@ -36,6 +37,7 @@ struct stream {
 	size_t n, alloc;
 	uint64_t clock;
 	uint64_t req;
+	uint64_t gap;           /* compute time before each event (0: 100 ns) */
 };
 
 static uint64_t sig_of(uint32_t site)
@@ -76,7 +78,7 @@ static void put_ct(struct stream *s, char c, uint64_t count, int32_t tag)
 	ev.dtype = TC_DT_INT;
 	ev.dtype_size = 4;
 	ev.request = ++s->req;
-	ev.t_start = s->clock + 100;
+	ev.t_start = s->clock + (s->gap ? s->gap : 100);
 	ev.t_end = ev.t_start + 10;
 	s->clock = ev.t_end;
 	tc_rsd_add(s->rsd, &ev);
@@ -662,6 +664,7 @@ static struct tc_gtrace *sample(struct stream *s, double precision)
 
 	for (int r = 0; r < 3; r++) {
 		stream_init(&s[r], r, TC_RSD_MATCH_CALLSITE);
+		s[r].gap = r == 1 ? 5000 : 100; /* two time entries */
 		put_ct(&s[r], 'f', 100 + (uint64_t)r * 3, r);
 		feed(&s[r], spec[r]);
 	}
@@ -687,6 +690,7 @@ TEST(tct_round_trip_text_and_json)
 		struct tc_error err;
 		CHECK(tc_tct_probe(txt, strlen(txt)));
 		CHECK(tc_tct_probe(js, strlen(js)));
+		CHECK(strstr(js, "\"times\"") != NULL);
 		CHECK(tc_tct_parse(txt, strlen(txt), "t.tct", &t, &err) == 0);
 		CHECK(tc_tct_parse(js, strlen(js), "t.json", &j, &err) == 0);
 		if (t && j) {
@@ -711,6 +715,94 @@ TEST(tct_round_trip_text_and_json)
 		for (int r = 0; r < 3; r++)
 			stream_release(&s[r]);
 	}
+}
+
+/* ---- time entries ------------------------------------------------------ */
+
+/* Every event of rank's expansion starts comp ns after the previous one
+ * ends and takes comm ns. */
+static bool gaps_are(const struct tc_gtrace *g, int32_t rank, uint64_t comp, uint64_t comm)
+{
+	struct tc_gtrace_iter it;
+	struct tc_event ev;
+	uint64_t prev = 0, k = 0;
+	bool ok = true;
+
+	if (tc_gtrace_iter_init(&it, g, rank))
+		return false;
+	while (tc_gtrace_iter_next(&it, &ev)) {
+		if (ev.t_start - prev != comp || ev.t_end - ev.t_start != comm)
+			ok = false;
+		prev = ev.t_end;
+		k++;
+	}
+	tc_gtrace_iter_release(&it);
+	return ok && k;
+}
+
+TEST(merge_keeps_times_per_rank_set)
+{
+	struct stream s[3];
+	uint64_t gap[3] = { 100, 100000, 140 };
+	struct tc_gtrace *g, *t = NULL, *j = NULL;
+	struct tc_error err;
+	char *txt, *js;
+
+	for (int r = 0; r < 3; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_PARAMS);
+		s[r].gap = gap[r];
+		feed(&s[r], "a 10(b c) d");
+	}
+	/* ranks 0 and 1: a long compute phase on one, a short one on the
+	 * other; each rank gets its own gaps back */
+	g = merge_streams(s, 2, &lossless);
+	CHECK_SHAPE(g, "a 10(b c) d");
+	CHECK_EQ_U64(g->seq[0].ntimes, 2);
+	CHECK(g->seq[0].comp.mean == 50050.0);
+	CHECK_EQ_U64(g->seq[0].comp.n, 2);
+	CHECK(gaps_are(g, 0, 100, 10));
+	CHECK(gaps_are(g, 1, 100000, 10));
+	CHECK(expands_to(g, &s[0]));
+	CHECK(expands_to(g, &s[1]));
+	tc_gtrace_free(&g);
+
+	/* rank 2 is within 50 ns of rank 0: one entry for both, at their mean */
+	g = merge_streams(s, 3, &lossless);
+	CHECK_EQ_U64(g->seq[0].ntimes, 2);
+	CHECK_EQ_U64(g->seq[1].body[0].ntimes, 2);
+	CHECK_EQ_U64(g->seq[0].times[0].ranks.count, 2);
+	CHECK(gaps_are(g, 0, 120, 10));
+	CHECK(gaps_are(g, 2, 120, 10));
+	CHECK(gaps_are(g, 1, 100000, 10));
+
+	/* both forms carry the entries */
+	txt = text_of(g, TC_TCT_TEXT);
+	js = text_of(g, TC_TCT_JSON);
+	CHECK(strstr(txt, "comp=120.000/20.000/100/140*2@[0-2/2]|") != NULL);
+	CHECK(strstr(js, "\"times\"") != NULL);
+	CHECK(tc_tct_parse(txt, strlen(txt), "t.tct", &t, &err) == 0);
+	CHECK(tc_tct_parse(js, strlen(js), "t.json", &j, &err) == 0);
+	if (t && j) {
+		char *t2 = text_of(t, TC_TCT_TEXT), *j2 = text_of(j, TC_TCT_TEXT);
+		char *js2 = text_of(j, TC_TCT_JSON);
+		CHECK_STR(t2, txt);
+		CHECK_STR(j2, txt);
+		CHECK_STR(js2, js);
+		for (int r = 0; r < 3; r++) {
+			CHECK(gaps_are(t, r, r == 1 ? 100000 : 120, 10));
+			CHECK(gaps_are(j, r, r == 1 ? 100000 : 120, 10));
+		}
+		free(t2);
+		free(j2);
+		free(js2);
+	}
+	tc_gtrace_free(&t);
+	tc_gtrace_free(&j);
+	tc_gtrace_free(&g);
+	free(txt);
+	free(js);
+	for (int r = 0; r < 3; r++)
+		stream_release(&s[r]);
 }
 
 static const char good_head[] =
@@ -755,6 +847,25 @@ TEST(tct_reader_accepts_a_minimal_trace)
 			"      peer +1@[0-2]|null@[3]\n"
 			"      count <5*2,(6,7)*3>@[0,2]|9@[1,3]\n"
 			"}\nend\n") == NULL);
+}
+
+TEST(tct_reader_checks_time_entries)
+{
+	static const char *const cm = " comm=2/0/2/2|3/0/3/3\nend\n";
+	char buf[256];
+
+	CHECK(parse_msg(good_head, "MPI_Barrier site=0 n=4 comp=1/0/1/1*3@[0-2]|9/0/9/9*1@[3]"
+			" comm=2/0/2/2|3/0/3/3\nend\n") == NULL);
+	snprintf(buf, sizeof(buf), "MPI_Barrier site=0 n=4 comp=1/0/1/1*3@[0-2]|9/0/9/9*1@[2-3]%s", cm);
+	CHECK_BAD(good_head, buf, "line 7", "share ranks");
+	snprintf(buf, sizeof(buf), "MPI_Barrier site=0 n=4 comp=1/0/1/1*3@[0-1]|9/0/9/9*1@[3]%s", cm);
+	CHECK_BAD(good_head, buf, "line 7", "cover");
+	snprintf(buf, sizeof(buf), "MPI_Barrier site=0 n=5 comp=1/0/1/1*3@[0-2]|9/0/9/9*1@[3]%s", cm);
+	CHECK_BAD(good_head, buf, "line 7", "add up");
+	CHECK_BAD(good_head, "MPI_Barrier site=0 n=4 comp=1/0/1/1*4@[0-3] comm=2/0/2/2\nend\n",
+		  "line 7", "single time entry");
+	CHECK_BAD(good_head, "MPI_Barrier site=0 n=4 comp=1/0/1/1*3@[0-2]|9/0/9/9*1@[3]"
+		  " comm=2/0/2/2\nend\n", "line 7", "per time entry");
 }
 
 TEST(tct_reader_rejects_malformed_input)

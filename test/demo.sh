@@ -4,7 +4,8 @@
 # 1. trace a bundled MPI program (a 2D halo exchange on 9 ranks) through
 #    the capture shim, 2. summarise the trace set, 3. cluster the ranks,
 # 4. merge the cluster leads into one global compressed trace and check
-#    that it gives back a rank's events, 5. do the same on a synthetic
+#    that it gives back a rank's events, 5. draw the communication heatmaps
+#    and report the accuracy of the clustered trace, 6. cluster a synthetic
 #    4x4 stencil with known ground truth.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +48,15 @@ echo "== 4. merge the cluster leads into one global compressed trace"
 echo "rank 4: $(wc -l <"$out/rank4-original.jsonl") events recorded," \
 	"$(wc -l <"$out/rank4-expanded.jsonl") given back by the global trace"
 echo
-echo "== 5. a synthetic 4x4 stencil (non-periodic): 9 behaviours, as its ground truth says"
+echo "== 5. communication heatmaps and the accuracy of the clustered trace"
+"$tc" heatmap --metric bytes -o "$out/halo2d-heatmap.svg" "$set1"
+"$tc" heatmap --metric bytes -o "$out/halo2d-heatmap.png" "$set1"
+"$tc" heatmap --metric bytes -o "$out/halo2d-heatmap.csv" "$set1"
+"$tc" heatmap --metric bytes --diff --mode callpath-param -o "$out/halo2d-heatmap-diff.svg" "$set1"
+"$tc" accuracy --mode callpath-param "$set1"
+"$tc" accuracy --mode callpath-param --json "$set1" >"$out/halo2d-accuracy.json"
+echo
+echo "== 6. a synthetic 4x4 stencil (non-periodic): 9 behaviours, as its ground truth says"
 "$tc" synth --pattern stencil2d --ranks 16 --iters 20 -o "$out/stencil2d"
 "$tc" cluster --mode callpath "$out/stencil2d" | sed -n '1,6p'
 "$tc" signatures --json "$out/stencil2d" >"$out/stencil2d-signatures.json"
@@ -58,5 +67,7 @@ echo "  summary:          $out/halo2d-info.json"
 echo "  clusters:         $out/halo2d-clusters.json"
 echo "  global trace:     $out/halo2d.tct"
 echo "  expanded rank 4:  $out/rank4-expanded.jsonl"
+echo "  heatmaps:         $out/halo2d-heatmap.svg .png .csv, $out/halo2d-heatmap-diff.svg"
+echo "  accuracy report:  $out/halo2d-accuracy.json"
 echo "  synthetic set:    $out/stencil2d/ (ground truth: truth.json)"
 echo "  signatures:       $out/stencil2d-signatures.json"

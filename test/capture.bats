@@ -7,6 +7,7 @@
 # setup_file runs every program once; the tests check the files.
 
 load helper
+load capture-common
 
 B="$TC_ROOT/${TC_BUILD:-build/default}"
 SHIM="$B/libtracecluster-capture.so"
@@ -57,44 +58,8 @@ setup() {
 	have_mpi || skip "no MPI or capture shim built (mpicc not found)"
 }
 
-# ev NAME RANK: the records of one rank file of a traced run
-ev() {
-	"$EV" "$BATS_FILE_TMPDIR/$1/rank-$(printf %05d "$2").tcr"
-}
-
-ran_ok() {
-	local rc
-	rc=$(cat "$BATS_FILE_TMPDIR/$1.rc")
-	[ "$rc" = 0 ] || { echo "run $1 exited $rc:"; cat "$BATS_FILE_TMPDIR/$1.out"; false; }
-	[ "$(ls "$BATS_FILE_TMPDIR/$1"/rank-*.tcr | wc -l)" = "$2" ]
-}
-
-# nev NAME RANK PATTERN: number of event lines matching the extended regexp
-nev() {
-	ev "$1" "$2" | grep '^E ' | grep -cE -- "$3" || true
-}
-
 @test "capture: C ring records every call with peers, tags, counts and bytes" {
-	ran_ok ring 4
-	for r in 0 1 2 3; do
-		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
-		run ev ring $r
-		assert_success
-		[ "$(nev ring $r "op=MPI_Isend .* peer=$next tag=1 count=16 dtype=MPI_INT dsize=4 bytes=64 ")" = 5 ]
-		[ "$(nev ring $r "op=MPI_Isend .* peer=$next tag=2 count=8 dtype=MPI_DOUBLE dsize=8 bytes=64 ")" = 5 ]
-		[ "$(nev ring $r "op=MPI_Recv .* peer=$prev tag=1 .* compl=0:$prev:1:64 ")" = 5 ]
-		[ "$(nev ring $r "op=MPI_Recv .* peer=$prev tag=2 .* compl=0:$prev:2:64 ")" = 5 ]
-		[ "$(nev ring $r "op=MPI_Wait ")" = 10 ]
-		[ "$(nev ring $r "op=MPI_Sendrecv .* peer=$next tag=3 rpeer=$prev rtag=3 count=4 .* compl=0:$prev:3:16 ")" = 1 ]
-		[ "$(nev ring $r "op=MPI_(Init|Barrier|Finalize) ")" = 3 ]
-		[ "$(nev ring $r "op=MPI_Pcontrol .* count=0 ")" = 1 ]
-		[ "$(nev ring $r "op=MPI_Pcontrol .* count=1 ")" = 1 ]
-		[ "$(ev ring $r | grep -c '^E ')" = 36 ]
-		# each Wait completes the request of the Isend just before it
-		ev ring $r | awk '/op=MPI_Isend/ { match($0, /req=[0-9]+/); req = substr($0, RSTART + 4, RLENGTH - 4) }
-			/op=MPI_Wait / { if ($0 !~ "compl=" req ":-1:-1:0 ") { print "bad wait: " $0; exit 1 } }'
-		ev ring $r | tail -1 | grep -q "^S events=36 .* trailer=1 dropped=0 bad_blocks=0"
-	done
+	check_ring ring
 }
 
 @test "capture: two call sites of one function differ, one call site is equal on every rank" {
@@ -142,70 +107,11 @@ nev() {
 }
 
 @test "capture: 2D halo exchange on 9 ranks: neighbours as world ranks, PROC_NULL edges, completions" {
-	ran_ok halo 9
-	grep -q "dims 3x3" "$BATS_FILE_TMPDIR/halo.out"
-	# rank r = 3*x + y on a non-periodic 3x3 grid
-	for r in 0 4 5 8; do
-		x=$((r / 3)) y=$((r % 3))
-		w=$([ $x -gt 0 ] && echo $((r - 3)) || echo -3)
-		e=$([ $x -lt 2 ] && echo $((r + 3)) || echo -3)
-		s=$([ $y -gt 0 ] && echo $((r - 1)) || echo -3)
-		n=$([ $y -lt 2 ] && echo $((r + 1)) || echo -3)
-		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$w tag=10 count=16 dtype=MPI_DOUBLE dsize=8 bytes=128 ")" = 3 ]
-		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$e tag=11 count=16 ")" = 3 ]
-		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$s tag=12 count=16 ")" = 3 ]
-		[ "$(nev halo $r "op=MPI_Isend .* comm=2 peer=$n tag=13 count=16 ")" = 3 ]
-		[ "$(nev halo $r "op=MPI_Irecv .* comm=2 peer=$w tag=11 ")" = 3 ]
-		[ "$(nev halo $r "op=MPI_Waitall .* count=8 compl=")" = 3 ]
-		[ "$(nev halo $r "op=MPI_Allreduce .* comm=2 count=1 dtype=MPI_DOUBLE .* redop=MPI_SUM")" = 3 ]
-		# every Waitall lists 8 requests; a receive from a real neighbour
-		# gives its world rank, tag and 128 bytes, from PROC_NULL nothing
-		ev halo $r | grep 'op=MPI_Waitall' | awk -v w=$w '{
-			match($0, /compl=[^ ]*/); n = split(substr($0, RSTART + 6, RLENGTH - 6), c, ",")
-			if (n != 8) { print "bad count: " $0; exit 1 }
-			split(c[1], f, ":")
-			if (w >= 0 && (f[2] != w || f[3] != 11 || f[4] != 128)) { print "bad west: " $0; exit 1 }
-			if (w < 0 && (f[2] != -3 || f[4] != 0)) { print "bad null: " $0; exit 1 }
-		}'
-	done
-	run ev halo 4
-	assert_line "M id=2 parent=0 creator=MPI_Cart_create size=9 members=0,1,2,3,4,5,6,7,8 dims=3x3 periods=0"
+	check_halo halo 3
 }
 
 @test "capture: collectives and v-variants: roots, counts, vectors, reduction ops, requests" {
-	ran_ok coll 4
-	for r in 0 1 2 3; do
-		run ev coll $r
-		assert_line --regexp "op=MPI_Bcast .* comm=0 count=10 dtype=MPI_INT dsize=4 bytes=40 root=1 "
-		assert_line --regexp "op=MPI_Reduce .* count=5 dtype=MPI_DOUBLE .* redop=MPI_SUM root=2 "
-		assert_line --regexp "op=MPI_Allreduce .* count=3 dtype=MPI_INT .* redop=MPI_MAX "
-		assert_line --regexp "op=MPI_Allreduce .* count=3 dtype=MPI_INT .* redop=MPI_SUM "
-		assert_line --regexp "op=MPI_Gather .* count=2 .* root=0 "
-		assert_line --regexp "op=MPI_Scatter .* count=4 .* root=3 "
-		assert_line --regexp "op=MPI_Allgather .* count=1 "
-		assert_line --regexp "op=MPI_Allgatherv .* count=$((r + 1)) .* rc=1,2,3,4 "
-		assert_line --regexp "op=MPI_Alltoall .* count=2 "
-		assert_line --regexp "op=MPI_Alltoallv .* count=10 .* sc=1,2,3,4 rc=$((r + 1)),$((r + 1)),$((r + 1)),$((r + 1)) "
-		assert_line --regexp "op=MPI_Alltoallw .* count=40 dtype=MPI_BYTE dsize=1 bytes=40 sc=4,8,12,16 "
-		assert_line --regexp "op=MPI_Reduce_scatter .* count=10 .* redop=MPI_SUM rc=1,2,3,4 "
-		assert_line --regexp "op=MPI_Reduce_scatter_block .* count=2 .* redop=MPI_MIN "
-		assert_line --regexp "op=MPI_Scan .* redop=MPI_PROD "
-		assert_line --regexp "op=MPI_Exscan .* redop=MPI_SUM "
-		assert_line --regexp "op=MPI_Barrier .* comm=0 "
-		assert_line --regexp "op=MPI_Ibcast .* count=7 .* root=2 req=1 "
-		assert_line --regexp "op=MPI_Iallreduce .* redop=MPI_MAX req=2 "
-		assert_line --regexp "op=MPI_Ialltoallv .* req=3 sc=1,2,3,4 "
-		assert_line --regexp "op=MPI_Ibarrier .* req=4 "
-		assert_line --regexp "op=MPI_Igatherv .* count=$((r + 1)) .* root=1 req=5"
-		assert_line --regexp "op=MPI_Waitall .* count=5 compl=1:-1:-1:0,2:-1:-1:0,3:-1:-1:0,4:-1:-1:0,5:-1:-1:0 "
-		# counts vectors only where they are significant: Gatherv at
-		# its root 0, Scatterv at its root 3, Igatherv at root 1
-		if [ $r = 0 ]; then assert_line --regexp "op=MPI_Gatherv .* count=1 .* root=0 rc=1,2,3,4 "; fi
-		if [ $r != 0 ]; then assert_line --regexp "op=MPI_Gatherv .* count=$((r + 1)) .* root=0 t="; fi
-		if [ $r = 3 ]; then assert_line --regexp "op=MPI_Scatterv .* count=4 .* root=3 sc=1,2,3,4 "; fi
-		if [ $r != 3 ]; then assert_line --regexp "op=MPI_Scatterv .* count=$((r + 1)) .* root=3 t="; fi
-		if [ $r = 1 ]; then assert_line --regexp "op=MPI_Igatherv .* req=5 rc=1,2,3,4 "; fi
-	done
+	check_coll coll
 }
 
 @test "capture: communicator split, dup, create, split_type and Cartesian records" {
@@ -264,18 +170,7 @@ nev() {
 }
 
 @test "capture: ANY_SOURCE receives, probes and Iprobe record the actual source" {
-	ran_ok anysrc 4
-	run ev anysrc 0
-	[ "$(nev anysrc 0 "op=MPI_Recv .* peer=-2 tag=-1 count=64 ")" = 3 ]
-	for s in 1 2 3; do
-		[ "$(nev anysrc 0 "op=MPI_Recv .* peer=-2 tag=-1 .* compl=0:$s:$((10 * s)):$((4 * s)) ")" = 1 ]
-		[ "$(nev anysrc 0 "op=MPI_Recv .* peer=$s tag=$((10 * s)) count=$s .* compl=0:$s:$((10 * s)):$((4 * s)) ")" = 1 ]
-		[ "$(nev anysrc 0 "op=MPI_(Probe|Iprobe) .* peer=-2 tag=-1 compl=0:$s:$((10 * s)):$((4 * s)) ")" = 1 ]
-	done
-	[ "$(ev anysrc 0 | grep 'op=MPI_Waitall .* count=3 ' | grep -o 'compl=[^ ]*' | sed 's/compl=//' | tr ',' '\n' | cut -d: -f2- | sort | tr '\n' ' ')" = "1:10:4 2:20:8 3:30:12 " ]
-	for s in 1 2 3; do
-		[ "$(nev anysrc $s "op=MPI_Send .* peer=0 tag=$((10 * s)) count=$s ")" = 3 ]
-	done
+	check_anysrc anysrc
 }
 
 @test "capture: MPI-IO opens, reads, writes and closes with offsets and counts" {

@@ -9,11 +9,20 @@
 # it is preloaded into MPI programs that are not, and ASan must come first
 # in the initial library list; SANITIZE builds still build it plain, so
 # their tests exercise the sanitized reader against it.
+#
+# Optional, when MPICH's compiler (MPICC_MPICH, default mpicc.mpich, as
+# Debian's mpich package installs it beside Open MPI) is found:
+#   $(BUILD)/mpich/libtracecluster-capture.so   the same shim against MPICH
+#   $(BUILD)/mpich/testdata/capture/            the C test programs
+# (make capture-mpich; make check builds them too, for test/capture-mpich.bats).
+# The Fortran programs are built with Open MPI only.
 
 MPICC ?= mpicc
 MPIFC ?= mpif90
 HAVE_MPICC := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
 HAVE_MPIFC := $(shell command -v $(MPIFC) >/dev/null 2>&1 && echo yes)
+MPICC_MPICH ?= mpicc.mpich
+HAVE_MPICH := $(shell command -v $(MPICC_MPICH) >/dev/null 2>&1 && echo yes)
 
 # runtime dlopen()ed for fast stack walks (see libtracecluster-capture(3))
 DEPS_PKGS += libunwind8
@@ -99,6 +108,36 @@ $(TCR_EVENTS): $(BUILD)/test/capture/tcr-events.o $(LIBTC)
 
 capture: $(CAPTURE_SO) $(CAPTURE_A) $(CAPTURE_PC) $(CAPTURE_TESTPROGS) $(TCR_EVENTS)
 
+# the MPICH build: the shim's own sources compiled again with mpicc.mpich
+# into $(BUILD)/mpich/pic/; the MPI-free core objects are shared
+MPICH_BUILD := $(BUILD)/mpich
+CAPTURE_MPICH_OBJS := $(CAPTURE_SRCS:%.c=$(MPICH_BUILD)/pic/%.o) \
+	$(CAPTURE_CORE_SRCS:%.c=$(BUILD)/pic/%.o)
+CAPTURE_MPICH_SO := $(MPICH_BUILD)/libtracecluster-capture.so
+CAPTURE_MPICH_TESTPROGS := $(CAPTURE_TEST_C:%=$(MPICH_BUILD)/testdata/capture/%)
+
+ifeq ($(HAVE_MPICH),yes)
+unit-tests bench-tools: capture-mpich
+capture-mpich: $(CAPTURE_MPICH_SO) $(CAPTURE_MPICH_TESTPROGS) $(TCR_EVENTS)
+else
+capture-mpich:
+	@echo "capture-mpich: $(MPICC_MPICH) not found (apt-get install mpich libmpich-dev)" >&2; exit 1
+endif
+
+$(MPICH_BUILD)/pic/lib/capture/%.o: lib/capture/%.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC_MPICH) $(CFLAGS) $(CAPTURE_CFLAGS) -c -o $@ $<
+
+$(CAPTURE_MPICH_SO): $(CAPTURE_MPICH_OBJS)
+	$(Q_LD)$(MPICC_MPICH) -shared $(LDFLAGS) -Wl,-soname,libtracecluster-capture.so -Wl,-z,defs \
+		-o $@ $(CAPTURE_MPICH_OBJS) $(CAPTURE_LIBS)
+
+# GCC 12 warns about MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1, against
+# the access attributes of mpi.h: a false positive
+$(MPICH_BUILD)/testdata/capture/%: testdata/capture/%.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC_MPICH) -O2 -g -Wall -Wno-stringop-overflow -o $@ $< -lpthread
+
 # optional, not part of make check: trace LAMMPS and HPCC from Debian
 check-apps: all
 	@sh test/check-apps.sh $(BUILD)
@@ -121,6 +160,6 @@ uninstall-capture:
 install: install-capture
 uninstall: uninstall-capture
 
-.PHONY: capture check-apps install-capture uninstall-capture
+.PHONY: capture capture-mpich check-apps install-capture uninstall-capture
 
--include $(CAPTURE_OBJS:.o=.d) $(BUILD)/test/capture/tcr-events.d
+-include $(CAPTURE_OBJS:.o=.d) $(CAPTURE_MPICH_OBJS:.o=.d) $(BUILD)/test/capture/tcr-events.d

@@ -632,7 +632,15 @@ static void completed(struct tc_event *ev, struct tc_scratch *sc, int i, const M
 	c->source = TC_PEER_NONE;
 	c->tag = TC_ANY_TAG;
 	c->bytes = 0;
-	if (ri->kind == TC_REQ_RECV && st) {
+	/*
+	 * A receive from MPI_PROC_NULL completes with source MPI_PROC_NULL,
+	 * tag MPI_ANY_TAG and count 0; MPICH 4.0 fills the status of a
+	 * non-blocking one with source 0 and tag 0 instead, so take it from
+	 * the request.
+	 */
+	if (ri->kind == TC_REQ_RECV && st && ri->peer == TC_PROC_NULL) {
+		c->source = TC_PROC_NULL;
+	} else if (ri->kind == TC_REQ_RECV && st) {
 		c->source = tc_comm_peer(ri->comm ? ri->comm : tc_comm_get(MPI_COMM_WORLD),
 					 st->MPI_SOURCE);
 		c->tag = st->MPI_TAG;

@@ -1,0 +1,84 @@
+#!/usr/bin/env bats
+# The capture shim built against MPICH ($BUILD/mpich/, when mpicc.mpich is
+# installed beside Open MPI: apt-get install mpich libmpich-dev): the C
+# test programs, built with mpicc.mpich, run under MPICH's launcher
+# (mpirun.mpich, hydra) with the MPICH shim preloaded, and their traces
+# checked the same way test/capture.bats checks the Open MPI runs.
+
+load helper
+load capture-common
+
+B="$TC_ROOT/${TC_BUILD:-build/default}"
+SHIM="$B/mpich/libtracecluster-capture.so"
+TP="$B/mpich/testdata/capture"
+EV="$B/test/capture/tcr-events"
+
+have_mpich() {
+	command -v mpicc.mpich >/dev/null && command -v mpirun.mpich >/dev/null &&
+		[ -f "$SHIM" ] && [ -x "$EV" ] && [ -x "$TP/ring" ]
+}
+
+# trace NAME NP PROGRAM ARGS...: run with the MPICH shim into
+# $BATS_FILE_TMPDIR/NAME; output in NAME.out, exit status in NAME.rc
+trace() {
+	local name=$1 np=$2 d="$BATS_FILE_TMPDIR/$1"
+	shift 2
+	rm -rf "$d"
+	timeout 60 mpirun.mpich -launcher fork -np "$np" -genv LD_PRELOAD "$SHIM" \
+		-genv TRACECLUSTER_DIR "$d" "$@" >"$d.out" 2>&1
+	echo $? >"$d.rc"
+}
+
+setup_file() {
+	have_mpich || return 0
+	cd "$BATS_FILE_TMPDIR" || return 1
+	trace ring 4 "$TP/ring" 5
+	trace halo 4 "$TP/halo2d" 3 16
+	trace coll 4 "$TP/coll"
+	trace anysrc 4 "$TP/anysrc"
+}
+
+setup() {
+	have_mpich || skip "no MPICH (mpicc.mpich, mpirun.mpich) or MPICH capture shim built"
+}
+
+@test "capture-mpich: the shim is linked against MPICH, the program too" {
+	run ldd "$SHIM"
+	assert_output --partial libmpich
+	refute_output --partial libmpi.so
+	run ldd "$TP/ring"
+	assert_output --partial libmpich
+}
+
+@test "capture-mpich: C ring records every call with peers, tags, counts and bytes" {
+	check_ring ring
+	run ev ring 2
+	assert_line --partial "H rank=2 size=4 depth=8 clock=CLOCK_MONOTONIC writer=tracecluster-capture "
+	assert_line "M id=0 parent=0 creator=- size=4 members=0,1,2,3"
+	assert_line "M id=1 parent=0 creator=- size=1 members=2"
+	# call sites symbolised, equal on every rank
+	assert_line --regexp "^C id=.* f0=ring\+0x[0-9a-f]+:step_a\+0x"
+	for r in 1 2 3; do
+		diff <(ev ring 0 | grep '^E' | awk '{print $2, $3}') <(ev ring $r | grep '^E' | awk '{print $2, $3}')
+	done
+}
+
+@test "capture-mpich: 2D halo exchange (Isend/Irecv/Waitall) on 2x2 ranks: PROC_NULL edges, completions" {
+	check_halo halo 2
+}
+
+@test "capture-mpich: collectives and v-variants: roots, counts, vectors, reduction ops, requests" {
+	check_coll coll
+}
+
+@test "capture-mpich: ANY_SOURCE receives, probes and Iprobe record the actual source" {
+	check_anysrc anysrc
+}
+
+@test "capture-mpich: the traces read back with tracecluster dump --json" {
+	ran_ok coll 4
+	run tc dump --json --rank 1 "$BATS_FILE_TMPDIR/coll"
+	assert_success
+	assert_line --regexp '"op":"MPI_Bcast".*"rank":1,.*"root":1,'
+	assert_line --regexp '"count":40,.*"datatype":"MPI_BYTE".*"op":"MPI_Alltoallw".*"recv_counts":\[8,8,8,8\],"send_counts":\[4,8,12,16\]'
+}

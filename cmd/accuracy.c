@@ -120,16 +120,9 @@ int cmd_accuracy(int argc, char **argv)
 		case 'J':
 			json = true;
 			break;
-		case ':':
-			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-		case '?':
-			return tc_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option(cmd, c, optarg);
-			if (rc < 0)
-				return -rc;
-			if (!rc)
-				return tc_usage_error(cmd, "unknown option");
+			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
+				return rc;
 		}
 	}
 	if (optind + 1 != argc)

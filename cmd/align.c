@@ -793,16 +793,9 @@ int cmd_align(int argc, char **argv)
 		case O_SALVAGE:
 			op.flags |= TC_RAW_SALVAGE;
 			break;
-		case ':':
-			return tc_usage_error("align", "option '%s' needs a value", argv[optind - 1]);
-		case '?':
-			return tc_usage_error("align", "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option("align", c, optarg);
-			if (rc < 0)
-				return -rc;
-			if (!rc)
-				return tc_usage_error("align", "unknown option");
+			if ((rc = tc_cmd_option("align", c, optarg, argv)))
+				return rc;
 		}
 	}
 	if (optind + 1 != argc)

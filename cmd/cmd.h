@@ -72,5 +72,12 @@ int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out
 /* Returns 1 if c was a common option (handled), 0 if not, or a negative
  * exit status (negated) on a bad value. */
 int tc_common_option(const char *cmd, int c, const char *arg);
+/*
+ * The tail of every command's getopt loop: a common option (returns 0,
+ * handled), a missing value (':'), an unknown option ('?') or anything
+ * else (returns the usage-error exit status). Use as
+ *	default: if ((rc = tc_cmd_option(cmd, c, optarg, argv))) return rc;
+ */
+int tc_cmd_option(const char *cmd, int c, const char *arg, char **argv);
 
 #endif

@@ -571,16 +571,9 @@ int cmd_diff(int argc, char **argv)
 		case O_SALVAGE:
 			op.flags |= TC_RAW_SALVAGE;
 			break;
-		case ':':
-			return tc_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
-		case '?':
-			return tc_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option("diff", c, optarg);
-			if (rc < 0)
-				return -rc;
-			if (!rc)
-				return tc_usage_error("diff", "unknown option");
+			if ((rc = tc_cmd_option("diff", c, optarg, argv)))
+				return rc;
 		}
 	}
 	if (argc - optind != 2)

@@ -323,14 +323,9 @@ int cmd_dump(int argc, char **argv)
 						      " got '%s'", optarg);
 			fmt = (enum tc_format)rc;
 			break;
-		case '?':
-			return tc_usage_error("dump", "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option("dump", c, optarg);
-			if (rc < 0)
-				return -rc;
-			if (!rc)
-				return tc_usage_error("dump", "unknown option");
+			if ((rc = tc_cmd_option("dump", c, optarg, argv)))
+				return rc;
 		}
 	}
 	if (optind + 1 != argc)

@@ -234,14 +234,9 @@ int cmd_info(int argc, char **argv)
 						      " got '%s'", optarg);
 			fmt = (enum tc_format)rc;
 			break;
-		case '?':
-			return tc_usage_error("info", "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option("info", c, optarg);
-			if (rc < 0)
-				return -rc;
-			if (!rc)
-				return tc_usage_error("info", "unknown option");
+			if ((rc = tc_cmd_option("info", c, optarg, argv)))
+				return rc;
 		}
 	}
 	if (optind + 1 != argc)

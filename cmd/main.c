@@ -202,6 +202,20 @@ int tc_common_option(const char *cmd, int c, const char *arg)
 	return 0;
 }
 
+int tc_cmd_option(const char *cmd, int c, const char *arg, char **argv)
+{
+	int rc;
+
+	if (c == ':')
+		return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+	if (c == '?')
+		return tc_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	rc = tc_common_option(cmd, c, arg);
+	if (rc < 0)
+		return -rc;
+	return rc ? 0 : tc_usage_error(cmd, "unknown option");
+}
+
 static const struct command *find_command(const char *name)
 {
 	for (size_t i = 0; i < TC_ARRAY_SIZE(commands); i++)

@@ -209,14 +209,9 @@ int cmd_run(int argc, char **argv)
 		case 0x2001:
 			shim_opt = optarg;
 			break;
-		case '?':
-			return tc_usage_error("run", "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option("run", c, optarg);
-			if (rc < 0)
-				return -rc;
-			if (!rc)
-				return tc_usage_error("run", "unknown option");
+			if ((rc = tc_cmd_option("run", c, optarg, argv)))
+				return rc;
 		}
 	}
 	if (optind >= argc)

@@ -284,14 +284,9 @@ int cmd_signatures(int argc, char **argv)
 		case ':':
 			return tc_usage_error("signatures", "option '%s' needs a value",
 					      argv[optind - 1]);
-		case '?':
-			return tc_usage_error("signatures", "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option("signatures", c, optarg);
-			if (rc < 0)
-				return -rc;
-			if (!rc)
-				return tc_usage_error("signatures", "unknown option");
+			if ((rc = tc_cmd_option("signatures", c, optarg, argv)))
+				return rc;
 		}
 	}
 	if (optind + 1 != argc)

@@ -671,13 +671,9 @@ int cmd_cluster(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < ts->nfiles; i++)
-		if (!rstats[i].has_trailer || rstats[i].bad_blocks)
-			tc_warnf("'%s': salvaged %" PRIu64 " events; %" PRIu64
-				 " damaged bytes skipped%s%s",
-				 ts->files[i].path, rstats[i].events, rstats[i].bad_bytes,
-				 rstats[i].first_error_msg[0] ? "; first damage: " : "",
-				 rstats[i].first_error_msg[0] ? rstats[i].first_error_msg
-				 : (rstats[i].has_trailer ? "" : "; no trailer"));
+		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
+				 rstats[i].bad_bytes, rstats[i].has_trailer,
+				 rstats[i].first_error_msg);
 
 	in.sigs = ctx.sigs;
 	in.n = ts->nfiles;

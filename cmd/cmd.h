@@ -46,6 +46,13 @@ void tc_warnf(const char *fmt, ...) TC_PRINTF(1, 2);
 void tc_report(const struct tc_error *e);
 /* Print a usage error and the hint to run --help; returns TC_EXIT_USAGE. */
 int tc_usage_error(const char *cmd, const char *fmt, ...) TC_PRINTF(2, 3);
+/*
+ * One warning when a read kept only part of a file (--salvage): how many
+ * events were kept, damaged bytes skipped and the first damage, or that
+ * the file had no trailer. Prints nothing for a complete read.
+ */
+void tc_warn_salvaged(const char *path, uint64_t events, uint64_t bad_blocks,
+		      uint64_t bad_bytes, bool has_trailer, const char *first_damage);
 /* Print text (a --help message) to stdout; returns TC_EXIT_OK. */
 int tc_print_help(const char *text);
 /* Flush stdout and check for write errors; returns the exit status to use. */

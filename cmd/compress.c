@@ -431,9 +431,9 @@ int cmd_compress(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < ts->nfiles; i++)
-		if (!rstats[i].has_trailer || rstats[i].bad_blocks)
-			tc_warnf("'%s': salvaged %" PRIu64 " events", ts->files[i].path,
-				 rstats[i].events);
+		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
+				 rstats[i].bad_bytes, rstats[i].has_trailer,
+				 rstats[i].first_error_msg);
 	t1 = now_s();
 	rep.t_load = t1 - t0;
 

@@ -348,10 +348,10 @@ int cmd_dump(int argc, char **argv)
 		tc_report(&err);
 		goto out;
 	}
-	if (rs.bad_blocks || (!rs.has_trailer && rc != TC_ERR_STOP))
-		tc_warnf("'%s': salvaged %" PRIu64 " events%s%s", path, rs.events,
-			 rs.first_error_msg[0] ? "; first damage: " : "; no trailer",
-			 rs.first_error_msg);
+	/* a read stopped by --limit has not reached the trailer: not damage */
+	if (rc != TC_ERR_STOP || rs.bad_blocks)
+		tc_warn_salvaged(path, rs.events, rs.bad_blocks, rs.bad_bytes,
+				 rs.has_trailer || rc == TC_ERR_STOP, rs.first_error_msg);
 	status = TC_EXIT_OK;
 out:
 	free(d.sigs);

@@ -257,15 +257,9 @@ int cmd_info(int argc, char **argv)
 		tc_report(&err);
 		goto out;
 	}
-	for (size_t i = 0; i < ts->nfiles; i++) {
-		if (!st[i].has_trailer || st[i].bad_blocks)
-			tc_warnf("'%s': salvaged %" PRIu64 " events; %" PRIu64
-				 " damaged bytes skipped%s%s",
-				 ts->files[i].path, st[i].events, st[i].bad_bytes,
-				 st[i].salvage_msg[0] ? "; first damage: " : "",
-				 st[i].salvage_msg[0] ? st[i].salvage_msg
-						      : (st[i].has_trailer ? "" : "; no trailer"));
-	}
+	for (size_t i = 0; i < ts->nfiles; i++)
+		tc_warn_salvaged(ts->files[i].path, st[i].events, st[i].bad_blocks,
+				 st[i].bad_bytes, st[i].has_trailer, st[i].salvage_msg);
 	summarise(ts, st, &s);
 	if (json)
 		print_json(ts, st, &s);

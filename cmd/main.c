@@ -101,6 +101,17 @@ void tc_report(const struct tc_error *e)
 	tc_errorf("%s", buf);
 }
 
+void tc_warn_salvaged(const char *path, uint64_t events, uint64_t bad_blocks,
+		      uint64_t bad_bytes, bool has_trailer, const char *first_damage)
+{
+	if (has_trailer && !bad_blocks)
+		return;
+	tc_warnf("'%s': salvaged %" PRIu64 " events; %" PRIu64 " damaged bytes skipped%s%s",
+		 path, events, bad_bytes,
+		 first_damage && *first_damage ? "; first damage: " : "",
+		 first_damage && *first_damage ? first_damage : (has_trailer ? "" : "; no trailer"));
+}
+
 int tc_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

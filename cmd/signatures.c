@@ -318,15 +318,10 @@ int cmd_signatures(int argc, char **argv)
 		tc_report(&err);
 		goto out;
 	}
-	for (size_t i = 0; i < ts->nfiles; i++) {
-		if (!rstats[i].has_trailer || rstats[i].bad_blocks)
-			tc_warnf("'%s': salvaged %" PRIu64 " events; %" PRIu64
-				 " damaged bytes skipped%s%s",
-				 ts->files[i].path, rstats[i].events, rstats[i].bad_bytes,
-				 rstats[i].first_error_msg[0] ? "; first damage: " : "",
-				 rstats[i].first_error_msg[0] ? rstats[i].first_error_msg
-				 : (rstats[i].has_trailer ? "" : "; no trailer"));
-	}
+	for (size_t i = 0; i < ts->nfiles; i++)
+		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
+				 rstats[i].bad_bytes, rstats[i].has_trailer,
+				 rstats[i].first_error_msg);
 
 	memset(&sum, 0, sizeof(sum));
 	sum.match = ropts.match;

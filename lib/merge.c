@@ -490,33 +490,30 @@ int tc_granks_normalize(struct tc_ranklist *rl)
 
 /* ---- histograms -------------------------------------------------------- */
 
-double tc_hbin_stddev(const struct tc_hbin *b)
+/* A bin's statistics are those of lib/rsd.h, under other names. */
+static struct tc_rsd_stat bin_stat(const struct tc_hbin *b)
 {
-	if (b->n < 2 || b->m2 <= 0)
-		return 0;
-	return sqrt(b->m2 / (double)b->n);
+	struct tc_rsd_stat s = { b->n, b->lo, b->hi, b->mean, b->m2 };
+	return s;
 }
 
-/* Chan et al.'s pairwise update of (n, mean, m2). */
+double tc_hbin_stddev(const struct tc_hbin *b)
+{
+	struct tc_rsd_stat s = bin_stat(b);
+	return tc_rsd_stat_stddev(&s);
+}
+
+/* Chan et al.'s pairwise update (tc_rsd_stat_merge). */
 static void bin_fold(struct tc_hbin *a, const struct tc_hbin *b)
 {
-	double n, d;
+	struct tc_rsd_stat s = bin_stat(a), o = bin_stat(b);
 
-	if (!b->n)
-		return;
-	if (!a->n) {
-		*a = *b;
-		return;
-	}
-	n = (double)a->n + (double)b->n;
-	d = b->mean - a->mean;
-	a->mean += d * (double)b->n / n;
-	a->m2 += b->m2 + d * d * (double)a->n * (double)b->n / n;
-	a->n += b->n;
-	if (b->lo < a->lo)
-		a->lo = b->lo;
-	if (b->hi > a->hi)
-		a->hi = b->hi;
+	tc_rsd_stat_merge(&s, &o);
+	a->n = s.n;
+	a->lo = s.min;
+	a->hi = s.max;
+	a->mean = s.mean;
+	a->m2 = s.m2;
 }
 
 static void hist_extremes(struct tc_hist *h, int64_t min, int32_t min_rank, int64_t max,

@@ -38,10 +38,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <zlib.h>
+#include <unistd.h>
 
 static const char compress_usage[] =
-	"usage: tracecluster compress [--mode M] [-o FILE] [--json] [--precision PCT]\n"
+	"usage: tracecluster compress [--mode M] [-o FILE] [--text|--json] [--force]\n"
+	"                             [--timing stats|rank|none] [--precision PCT]\n"
 	"                             [--variant default|filtering] [--bins N] [-k K]\n"
 	"                             [--threshold F] [--match callsite|params]\n"
 	"                             [--window N] [--report-json] [--salvage]\n"
@@ -50,8 +51,9 @@ static const char compress_usage[] =
 	"\n"
 	"Cluster the ranks of the trace set in DIR (or of the trace FILE), merge the\n"
 	"compressed traces of the cluster leads into one global compressed trace and\n"
-	"write it to the -o file (standard output when absent or '-'); then report\n"
-	"its size in bytes and gzip'd and the time taken (on standard error when the\n"
+	"write it to the -o file (standard output when absent or '-'), in the compact\n"
+	"binary form unless --text or --json asks for a readable one; then report its\n"
+	"size beside the raw input's and the time taken (on standard error when the\n"
 	"trace goes to standard output). See tracecluster-compress(1) and\n"
 	"tracecluster-tct(5).\n"
 	"\n"
@@ -59,7 +61,12 @@ static const char compress_usage[] =
 	"                      tracecluster cluster --list-modes), or none: merge\n"
 	"                      every rank's trace (ScalaTrace without clustering)\n"
 	"  -o, --output FILE   write the global trace to FILE\n"
-	"      --json          write the trace in its JSON form instead of text\n"
+	"      --text          write the trace in its readable text form\n"
+	"      --json          write the trace in its JSON form\n"
+	"      --force         write the binary form to a terminal\n"
+	"      --timing T      stats (default): compute and call time statistics per\n"
+	"                      event, merged over its ranks; rank: per set of ranks\n"
+	"                      whose times agree; none: no times\n"
 	"      --precision PCT merge precision, 0 to 100 (default 100: lossless);\n"
 	"                      below 100, parameter values and loop counts that differ\n"
 	"                      by at most 100-PCT percent go into histograms, at 0\n"
@@ -95,34 +102,20 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Bytes of data compressed by gzip (zlib, level 9, gzip wrapper). */
-static uint64_t gzip_size(const char *data, size_t len)
+/* Bytes of the trace set as read: the raw files (a file shared by several
+ * rank streams counts once). */
+static uint64_t input_bytes(const struct tc_traceset *ts)
 {
-	unsigned char out[65536];
-	z_stream z;
-	uint64_t total = 0;
-	int rc;
+	uint64_t n = 0;
 
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK)
-		return 0;
-	z.next_in = (unsigned char *)data;
-	z.avail_in = 0;
-	do {
-		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-		int flush;
-		z.avail_in = (uInt)chunk;
-		len -= chunk;
-		flush = len ? Z_NO_FLUSH : Z_FINISH;
-		do {
-			z.next_out = out;
-			z.avail_out = sizeof(out);
-			rc = deflate(&z, flush);
-			total += sizeof(out) - z.avail_out;
-		} while (z.avail_out == 0);
-	} while (len);
-	deflateEnd(&z);
-	return rc == Z_STREAM_END ? total : 0;
+	for (size_t i = 0; i < ts->nfiles; i++)
+		n += ts->files[i].file_bytes;
+	return n;
+}
+
+static const char *form_name(int form)
+{
+	return form == TC_TCT_JSON ? "json" : form == TC_TCT_TEXT ? "text" : "binary";
 }
 
 /* ---- loading ------------------------------------------------------------- */
@@ -158,7 +151,8 @@ struct report {
 	const char *mode;
 	const char *variant;
 	bool variant_auto;
-	bool json_form;
+	int form;
+	const char *timing;
 	double precision;
 	uint32_t bins;
 	size_t ranks;
@@ -166,14 +160,14 @@ struct report {
 	size_t clusters, mains;
 	uint64_t events;
 	struct tc_gtrace_info info;
-	uint64_t bytes, gz;
+	uint64_t bytes, input_bytes;
 	double t_load, t_cluster, t_merge, t_write, t_total;
 	const struct tc_chameleon *ch; /* chameleon: its numbers (Table 5.2) */
 };
 
 static void report_text(FILE *f, const struct report *r)
 {
-	fprintf(f, "global trace: %s (%s)\n", r->path, r->json_form ? "json" : "text");
+	fprintf(f, "global trace: %s (%s, timing %s)\n", r->path, form_name(r->form), r->timing);
 	fprintf(f, "mode:         %s, variant %s%s, precision %g%%\n", r->mode, r->variant,
 		r->variant_auto ? " (automatic)" : "", r->precision);
 	fprintf(f, "ranks:        %zu of %" PRId32 ", %zu lead trace%s merged", r->ranks, r->world,
@@ -192,7 +186,14 @@ static void report_text(FILE *f, const struct report *r)
 		" histograms\n",
 		r->info.nodes, r->info.events, r->info.loops, r->info.depth, r->info.variants,
 		r->info.varying, r->info.hists);
-	fprintf(f, "size:         %" PRIu64 " bytes, %" PRIu64 " bytes gzip'd\n", r->bytes, r->gz);
+	fprintf(f, "size:         %" PRIu64 " bytes from %" PRIu64 " bytes of input: ", r->bytes,
+		r->input_bytes);
+	if (r->bytes && r->input_bytes >= r->bytes)
+		fprintf(f, "%.1fx smaller\n", (double)r->input_bytes / (double)r->bytes);
+	else if (r->input_bytes)
+		fprintf(f, "%.2fx LARGER than the input\n", (double)r->bytes / (double)r->input_bytes);
+	else
+		fprintf(f, "no input bytes\n");
 	fprintf(f, "time:         %.3f s (load %.3f, cluster %.3f, merge %.3f, write %.3f)\n",
 		r->t_total, r->t_load, r->t_cluster, r->t_merge, r->t_write);
 }
@@ -203,7 +204,8 @@ static void report_json(FILE *f, const struct report *r)
 
 	tc_json_set_int(o, "schema", 1);
 	tc_json_set_str(o, "output", r->path);
-	tc_json_set_str(o, "form", r->json_form ? "json" : "text");
+	tc_json_set_str(o, "form", form_name(r->form));
+	tc_json_set_str(o, "timing", r->timing);
 	tc_json_set_str(o, "mode", r->mode);
 	tc_json_set_str(o, "variant", r->variant);
 	tc_json_set_bool(o, "variant_automatic", r->variant_auto);
@@ -235,7 +237,9 @@ static void report_json(FILE *f, const struct report *r)
 	tc_json_set_uint(n, "histograms", r->info.hists);
 	tc_json_set(o, "nodes", n);
 	tc_json_set_uint(o, "bytes", r->bytes);
-	tc_json_set_uint(o, "gzip_bytes", r->gz);
+	tc_json_set_uint(o, "input_bytes", r->input_bytes);
+	/* input bytes per output byte: above 1 the trace is smaller */
+	tc_json_set_real(o, "ratio", r->bytes ? (double)r->input_bytes / (double)r->bytes : 0);
 	tc_json_set_real(t, "total", r->t_total);
 	tc_json_set_real(t, "load", r->t_load);
 	tc_json_set_real(t, "cluster", r->t_cluster);
@@ -256,6 +260,9 @@ int cmd_compress(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "text", no_argument, NULL, 'X' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "timing", required_argument, NULL, 'G' },
 		{ "precision", required_argument, NULL, 'P' },
 		{ "bins", required_argument, NULL, 'B' },
 		{ "variant", required_argument, NULL, 'V' },
@@ -284,7 +291,9 @@ int cmd_compress(int argc, char **argv)
 	struct tc_strbuf sb = TC_STRBUF_INIT;
 	struct tc_error err;
 	struct report rep;
-	bool json = false, rjson = false, none = false;
+	bool rjson = false, none = false, force = false;
+	int form = TC_TCT_BINARY;
+	enum tc_gtiming timing = TC_GTIMING_STATS;
 	enum tc_format fmt = TC_FMT_AUTO;
 	unsigned flags = 0;
 	double t0 = now_s(), t1;
@@ -308,7 +317,20 @@ int cmd_compress(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'J':
-			json = true;
+			form = TC_TCT_JSON;
+			break;
+		case 'X':
+			form = TC_TCT_TEXT;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'G':
+			rc = tc_gtiming_from_name(optarg);
+			if (rc < 0)
+				return tc_usage_error(cmd, "--timing: expected stats, rank or none, got '%s'",
+						      optarg);
+			timing = (enum tc_gtiming)rc;
 			break;
 		case 'P':
 			if ((rc = tc_parse_double(cmd, "--precision", optarg, &mopts.precision)))
@@ -398,6 +420,11 @@ int cmd_compress(int argc, char **argv)
 		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
 				      "--list-modes, or none)", mode_name);
 	mopts.filtering = !strcmp(variant, "filtering");
+	if (form == TC_TCT_BINARY && !strcmp(out, "-") && isatty(STDOUT_FILENO) && !force) {
+		tc_errorf("stdout is a terminal, not writing the binary trace to it "
+			  "(use -o FILE, --text or --force)");
+		return TC_EXIT_FAIL;
+	}
 
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
@@ -489,10 +516,11 @@ int cmd_compress(int argc, char **argv)
 	g->bins = mopts.bins;
 	if (g->world_size < ts->world_size)
 		g->world_size = ts->world_size;
+	tc_gtrace_set_timing(g, timing);
 	tc_gtrace_finish(g);
 
 	t0 = now_s();
-	tc_tct_format(g, json ? TC_TCT_JSON : TC_TCT_TEXT, &sb);
+	tc_tct_format(g, form, &sb);
 	if (tc_tct_write_file(out, sb.buf ? sb.buf : "", sb.len, &err)) {
 		tc_report(&err);
 		goto out;
@@ -502,15 +530,16 @@ int cmd_compress(int argc, char **argv)
 	rep.path = strcmp(out, "-") ? out : "standard output";
 	rep.mode = g->mode;
 	rep.variant = g->variant;
-	rep.json_form = json;
+	rep.form = form;
 	rep.precision = g->precision;
+	rep.timing = tc_gtiming_name(g->timing);
 	rep.bins = g->bins;
 	rep.ranks = (size_t)g->ranks.count;
 	rep.world = g->world_size;
 	rep.events = g->events;
 	tc_gtrace_info(g, &rep.info);
 	rep.bytes = sb.len;
-	rep.gz = gzip_size(sb.buf ? sb.buf : "", sb.len);
+	rep.input_bytes = input_bytes(ts);
 	rep.t_total = rep.t_load + rep.t_cluster + rep.t_merge + rep.t_write;
 	rf = strcmp(out, "-") ? stdout : stderr;
 	if (rf == stderr)

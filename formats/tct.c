@@ -4,6 +4,7 @@
  */
 #include "lib/compat.h"
 #include "formats/tct.h"
+#include "formats/tct_internal.h"
 #include "lib/error.h"
 #include "lib/event.h"
 #include "lib/json.h"
@@ -21,36 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- limits on what a reader accepts ----------------------------------- */
-
-#define MAX_WORLD ((int64_t)1 << 24)
-#define MAX_DEPTH 256                 /* loop nesting */
-#define MAX_SEQ_DEPTH 256             /* nesting of value sequences */
-#define MAX_LINE ((size_t)64 << 20)
-#define MAX_SITES ((size_t)1 << 24)
-#define MAX_FRAMES 4096u
-#define MAX_WORDS ((uint64_t)1 << 24) /* words of one array value */
-#define MAX_OCC ((uint64_t)1 << 62)   /* occurrences of one sequence */
-#define MAX_FILE ((size_t)1 << 31)
-
-/* ---- ranklists as items of up to three extra dimensions ----------------- */
-
-/*
- * An item is a 1-D run (start, len, stride) repeated n[0] times shifted by
- * d[0], that repeated n[1] times shifted by d[1], ...: ScalaTrace's
- * multi-dimensional ranklist, so that the interior of a 2-D grid or a
- * column of it is one item whatever the grid size.
- */
-#define RL_DIMS 3
-struct rl_item {
-	int64_t start;
-	uint64_t len;
-	int64_t stride;
-	uint32_t ndim;
-	uint64_t n[RL_DIMS];
-	int64_t d[RL_DIMS];
-};
 
 static bool item_same_shape(const struct rl_item *a, const struct rl_item *b)
 {
@@ -87,7 +58,7 @@ static size_t items_compact(struct rl_item *it, size_t n)
 	return k;
 }
 
-static size_t rl_items(const struct tc_ranklist *rl, struct rl_item **out)
+size_t tc_tct_rl_items(const struct tc_ranklist *rl, struct rl_item **out)
 {
 	struct rl_item *it = tc_xcalloc(rl->nruns ? rl->nruns : 1, sizeof(*it));
 	size_t n = rl->nruns;
@@ -124,15 +95,8 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Collects the ranks of parsed items, bounded by the world size. */
-struct rl_build {
-	int32_t *v;
-	size_t n, alloc;
-	int64_t world;
-};
-
 /* Add the ranks of an item; returns an error message or NULL. */
-static const char *rl_build_add(struct rl_build *b, const struct rl_item *it)
+const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it)
 {
 	uint64_t total = it->len;
 	uint64_t idx[RL_DIMS] = { 0 };
@@ -169,7 +133,7 @@ static const char *rl_build_add(struct rl_build *b, const struct rl_item *it)
 }
 
 /* Sort, reject duplicates, make runs; returns an error message or NULL. */
-static const char *rl_build_finish(struct rl_build *b, struct tc_ranklist *rl)
+const char *tc_tct_rl_build_finish(struct rl_build *b, struct tc_ranklist *rl)
 {
 	if (b->n)
 		qsort(b->v, b->n, sizeof(*b->v), cmp_i32);
@@ -195,7 +159,7 @@ static const char *rl_build_finish(struct rl_build *b, struct tc_ranklist *rl)
 static void w_rl(struct tc_strbuf *sb, const struct tc_ranklist *rl)
 {
 	struct rl_item *it;
-	size_t n = rl_items(rl, &it);
+	size_t n = tc_tct_rl_items(rl, &it);
 
 	tc_strbuf_addch(sb, '[');
 	for (size_t i = 0; i < n; i++) {
@@ -496,6 +460,8 @@ static void w_text(const struct tc_gtrace *g, struct tc_strbuf *sb)
 	w_quoted(sb, g->mode);
 	tc_strbuf_addstr(sb, "\nvariant ");
 	w_quoted(sb, g->variant);
+	if (g->timing != TC_GTIMING_RANK)
+		tc_strbuf_addf(sb, "\ntiming %s", tc_gtiming_name(g->timing));
 	tc_strbuf_addf(sb, "\nprecision %g\n", g->precision);
 	tc_strbuf_addf(sb, "bins %" PRIu32 "\n", g->bins);
 	tc_strbuf_addf(sb, "leads %" PRIu32 "\n", g->leads);
@@ -523,7 +489,7 @@ static struct tc_json *j_rl(const struct tc_ranklist *rl)
 {
 	struct tc_json *a = tc_json_array();
 	struct rl_item *it;
-	size_t n = rl_items(rl, &it);
+	size_t n = tc_tct_rl_items(rl, &it);
 
 	for (size_t i = 0; i < n; i++) {
 		struct tc_json *x = tc_json_array();
@@ -731,6 +697,8 @@ static void w_json(const struct tc_gtrace *g, struct tc_strbuf *sb)
 	tc_json_set(o, "ranks", j_rl(&g->ranks));
 	tc_json_set_str(o, "mode", g->mode);
 	tc_json_set_str(o, "variant", g->variant);
+	if (g->timing != TC_GTIMING_RANK)
+		tc_json_set_str(o, "timing", tc_gtiming_name(g->timing));
 	tc_json_set_real(o, "precision", g->precision);
 	tc_json_set_uint(o, "bins", g->bins);
 	tc_json_set_uint(o, "leads", g->leads);
@@ -765,7 +733,9 @@ static void w_json(const struct tc_gtrace *g, struct tc_strbuf *sb)
 
 void tc_tct_format(const struct tc_gtrace *g, int form, struct tc_strbuf *out)
 {
-	if (form == TC_TCT_JSON)
+	if (form == TC_TCT_BINARY)
+		tc_tct_bin_format(g, out);
+	else if (form == TC_TCT_JSON)
 		w_json(g, out);
 	else
 		w_text(g, out);
@@ -886,7 +856,7 @@ static bool word_in_range(unsigned p, int64_t w)
 }
 
 /* Check every word of a value of parameter p (TC_GP_N: loop count). */
-static const char *val_check(unsigned p, const struct tc_gval *v)
+const char *tc_tct_val_check(unsigned p, const struct tc_gval *v)
 {
 	const int64_t *w;
 
@@ -913,7 +883,7 @@ static const char *val_check(unsigned p, const struct tc_gval *v)
 	}
 }
 
-static bool occ_add_ok(uint64_t len, uint64_t add, uint64_t reps)
+bool tc_tct_occ_add_ok(uint64_t len, uint64_t add, uint64_t reps)
 {
 	if (reps && add > MAX_OCC / reps)
 		return false;
@@ -945,7 +915,7 @@ static bool kind_of(unsigned p, enum tc_gparam_kind *kind)
 }
 
 /* A histogram read from a file is checked for consistency. */
-static const char *hist_check(const struct tc_hist *h)
+const char *tc_tct_hist_check(const struct tc_hist *h)
 {
 	uint64_t total = 0;
 
@@ -970,7 +940,6 @@ static const char *hist_check(const struct tc_hist *h)
 	return NULL;
 }
 
-static void node_free_parts(struct tc_gnode *nd);
 
 /* ---- reading: text ------------------------------------------------------ */
 
@@ -1196,7 +1165,7 @@ static int t_rl(struct rd *r, struct lx *l, struct tc_ranklist *out)
 					goto bad;
 				it.ndim++;
 			}
-			if ((msg = rl_build_add(&b, &it))) {
+			if ((msg = tc_tct_rl_build_add(&b, &it))) {
 				free(b.v);
 				return rd_fail(r, "%s", msg);
 			}
@@ -1206,7 +1175,7 @@ static int t_rl(struct rd *r, struct lx *l, struct tc_ranklist *out)
 				goto bad;
 		}
 	}
-	if ((msg = rl_build_finish(&b, out)))
+	if ((msg = tc_tct_rl_build_finish(&b, out)))
 		return rd_fail(r, "%s", msg);
 	return 0;
 bad:
@@ -1376,7 +1345,7 @@ static int t_seq(struct rd *r, struct lx *l, unsigned p, struct tc_gseq *s, int 
 				tc_gseq_free(c);
 				return r->err && r->err->code ? r->err->code : rd_fail(r, "expected ')'");
 			}
-			if (!c->len || !occ_add_ok(s->len, c->len, reps)) {
+			if (!c->len || !tc_tct_occ_add_ok(s->len, c->len, reps)) {
 				tc_gseq_free(c);
 				return rd_fail(r, "value sequence too long");
 			}
@@ -1385,8 +1354,8 @@ static int t_seq(struct rd *r, struct lx *l, unsigned p, struct tc_gseq *s, int 
 			struct tc_gval v;
 			if (t_val(r, l, kind, &v))
 				return TC_ERR_FORMAT;
-			if ((msg = val_check(p, &v)) || t_reps(r, l, &reps) ||
-			    !occ_add_ok(s->len, 1, reps)) {
+			if ((msg = tc_tct_val_check(p, &v)) || t_reps(r, l, &reps) ||
+			    !tc_tct_occ_add_ok(s->len, 1, reps)) {
 				tc_gval_release(&v);
 				return r->err && r->err->code ? r->err->code
 							      : rd_fail(r, "%s", msg ? msg : "value sequence too long");
@@ -1437,7 +1406,7 @@ static int t_spec(struct rd *r, struct lx *l, unsigned p, struct tc_gparam *gp,
 		} else {
 			if (t_val(r, l, kind, &v->val))
 				return TC_ERR_FORMAT;
-			if ((msg = val_check(p, &v->val)))
+			if ((msg = tc_tct_val_check(p, &v->val)))
 				return rd_fail(r, "%s", msg);
 		}
 		if (lx_eat(l, '@')) {
@@ -1504,7 +1473,7 @@ static int t_hist(struct rd *r, struct lx *l, unsigned p, struct tc_hist **out)
 	}
 	if (!lx_end(l))
 		return rd_fail(r, "histogram: unexpected text at the end of the line");
-	if ((msg = hist_check(h)))
+	if ((msg = tc_tct_hist_check(h)))
 		return rd_fail(r, "%s", msg);
 	return 0;
 }
@@ -1521,9 +1490,9 @@ struct pframe {
 static void pframe_release(struct pframe *f)
 {
 	for (size_t i = 0; i < f->n; i++)
-		node_free_parts(&f->nodes[i]);
+		tc_tct_node_free_parts(&f->nodes[i]);
 	free(f->nodes);
-	node_free_parts(&f->loop);
+	tc_tct_node_free_parts(&f->loop);
 }
 
 static struct tc_gnode *pframe_push(struct pframe *f)
@@ -1561,7 +1530,7 @@ static bool t_stat(struct lx *l, struct tc_rsd_stat *s, uint64_t n)
 }
 
 /* Whether child's ranks lie within parent's. */
-static bool rl_within(const struct tc_ranklist *child, const struct tc_ranklist *parent)
+bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist *parent)
 {
 	struct tc_ranklist u;
 	bool ok;
@@ -1589,7 +1558,7 @@ static struct tc_gtime *times_push(struct tc_gnode *nd)
 /* Time entries of an event node (read after its ranks and n): non-empty,
  * disjoint, covering the node's ranks, their counts adding up to n; the
  * node's comp and comm become their merge. */
-static const char *times_check(struct tc_gnode *nd, uint64_t n)
+const char *tc_tct_times_check(struct tc_gnode *nd, uint64_t n)
 {
 	struct tc_ranklist u;
 	uint64_t sum = 0;
@@ -1600,7 +1569,7 @@ static const char *times_check(struct tc_gnode *nd, uint64_t n)
 		uint64_t before = u.count;
 		if (!nd->times[i].ranks.count)
 			msg = "time entry without ranks";
-		else if (!rl_within(&nd->times[i].ranks, &nd->ranks))
+		else if (!tc_tct_rl_within(&nd->times[i].ranks, &nd->ranks))
 			msg = "time entry ranks outside the node's ranks";
 		tc_granks_union(&u, &u, &nd->times[i].ranks);
 		if (!msg && u.count != before + nd->times[i].ranks.count)
@@ -1657,7 +1626,7 @@ static int t_times(struct rd *r, struct lx *l, struct tc_gnode *nd, uint64_t n)
 		if ((i && !lx_eat(l, '|')) || !t_stat(l, &nd->times[i].comm, nd->times[i].comp.n))
 			return rd_fail(r, "event: expected one comm=MEAN/SD/MIN/MAX per time entry");
 	}
-	if ((msg = times_check(nd, n)))
+	if ((msg = tc_tct_times_check(nd, n)))
 		return rd_fail(r, "event: %s", msg);
 	return 0;
 }
@@ -1670,7 +1639,7 @@ static int t_node_ranks(struct rd *r, struct lx *l, struct tc_gnode *nd,
 			return TC_ERR_FORMAT;
 		if (!nd->ranks.count)
 			return rd_fail(r, "node without ranks");
-		if (!rl_within(&nd->ranks, parent))
+		if (!tc_tct_rl_within(&nd->ranks, parent))
 			return rd_fail(r, "node ranks outside the enclosing ranks");
 		return 0;
 	}
@@ -1807,7 +1776,7 @@ static int t_param_line(struct tparse *t, struct lx *l, const char *name)
 		f->hist_seen[p] = true;
 		if (t_hist(r, l, p, &gp->hist))
 			return TC_ERR_FORMAT;
-		if (!rl_within(&gp->hist->ranks, &nd->ranks))
+		if (!tc_tct_rl_within(&gp->hist->ranks, &nd->ranks))
 			return rd_fail(r, "histogram ranks outside the node's ranks");
 		return 0;
 	}
@@ -1852,6 +1821,12 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 		else
 			snprintf(g->variant, sizeof(g->variant), "%s", s);
 		free(s);
+	} else if (!strcmp(key, "timing")) {
+		char w[16];
+		int t;
+		if (!lx_word(l, w, sizeof(w)) || (t = tc_gtiming_from_name(w)) < 0)
+			return rd_fail(r, "timing: expected rank, stats or none");
+		g->timing = (enum tc_gtiming)t;
 	} else if (!strcmp(key, "precision")) {
 		if (!lx_double(l, &g->precision) || g->precision < 0 || g->precision > 100)
 			return rd_fail(r, "bad precision");
@@ -2103,12 +2078,12 @@ static int j_rl_read(struct rd *r, const struct tc_json *a, struct tc_ranklist *
 			it.d[it.ndim] = v[k + 1];
 			it.ndim++;
 		}
-		if ((msg = rl_build_add(&b, &it))) {
+		if ((msg = tc_tct_rl_build_add(&b, &it))) {
 			free(b.v);
 			return rd_fail(r, "%s", msg);
 		}
 	}
-	if ((msg = rl_build_finish(&b, out)))
+	if ((msg = tc_tct_rl_build_finish(&b, out)))
 		return rd_fail(r, "%s", msg);
 	return 0;
 }
@@ -2195,7 +2170,7 @@ static int j_val_read(struct rd *r, const struct tc_json *v, unsigned p, struct 
 		tc_gval_set(out, 1, &x);
 	}
 check:
-	if ((msg = val_check(p, out))) {
+	if ((msg = tc_tct_val_check(p, out))) {
 		tc_gval_release(out);
 		return rd_fail(r, "%s", msg);
 	}
@@ -2220,7 +2195,7 @@ static int j_seq_read(struct rd *r, const struct tc_json *a, unsigned p, struct 
 				tc_gseq_free(c);
 				return TC_ERR_FORMAT;
 			}
-			if (!occ_add_ok(s->len, c->len, (uint64_t)reps)) {
+			if (!tc_tct_occ_add_ok(s->len, c->len, (uint64_t)reps)) {
 				tc_gseq_free(c);
 				return rd_fail(r, "value sequence too long");
 			}
@@ -2229,7 +2204,7 @@ static int j_seq_read(struct rd *r, const struct tc_json *a, unsigned p, struct 
 			struct tc_gval v;
 			if (j_val_read(r, tc_json_get(e, "value"), p, &v))
 				return TC_ERR_FORMAT;
-			if (!occ_add_ok(s->len, 1, (uint64_t)reps)) {
+			if (!tc_tct_occ_add_ok(s->len, 1, (uint64_t)reps)) {
 				tc_gval_release(&v);
 				return rd_fail(r, "value sequence too long");
 			}
@@ -2302,9 +2277,9 @@ static int j_param_read(struct rd *r, const struct tc_json *o, unsigned p, struc
 			hb->m2 = sd * sd * (double)hb->n;
 			hs->nbins++;
 		}
-		if ((msg = hist_check(hs)))
+		if ((msg = tc_tct_hist_check(hs)))
 			return rd_fail(r, "%s", msg);
-		if (!rl_within(&hs->ranks, node_ranks))
+		if (!tc_tct_rl_within(&hs->ranks, node_ranks))
 			return rd_fail(r, "histogram ranks outside the node's ranks");
 	}
 	return 0;
@@ -2351,7 +2326,7 @@ static int j_times_read(struct rd *r, const struct tc_json *a, struct tc_gnode *
 		    !j_stat_read(tc_json_get(o, "comm"), &t->comm, (uint64_t)tn))
 			return rd_fail(r, "event: bad time entry \"n\", \"comp\" or \"comm\"");
 	}
-	if ((msg = times_check(nd, n)))
+	if ((msg = tc_tct_times_check(nd, n)))
 		return rd_fail(r, "event: %s", msg);
 	nd->comp = comp;
 	nd->comm = comm;
@@ -2372,7 +2347,7 @@ static int j_node_read(struct rd *r, const struct tc_json *o, const struct tc_ra
 		return rd_fail(r, "expected a node object with a \"type\"");
 	if (j_rl_read(r, tc_json_get(o, "ranks"), &nd->ranks))
 		return TC_ERR_FORMAT;
-	if (!nd->ranks.count || !rl_within(&nd->ranks, parent))
+	if (!nd->ranks.count || !tc_tct_rl_within(&nd->ranks, parent))
 		return rd_fail(r, "node ranks empty or outside the enclosing ranks");
 	if (!strcmp(type, "loop")) {
 		struct tc_gnode *body;
@@ -2460,7 +2435,7 @@ static int j_nodes_read(struct rd *r, const struct tc_json *a, const struct tc_r
 		if (j_node_read(r, tc_json_array_get(a, i), parent, jp(&pb, pathcopy, "[%zu]", i),
 				depth, &nodes[i])) {
 			for (size_t k = 0; k <= i; k++)
-				node_free_parts(&nodes[k]);
+				tc_tct_node_free_parts(&nodes[k]);
 			free(nodes);
 			return TC_ERR_FORMAT;
 		}
@@ -2513,6 +2488,14 @@ static int parse_json(struct rd *r, const char *buf, size_t len)
 		snprintf(g->mode, sizeof(g->mode), "%s", tc_json_str_value(x));
 	if ((x = tc_json_get(doc, "variant")) && tc_json_str_value(x))
 		snprintf(g->variant, sizeof(g->variant), "%s", tc_json_str_value(x));
+	if ((x = tc_json_get(doc, "timing"))) {
+		int t = tc_json_str_value(x) ? tc_gtiming_from_name(tc_json_str_value(x)) : -1;
+		if (t < 0) {
+			rd_fail(r, "bad \"timing\"");
+			goto out;
+		}
+		g->timing = (enum tc_gtiming)t;
+	}
 	if ((x = tc_json_get(doc, "precision"))) {
 		if (!tc_json_is_number(x) || !(tc_json_number_value(x) >= 0) ||
 		    tc_json_number_value(x) > 100) {
@@ -2595,7 +2578,7 @@ out:
 
 /* Release what a node owns without the struct itself (it may be in an
  * array). Mirrors lib/merge.c's node release, for partly built nodes. */
-static void param_free_parts(struct tc_gparam *gp)
+void tc_tct_param_free_parts(struct tc_gparam *gp)
 {
 	for (uint32_t i = 0; i < gp->nvar; i++) {
 		tc_ranklist_release(&gp->var[i].ranks);
@@ -2610,19 +2593,19 @@ static void param_free_parts(struct tc_gparam *gp)
 	memset(gp, 0, sizeof(*gp));
 }
 
-static void node_free_parts(struct tc_gnode *nd)
+void tc_tct_node_free_parts(struct tc_gnode *nd)
 {
 	tc_ranklist_release(&nd->ranks);
 	for (uint32_t i = 0; i < nd->ntimes; i++)
 		tc_gtime_release(&nd->times[i]);
 	free(nd->times);
 	for (uint32_t i = 0; i < nd->nbody; i++)
-		node_free_parts(&nd->body[i]);
+		tc_tct_node_free_parts(&nd->body[i]);
 	free(nd->body);
-	param_free_parts(&nd->iters);
+	tc_tct_param_free_parts(&nd->iters);
 	if (nd->p) {
 		for (unsigned p = 0; p < TC_GP_N; p++)
-			param_free_parts(&nd->p[p]);
+			tc_tct_param_free_parts(&nd->p[p]);
 		free(nd->p);
 	}
 	memset(nd, 0, sizeof(*nd));
@@ -2633,6 +2616,8 @@ bool tc_tct_probe(const void *buf, size_t len)
 	const char *s = buf;
 	size_t i = 0;
 
+	if (tc_tct_bin_probe(buf, len))
+		return true;
 	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
 		i++;
 	if (i < len && s[i] == '{')
@@ -2656,12 +2641,17 @@ int tc_tct_parse(const char *buf, size_t len, const char *name, struct tc_gtrace
 	r.name = name;
 	r.err = err;
 	r.g = tc_gtrace_new(0);
+	if (tc_tct_bin_probe(buf, len)) {
+		rc = tc_tct_bin_parse(buf, len, name, r.g, err);
+		goto parsed;
+	}
 	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
 		i++;
 	if (i < len && buf[i] == '{')
 		rc = parse_json(&r, buf, len);
 	else
 		rc = parse_text(&r, buf, len);
+parsed:
 	if (rc) {
 		if (!err->code)
 			tc_error_set(err, TC_ERR_FORMAT, name, -1, "malformed global trace");

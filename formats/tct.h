@@ -1,5 +1,6 @@
 /*
- * tct.h - the global compressed trace format (.tct), text and JSON.
+ * tct.h - the global compressed trace format (.tct): binary (the default
+ * output of compress), text and JSON.
  *
  * Writes and reads a struct tc_gtrace (lib/merge.h). Both forms carry the
  * same data: a header (world size, ranks covered, how the trace was made),
@@ -27,6 +28,7 @@ struct tc_strbuf;
 enum tc_tct_form {
 	TC_TCT_TEXT = 0,
 	TC_TCT_JSON = 1,
+	TC_TCT_BINARY = 2,      /* formats/tct-binary.md */
 };
 
 /* Append the serialised form of g (tc_gtrace_finish must have run). */
@@ -40,7 +42,7 @@ void tc_tct_format(const struct tc_gtrace *g, int form, struct tc_strbuf *out);
  */
 int tc_tct_write_file(const char *path, const char *data, size_t len, struct tc_error *err);
 
-/* Parse a trace in either form (detected: JSON starts with '{'); name is
+/* Parse a trace in any form (detected: the binary magic, JSON starts with '{'); name is
  * the file named in errors. Returns 0 and a new, finished trace in *out. */
 int tc_tct_parse(const char *buf, size_t len, const char *name, struct tc_gtrace **out,
 		 struct tc_error *err);
@@ -48,7 +50,7 @@ int tc_tct_parse(const char *buf, size_t len, const char *name, struct tc_gtrace
 /* Read a file ("-": standard input) and parse it. */
 int tc_tct_read(const char *path, struct tc_gtrace **out, struct tc_error *err);
 
-/* Whether the first bytes look like a .tct file of either form. */
+/* Whether the first bytes look like a .tct file of any form. */
 bool tc_tct_probe(const void *buf, size_t len);
 
 #endif

@@ -276,8 +276,29 @@ struct tc_gsite {
 	struct tc_gframe *frames;
 };
 
+/*
+ * How much of the timing a global trace keeps (compress --timing):
+ *   rank   compute and call time statistics per set of ranks whose means
+ *          agree (struct tc_gtime), as the merge builds them;
+ *   stats  one compute and one call time statistic per event node, merged
+ *          over every rank and occurrence (Scala-H-Trace §4: statistics
+ *          merged across ranks, not one entry per rank);
+ *   none   no timing: every event takes 0 ns (structure and parameters
+ *          only).
+ */
+enum tc_gtiming {
+	TC_GTIMING_RANK = 0,
+	TC_GTIMING_STATS,
+	TC_GTIMING_NONE,
+};
+/* "rank", "stats", "none"; NULL out of range. */
+const char *tc_gtiming_name(unsigned t);
+/* TC_GTIMING_* for a name, or -1. */
+int tc_gtiming_from_name(const char *name);
+
 struct tc_gtrace {
 	int32_t world_size;
+	enum tc_gtiming timing;
 	struct tc_ranklist ranks; /* ranks it covers */
 	struct tc_gnode *seq;
 	size_t n, alloc;
@@ -352,6 +373,13 @@ ptrdiff_t tc_gtrace_site(const struct tc_gtrace *g, uint64_t sig);
  * and histograms balanced into g->bins bins.
  */
 void tc_gtrace_finish(struct tc_gtrace *g);
+
+/*
+ * Reduce the timing g keeps to t (it never grows back): stats drops the
+ * per-rank-set entries (each node's merged statistics stay), none also
+ * clears the statistics (their counts stay the occurrences).
+ */
+void tc_gtrace_set_timing(struct tc_gtrace *g, enum tc_gtiming t);
 
 struct tc_gtrace_info {
 	uint64_t nodes, events, loops;  /* at every level */

@@ -1,0 +1,1167 @@
+/*
+ * tct_bin.c - the binary form of the global compressed trace: the same
+ * tree as the text and JSON forms (lib/merge.h), written as varints into
+ * one body that a general-purpose compressor (zstd or zlib) then
+ * compresses. The format is specified in formats/tct-binary.md.
+ *
+ * Size comes from the layout as much as from the compressor: strings
+ * (module paths, symbol names) are stored once and frames refer to them,
+ * call sites refer to frames, a symbol "name+0xOFF" is stored as the name
+ * and the offset, a stack signature that follows from the site's frames
+ * (tc_stack_signature) is not stored, ranklists are ScalaTrace's
+ * multi-dimensional items, a node's ranks and a variant's ranks are left
+ * out when they equal the enclosing ones, peers are relative to the rank,
+ * and times are whole nanoseconds.
+ */
+#include "lib/compat.h"
+#include "formats/tct.h"
+#include "formats/tct_internal.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/merge.h"
+#include "lib/ranklist.h"
+#include "lib/rsd.h"
+#include "lib/strbuf.h"
+#include "lib/varint.h"
+#include "lib/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+static const uint8_t bin_magic[8] = { 0x89, 'T', 'C', 'T', 'B', '\r', '\n', 0x1a };
+#define BIN_VERSION 1
+#define BIN_HEADER_FIXED 10     /* magic, version, codec */
+
+enum bin_codec {
+	CODEC_STORED = 0,
+	CODEC_ZLIB = 1,
+	CODEC_ZSTD = 2,
+};
+#define ZSTD_LEVEL 19
+
+/* node heads */
+#define NODE_LOOP 1u
+#define NODE_RANKS 2u           /* the node's own ranks follow */
+/* variant heads */
+#define VAR_SEQ 1u
+#define VAR_RANKS 2u
+#define VAR_ABSENT 4u
+/* value sequence entry heads (low bits; the rest is reps - 1) */
+#define ENT_CHUNK 1u
+#define ENT_ABSENT 2u
+#define ENT_SHIFT 2
+/* a time statistic */
+#define STAT_SPREAD 1u          /* max > min: mean and deviation follow */
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct bw {
+	struct tc_strbuf *sb;
+	/* strings and frames, interned */
+	char **str;
+	size_t nstr, astr;
+	struct bframe {
+		uint64_t module, offset, symbol, symoff; /* symoff: offset + 1, or 0 */
+	} *fr;
+	size_t nfr, afr;
+};
+
+static void put_u(struct bw *w, uint64_t v)
+{
+	uint8_t b[TC_VARINT_MAX];
+
+	tc_strbuf_add(w->sb, b, (size_t)(tc_varint_put(b, v) - b));
+}
+
+static void put_s(struct bw *w, int64_t v)
+{
+	put_u(w, tc_zigzag(v));
+}
+
+static void put_bytes(struct bw *w, const void *p, size_t n)
+{
+	put_u(w, n);
+	tc_strbuf_add(w->sb, p, n);
+}
+
+static void put_f64(struct bw *w, double d)
+{
+	uint8_t b[8];
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(u >> (8 * i));
+	tc_strbuf_add(w->sb, b, 8);
+}
+
+/* A relative peer: even codes are ranks (zigzag), odd ones the special
+ * values (any, null, ...) below TC_REL_SPECIAL. */
+static uint64_t peer_code(int64_t rel)
+{
+	if (tc_rel_is_rank(rel))
+		return tc_zigzag(rel) << 1;
+	return ((uint64_t)(TC_REL_SPECIAL - rel) << 1) - 1;
+}
+
+static uint64_t req_code(int64_t rel)
+{
+	return rel == TC_RSD_NOREQ ? 0 : tc_zigzag(rel) + 1;
+}
+
+static void put_rl(struct bw *w, const struct tc_ranklist *rl)
+{
+	struct rl_item *it;
+	size_t n = tc_tct_rl_items(rl, &it);
+
+	put_u(w, n);
+	for (size_t i = 0; i < n; i++) {
+		bool stride = it[i].len > 1 && it[i].stride != 1;
+		put_s(w, it[i].start);
+		put_u(w, it[i].len);
+		put_u(w, (uint64_t)it[i].ndim << 1 | stride);
+		if (stride)
+			put_s(w, it[i].stride);
+		for (uint32_t k = 0; k < it[i].ndim; k++) {
+			put_u(w, it[i].n[k]);
+			put_s(w, it[i].d[k]);
+		}
+	}
+	free(it);
+}
+
+static bool rl_equal(const struct tc_ranklist *a, const struct tc_ranklist *b)
+{
+	if (a->count != b->count || a->nruns != b->nruns)
+		return false;
+	for (size_t i = 0; i < a->nruns; i++)
+		if (a->runs[i].start != b->runs[i].start || a->runs[i].len != b->runs[i].len ||
+		    (a->runs[i].len > 1 && a->runs[i].stride != b->runs[i].stride))
+			return false;
+	return true;
+}
+
+static void put_word(struct bw *w, enum tc_gparam_kind kind, int64_t x)
+{
+	switch (kind) {
+	case TC_GPK_PEER:
+		put_u(w, peer_code(x));
+		break;
+	case TC_GPK_REQ:
+		put_u(w, req_code(x));
+		break;
+	case TC_GPK_UINT:
+	case TC_GPK_DTYPE:
+	case TC_GPK_REDOP:
+		put_u(w, (uint64_t)x);
+		break;
+	default:
+		put_s(w, x);
+	}
+}
+
+/* A present value (n words). */
+static void put_val(struct bw *w, enum tc_gparam_kind kind, const struct tc_gval *v)
+{
+	const int64_t *x = tc_gval_words(v);
+
+	if (kind == TC_GPK_COMPL) {
+		put_u(w, v->n / 4);
+		for (uint32_t i = 0; i + 3 < v->n; i += 4) {
+			put_u(w, req_code(x[i]));
+			put_u(w, peer_code(x[i + 1]));
+			put_s(w, x[i + 2]);
+			put_u(w, (uint64_t)x[i + 3]);
+		}
+	} else if (kind == TC_GPK_UARRAY) {
+		put_u(w, v->n);
+		for (uint32_t i = 0; i < v->n; i++)
+			put_u(w, (uint64_t)x[i]);
+	} else {
+		put_word(w, kind, x[0]);
+	}
+}
+
+static void put_seq(struct bw *w, enum tc_gparam_kind kind, const struct tc_gseq *s)
+{
+	put_u(w, s->n);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct tc_gseq_ent *e = &s->e[i];
+		uint64_t head = (e->reps - 1) << ENT_SHIFT;
+		if (e->chunk) {
+			put_u(w, head | ENT_CHUNK);
+			put_seq(w, kind, e->chunk);
+		} else if (e->val.n == TC_GVAL_ABSENT) {
+			put_u(w, head | ENT_ABSENT);
+		} else {
+			put_u(w, head);
+			put_val(w, kind, &e->val);
+		}
+	}
+}
+
+static void put_hist(struct bw *w, const struct tc_hist *h)
+{
+	put_rl(w, &h->ranks);
+	put_u(w, h->n);
+	put_s(w, h->min);
+	put_s(w, h->max);
+	put_s(w, h->min_rank);
+	put_s(w, h->max_rank);
+	put_u(w, h->nbins);
+	for (uint32_t k = 0; k < h->nbins; k++) {
+		const struct tc_hbin *b = &h->bins[k];
+		put_s(w, b->lo);
+		put_u(w, (uint64_t)(b->hi - b->lo));
+		put_u(w, b->n);
+		put_f64(w, b->mean);
+		put_f64(w, b->m2);
+	}
+}
+
+static void put_param(struct bw *w, enum tc_gparam_kind kind, const struct tc_gparam *gp,
+		      const struct tc_ranklist *node_ranks)
+{
+	put_u(w, (uint64_t)gp->nvar << 1 | (gp->hist != NULL));
+	for (uint32_t i = 0; i < gp->nvar; i++) {
+		const struct tc_gvar *v = &gp->var[i];
+		bool ranks = !rl_equal(&v->ranks, node_ranks);
+		unsigned head = (v->seq ? VAR_SEQ : 0) | (ranks ? VAR_RANKS : 0) |
+				(!v->seq && v->val.n == TC_GVAL_ABSENT ? VAR_ABSENT : 0);
+		put_u(w, head);
+		if (ranks)
+			put_rl(w, &v->ranks);
+		if (v->seq)
+			put_seq(w, kind, v->seq);
+		else if (!(head & VAR_ABSENT))
+			put_val(w, kind, &v->val);
+	}
+	if (gp->hist)
+		put_hist(w, gp->hist);
+}
+
+/* Whole nanoseconds; the count is the event's (or the time entry's). */
+static uint64_t round_ns(double x)
+{
+	return x <= 0 || !isfinite(x) ? 0 : (uint64_t)llround(x);
+}
+
+static void put_stat(struct bw *w, const struct tc_rsd_stat *s)
+{
+	bool spread = s->n > 1 && s->max > s->min;
+
+	put_s(w, s->min);
+	put_u(w, (uint64_t)(s->max - s->min) << 1 | spread);
+	if (spread) {
+		put_u(w, round_ns(s->mean - (double)s->min));
+		put_u(w, round_ns(tc_rsd_stat_stddev(s)));
+	}
+}
+
+static void put_times(struct bw *w, const struct tc_gtrace *g, const struct tc_gnode *nd)
+{
+	if (g->timing == TC_GTIMING_NONE)
+		return;
+	if (g->timing == TC_GTIMING_RANK) {
+		/* one entry is the node's own statistics */
+		put_u(w, nd->ntimes > 1 ? nd->ntimes : 0);
+		for (uint32_t i = 0; nd->ntimes > 1 && i < nd->ntimes; i++) {
+			put_rl(w, &nd->times[i].ranks);
+			put_u(w, nd->times[i].comp.n);
+			put_stat(w, &nd->times[i].comp);
+			put_stat(w, &nd->times[i].comm);
+		}
+		if (nd->ntimes > 1)
+			return;
+	}
+	put_stat(w, &nd->comp);
+	put_stat(w, &nd->comm);
+}
+
+static uint64_t site_index(const struct tc_gtrace *g, uint64_t sig)
+{
+	ptrdiff_t i = tc_gtrace_site(g, sig);
+	return i < 0 ? 0 : (uint64_t)i;
+}
+
+static void put_node(struct bw *w, const struct tc_gtrace *g, const struct tc_gnode *nd,
+		     const struct tc_ranklist *parent)
+{
+	bool ranks = !rl_equal(&nd->ranks, parent);
+
+	put_u(w, (nd->nbody ? NODE_LOOP : 0) | (ranks ? NODE_RANKS : 0));
+	if (ranks)
+		put_rl(w, &nd->ranks);
+	if (nd->nbody) {
+		put_param(w, TC_GPK_UINT, &nd->iters, &nd->ranks);
+		put_u(w, nd->nbody);
+		for (uint32_t i = 0; i < nd->nbody; i++)
+			put_node(w, g, &nd->body[i], &nd->ranks);
+		return;
+	}
+	{
+		uint64_t mask = 0;
+		put_u(w, nd->op);
+		put_u(w, site_index(g, nd->stack));
+		put_u(w, nd->comp.n);
+		for (unsigned p = 0; p < TC_GP_N; p++)
+			if (nd->p[p].nvar || nd->p[p].hist)
+				mask |= (uint64_t)1 << p;
+		put_u(w, mask);
+		for (unsigned p = 0; p < TC_GP_N; p++)
+			if (mask >> p & 1)
+				put_param(w, tc_gparam_kind(p), &nd->p[p], &nd->ranks);
+		put_times(w, g, nd);
+	}
+}
+
+static uint64_t intern_str(struct bw *w, const char *s)
+{
+	for (size_t i = 0; i < w->nstr; i++)
+		if (!strcmp(w->str[i], s))
+			return i;
+	TC_ALLOC_GROW(w->str, w->nstr + 1, w->astr);
+	w->str[w->nstr] = tc_xstrdup(s);
+	return w->nstr++;
+}
+
+/* "name+0xHEX" as name and offset, when printing them back gives the
+ * same string; otherwise the whole symbol and no offset. */
+static void split_symbol(const char *sym, char **name, uint64_t *symoff)
+{
+	const char *plus = strrchr(sym, '+');
+	char *end;
+	unsigned long long off;
+	char back[24];
+
+	*symoff = 0;
+	if (plus && plus[1] == '0' && plus[2] == 'x' && plus[3]) {
+		off = strtoull(plus + 3, &end, 16);
+		snprintf(back, sizeof(back), "0x%llx", off);
+		if (!*end && !strcmp(back, plus + 1) && off < UINT64_MAX) {
+			*name = tc_xstrndup(sym, (size_t)(plus - sym));
+			*symoff = off + 1;
+			return;
+		}
+	}
+	*name = tc_xstrdup(sym);
+}
+
+static uint64_t intern_frame(struct bw *w, const struct tc_gframe *f)
+{
+	struct bframe b;
+	char *name;
+
+	b.module = intern_str(w, f->module ? f->module : "");
+	b.offset = f->offset;
+	split_symbol(f->symbol ? f->symbol : "", &name, &b.symoff);
+	b.symbol = intern_str(w, name);
+	free(name);
+	for (size_t i = 0; i < w->nfr; i++)
+		if (!memcmp(&w->fr[i], &b, sizeof(b)))
+			return i;
+	TC_ALLOC_GROW(w->fr, w->nfr + 1, w->afr);
+	w->fr[w->nfr] = b;
+	return w->nfr++;
+}
+
+static uint64_t frames_signature(const struct tc_gsite *s)
+{
+	struct tc_frame *fr = tc_xcalloc(s->nframes ? s->nframes : 1, sizeof(*fr));
+	uint64_t sig;
+
+	for (uint32_t k = 0; k < s->nframes; k++) {
+		fr[k].module = s->frames[k].module;
+		fr[k].offset = s->frames[k].offset;
+		fr[k].symbol = s->frames[k].symbol;
+	}
+	sig = tc_stack_signature(fr, s->nframes);
+	free(fr);
+	return sig;
+}
+
+static void put_body(struct bw *w, const struct tc_gtrace *g)
+{
+	struct tc_strbuf sites = TC_STRBUF_INIT, *main_sb = w->sb;
+
+	put_u(w, (uint64_t)g->world_size);
+	put_rl(w, &g->ranks);
+	put_bytes(w, g->mode, strlen(g->mode));
+	put_bytes(w, g->variant, strlen(g->variant));
+	put_u(w, g->timing);
+	put_u(w, (uint64_t)llround(g->precision * 1000));
+	put_u(w, g->bins);
+	put_u(w, g->leads);
+	put_u(w, g->events);
+
+	/* sites first into their own buffer: they intern the strings and
+	 * frames, which the body lists before them */
+	w->sb = &sites;
+	put_u(w, g->nsites);
+	for (size_t i = 0; i < g->nsites; i++) {
+		const struct tc_gsite *s = &g->sites[i];
+		bool derived = s->nframes && frames_signature(s) == s->sig;
+		put_u(w, (uint64_t)s->nframes << 1 | !derived);
+		if (!derived) {
+			uint8_t b[8];
+			for (int k = 0; k < 8; k++)
+				b[k] = (uint8_t)(s->sig >> (8 * k));
+			tc_strbuf_add(w->sb, b, 8);
+		}
+		for (uint32_t k = 0; k < s->nframes; k++)
+			put_u(w, intern_frame(w, &s->frames[k]));
+	}
+	w->sb = main_sb;
+	put_u(w, w->nstr);
+	for (size_t i = 0; i < w->nstr; i++)
+		put_bytes(w, w->str[i], strlen(w->str[i]));
+	put_u(w, w->nfr);
+	for (size_t i = 0; i < w->nfr; i++) {
+		put_u(w, w->fr[i].module);
+		put_u(w, w->fr[i].offset);
+		put_u(w, w->fr[i].symbol);
+		put_u(w, w->fr[i].symoff);
+	}
+	tc_strbuf_add(w->sb, sites.buf ? sites.buf : "", sites.len);
+	tc_strbuf_release(&sites);
+
+	put_u(w, g->n);
+	for (size_t i = 0; i < g->n; i++)
+		put_node(w, g, &g->seq[i], &g->ranks);
+}
+
+static void put_le32(struct tc_strbuf *sb, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+
+	tc_strbuf_add(sb, b, 4);
+}
+
+void tc_tct_bin_format(const struct tc_gtrace *g, struct tc_strbuf *out)
+{
+	struct tc_strbuf body = TC_STRBUF_INIT;
+	struct bw w;
+	uint8_t v[TC_VARINT_MAX];
+	size_t cap, n, codec_at;
+	uLong crc;
+
+	memset(&w, 0, sizeof(w));
+	w.sb = &body;
+	put_body(&w, g);
+	for (size_t i = 0; i < w.nstr; i++)
+		free(w.str[i]);
+	free(w.str);
+	free(w.fr);
+
+	tc_strbuf_add(out, bin_magic, sizeof(bin_magic));
+	tc_strbuf_addch(out, BIN_VERSION);
+	codec_at = out->len;
+	tc_strbuf_addch(out, CODEC_ZSTD);
+	tc_strbuf_add(out, v, (size_t)(tc_varint_put(v, body.len) - v));
+	crc = crc32(0L, Z_NULL, 0);
+	for (size_t off = 0; off < body.len;) {
+		size_t k = body.len - off > (1u << 30) ? (1u << 30) : body.len - off;
+		crc = crc32(crc, (const Bytef *)body.buf + off, (uInt)k);
+		off += k;
+	}
+	put_le32(out, (uint32_t)crc);
+	cap = ZSTD_compressBound(body.len);
+	tc_strbuf_grow(out, cap);
+	n = ZSTD_compress(out->buf + out->len, cap, body.buf ? body.buf : "", body.len, ZSTD_LEVEL);
+	if (ZSTD_isError(n) || n >= body.len) {
+		/* stored is never larger than the body */
+		out->buf[codec_at] = CODEC_STORED;
+		tc_strbuf_add(out, body.buf ? body.buf : "", body.len);
+	} else {
+		out->len += n;
+		out->buf[out->len] = '\0';
+	}
+	tc_strbuf_release(&body);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+#define MAX_BODY ((uint64_t)1 << 31)
+#define MAX_STRING ((uint64_t)1 << 20)
+
+struct br {
+	const uint8_t *p, *start, *end;
+	const char *name;
+	uint64_t base;          /* offset of the body in the decompressed stream */
+	struct tc_error *err;
+	struct tc_gtrace *g;
+	char **str;
+	uint64_t nstr;
+	struct tc_gframe *fr;
+	uint64_t nfr;
+};
+
+static int fail(struct br *r, const char *msg)
+{
+	return tc_error_set(r->err, TC_ERR_FORMAT, r->name, -1, "body byte %td: %s",
+			    r->p - r->start, msg);
+}
+
+static bool get_u(struct br *r, uint64_t *v)
+{
+	const uint8_t *q = tc_varint_get(r->p, r->end, v);
+
+	if (!q)
+		return false;
+	r->p = q;
+	return true;
+}
+
+static bool get_s(struct br *r, int64_t *v)
+{
+	uint64_t u;
+
+	if (!get_u(r, &u))
+		return false;
+	*v = tc_unzigzag(u);
+	return true;
+}
+
+/* A count of things each at least min_bytes long: at most what is left. */
+static bool get_count(struct br *r, uint64_t *n, uint64_t cap, uint64_t min_bytes)
+{
+	return get_u(r, n) && *n <= cap && *n <= (uint64_t)(r->end - r->p) / min_bytes;
+}
+
+static bool get_f64(struct br *r, double *d)
+{
+	uint64_t u = 0;
+
+	if (r->end - r->p < 8)
+		return false;
+	for (int i = 0; i < 8; i++)
+		u |= (uint64_t)r->p[i] << (8 * i);
+	r->p += 8;
+	memcpy(d, &u, sizeof(*d));
+	return isfinite(*d);
+}
+
+static bool peer_decode(uint64_t c, int64_t *rel)
+{
+	if (!(c & 1)) {
+		*rel = tc_unzigzag(c >> 1);
+		return tc_rel_is_rank(*rel);
+	}
+	c = (c + 1) >> 1;
+	if (c > (uint64_t)INT32_MAX + 1)
+		return false;
+	*rel = TC_REL_SPECIAL - (int64_t)c;
+	return true;
+}
+
+static bool req_decode(uint64_t c, int64_t *rel)
+{
+	*rel = c ? tc_unzigzag(c - 1) : TC_RSD_NOREQ;
+	return true;
+}
+
+static int get_rl(struct br *r, struct tc_ranklist *rl)
+{
+	struct rl_build b = { NULL, 0, 0, r->g->world_size };
+	uint64_t n;
+	const char *msg = NULL;
+
+	if (!get_count(r, &n, MAX_WORLD, 3))
+		return fail(r, "bad ranklist");
+	for (uint64_t i = 0; i < n && !msg; i++) {
+		struct rl_item it;
+		uint64_t dims;
+		memset(&it, 0, sizeof(it));
+		it.stride = 1;
+		if (!get_s(r, &it.start) || !get_u(r, &it.len) || !get_u(r, &dims) ||
+		    (dims >> 1) > RL_DIMS || ((dims & 1) && !get_s(r, &it.stride))) {
+			free(b.v);
+			return fail(r, "bad ranklist item");
+		}
+		it.ndim = (uint32_t)(dims >> 1);
+		for (uint32_t k = 0; k < it.ndim; k++)
+			if (!get_u(r, &it.n[k]) || !get_s(r, &it.d[k])) {
+				free(b.v);
+				return fail(r, "bad ranklist item");
+			}
+		msg = tc_tct_rl_build_add(&b, &it);
+	}
+	if (msg || (msg = tc_tct_rl_build_finish(&b, rl))) {
+		free(b.v);
+		return fail(r, msg);
+	}
+	return 0;
+}
+
+static int get_word(struct br *r, enum tc_gparam_kind kind, int64_t *x)
+{
+	uint64_t u;
+
+	switch (kind) {
+	case TC_GPK_PEER:
+		if (!get_u(r, &u) || !peer_decode(u, x))
+			return fail(r, "bad peer");
+		return 0;
+	case TC_GPK_REQ:
+		if (!get_u(r, &u) || !req_decode(u, x))
+			return fail(r, "bad request");
+		return 0;
+	case TC_GPK_UINT:
+	case TC_GPK_DTYPE:
+	case TC_GPK_REDOP:
+		if (!get_u(r, &u))
+			return fail(r, "bad value");
+		*x = (int64_t)u;
+		return 0;
+	default:
+		if (!get_s(r, x))
+			return fail(r, "bad value");
+		return 0;
+	}
+}
+
+static int get_val(struct br *r, unsigned p, enum tc_gparam_kind kind, struct tc_gval *out)
+{
+	const char *msg;
+	int64_t *w = NULL;
+	uint64_t n;
+
+	out->n = TC_GVAL_ABSENT;
+	if (kind == TC_GPK_COMPL || kind == TC_GPK_UARRAY) {
+		size_t per = kind == TC_GPK_COMPL ? 4 : 1;
+		if (!get_count(r, &n, MAX_WORDS / per, per))
+			return fail(r, "bad array length");
+		w = tc_xcalloc(n ? n * per : 1, sizeof(*w));
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t u;
+			if (kind == TC_GPK_UARRAY) {
+				if (!get_u(r, &u))
+					goto bad;
+				w[i] = (int64_t)u;
+				continue;
+			}
+			if (!get_u(r, &u) || !req_decode(u, &w[4 * i]) || !get_u(r, &u) ||
+			    !peer_decode(u, &w[4 * i + 1]) || !get_s(r, &w[4 * i + 2]) || !get_u(r, &u))
+				goto bad;
+			w[4 * i + 3] = (int64_t)u;
+		}
+		tc_gval_set(out, (uint32_t)(n * per), w);
+		free(w);
+	} else {
+		int64_t x;
+		if (get_word(r, kind, &x))
+			return TC_ERR_FORMAT;
+		tc_gval_set(out, 1, &x);
+	}
+	if ((msg = tc_tct_val_check(p, out))) {
+		tc_gval_release(out);
+		return fail(r, msg);
+	}
+	return 0;
+bad:
+	free(w);
+	return fail(r, "bad array value");
+}
+
+static int get_seq(struct br *r, unsigned p, enum tc_gparam_kind kind, struct tc_gseq *s,
+		   int depth)
+{
+	uint64_t n;
+
+	if (depth > MAX_SEQ_DEPTH)
+		return fail(r, "value sequence nested too deeply");
+	if (!get_count(r, &n, UINT32_MAX, 1) || !n)
+		return fail(r, "bad value sequence");
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t head, reps;
+		if (!get_u(r, &head))
+			return fail(r, "bad value sequence entry");
+		reps = (head >> ENT_SHIFT) + 1;
+		if (head & ENT_CHUNK) {
+			struct tc_gseq *c = tc_gseq_new();
+			if (get_seq(r, p, kind, c, depth + 1)) {
+				tc_gseq_free(c);
+				return TC_ERR_FORMAT;
+			}
+			if (!tc_tct_occ_add_ok(s->len, c->len, reps)) {
+				tc_gseq_free(c);
+				return fail(r, "value sequence too long");
+			}
+			tc_gseq_add_chunk(s, c, reps);
+		} else {
+			struct tc_gval v;
+			v.n = TC_GVAL_ABSENT;
+			if (!(head & ENT_ABSENT) && get_val(r, p, kind, &v))
+				return TC_ERR_FORMAT;
+			if (!tc_tct_occ_add_ok(s->len, 1, reps)) {
+				tc_gval_release(&v);
+				return fail(r, "value sequence too long");
+			}
+			tc_gseq_add_val(s, &v, reps);
+			tc_gval_release(&v);
+		}
+	}
+	return 0;
+}
+
+static int get_hist(struct br *r, const struct tc_ranklist *node_ranks, struct tc_hist **out)
+{
+	struct tc_hist *h = tc_xcalloc(1, sizeof(*h));
+	const char *msg;
+	uint64_t nb, hl;
+	int64_t mr, xr;
+
+	*out = h;
+	if (get_rl(r, &h->ranks))
+		return TC_ERR_FORMAT;
+	if (!get_u(r, &h->n) || !get_s(r, &h->min) || !get_s(r, &h->max) || !get_s(r, &mr) ||
+	    !get_s(r, &xr) || mr < 0 || mr >= r->g->world_size || xr < 0 ||
+	    xr >= r->g->world_size || !get_count(r, &nb, TC_HIST_BINS_MAX, 19))
+		return fail(r, "bad histogram");
+	h->min_rank = (int32_t)mr;
+	h->max_rank = (int32_t)xr;
+	h->bins = tc_xcalloc(nb ? nb : 1, sizeof(*h->bins));
+	for (uint64_t k = 0; k < nb; k++) {
+		struct tc_hbin *b = &h->bins[k];
+		if (!get_s(r, &b->lo) || !get_u(r, &hl) || hl > (uint64_t)INT64_MAX - (uint64_t)b->lo ||
+		    !get_u(r, &b->n) || !get_f64(r, &b->mean) || !get_f64(r, &b->m2))
+			return fail(r, "bad histogram bin");
+		b->hi = (int64_t)((uint64_t)b->lo + hl);
+		h->nbins++;
+	}
+	if ((msg = tc_tct_hist_check(h)))
+		return fail(r, msg);
+	if (!tc_tct_rl_within(&h->ranks, node_ranks))
+		return fail(r, "histogram ranks outside the node's ranks");
+	return 0;
+}
+
+static int get_param(struct br *r, unsigned p, struct tc_gparam *gp,
+		     const struct tc_ranklist *node_ranks)
+{
+	enum tc_gparam_kind kind = p == TC_GP_N ? TC_GPK_UINT : tc_gparam_kind(p);
+	uint64_t head, nvar;
+
+	if (!get_u(r, &head) || !(nvar = head >> 1, nvar <= (uint64_t)(r->end - r->p)) ||
+	    nvar > MAX_WORLD || (!nvar && !(head & 1)))
+		return fail(r, "bad parameter");
+	gp->var = tc_xcalloc(nvar ? nvar : 1, sizeof(*gp->var));
+	for (uint64_t i = 0; i < nvar; i++) {
+		struct tc_gvar *v = &gp->var[gp->nvar++];
+		uint64_t vh;
+		v->val.n = TC_GVAL_ABSENT;
+		if (!get_u(r, &vh) || vh > (VAR_SEQ | VAR_RANKS | VAR_ABSENT) ||
+		    ((vh & VAR_SEQ) && (vh & VAR_ABSENT)))
+			return fail(r, "bad parameter variant");
+		if (vh & VAR_RANKS) {
+			if (get_rl(r, &v->ranks))
+				return TC_ERR_FORMAT;
+			if (!v->ranks.count || !tc_tct_rl_within(&v->ranks, node_ranks))
+				return fail(r, "variant ranks outside the node's ranks");
+		} else {
+			tc_granks_copy(&v->ranks, node_ranks);
+		}
+		if (vh & VAR_SEQ) {
+			v->seq = tc_gseq_new();
+			if (get_seq(r, p, kind, v->seq, 0))
+				return TC_ERR_FORMAT;
+		} else if (!(vh & VAR_ABSENT)) {
+			if (get_val(r, p, kind, &v->val))
+				return TC_ERR_FORMAT;
+		} else if (p == TC_GP_N) {
+			return fail(r, "loop count missing");
+		}
+	}
+	if ((head & 1) && get_hist(r, node_ranks, &gp->hist))
+		return TC_ERR_FORMAT;
+	return 0;
+}
+
+/* A statistic of n occurrences. */
+static int get_stat(struct br *r, struct tc_rsd_stat *s, uint64_t n)
+{
+	uint64_t span, mean, sd;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	if (!get_s(r, &s->min) || !get_u(r, &span) ||
+	    (span >> 1) > (uint64_t)INT64_MAX - (uint64_t)(s->min > 0 ? s->min : 0))
+		return fail(r, "bad time statistic");
+	s->max = (int64_t)((uint64_t)s->min + (span >> 1));
+	s->mean = (double)s->min;
+	if (span & 1) {
+		if (!get_u(r, &mean) || !get_u(r, &sd) || n < 2 || mean > (uint64_t)(s->max - s->min))
+			return fail(r, "bad time statistic");
+		s->mean = (double)s->min + (double)mean;
+		s->m2 = (double)sd * (double)sd * (double)n;
+	}
+	return 0;
+}
+
+static int get_times(struct br *r, struct tc_gnode *nd, uint64_t n)
+{
+	const char *msg;
+	uint64_t nt;
+
+	if (r->g->timing == TC_GTIMING_NONE) {
+		nd->comp.n = nd->comm.n = n;
+		return 0;
+	}
+	if (r->g->timing == TC_GTIMING_RANK) {
+		if (!get_count(r, &nt, MAX_WORLD, 4) || nt == 1)
+			return fail(r, "bad time entries");
+		if (nt) {
+			nd->times = tc_xcalloc(nt, sizeof(*nd->times));
+			for (uint64_t i = 0; i < nt; i++) {
+				struct tc_gtime *t = &nd->times[nd->ntimes++];
+				uint64_t tn;
+				tc_ranklist_init(&t->ranks);
+				if (get_rl(r, &t->ranks))
+					return TC_ERR_FORMAT;
+				if (!get_u(r, &tn))
+					return fail(r, "bad time entry");
+				if (get_stat(r, &t->comp, tn) || get_stat(r, &t->comm, tn))
+					return TC_ERR_FORMAT;
+			}
+			if ((msg = tc_tct_times_check(nd, n)))
+				return fail(r, msg);
+			return 0;
+		}
+	}
+	if (get_stat(r, &nd->comp, n) || get_stat(r, &nd->comm, n))
+		return TC_ERR_FORMAT;
+	return 0;
+}
+
+static int get_nodes(struct br *r, const struct tc_ranklist *parent, unsigned depth,
+		     struct tc_gnode **out, uint32_t *nout);
+
+static int get_node(struct br *r, struct tc_gnode *nd, const struct tc_ranklist *parent,
+		    unsigned depth)
+{
+	uint64_t head, op, site, n, mask;
+
+	if (!get_u(r, &head) || head > (NODE_LOOP | NODE_RANKS))
+		return fail(r, "bad node");
+	if (head & NODE_RANKS) {
+		if (get_rl(r, &nd->ranks))
+			return TC_ERR_FORMAT;
+		if (!nd->ranks.count)
+			return fail(r, "node without ranks");
+		if (!tc_tct_rl_within(&nd->ranks, parent))
+			return fail(r, "node ranks outside the enclosing ranks");
+	} else {
+		tc_granks_copy(&nd->ranks, parent);
+	}
+	if (head & NODE_LOOP) {
+		if (depth + 1 >= MAX_DEPTH)
+			return fail(r, "loops nested too deeply");
+		if (get_param(r, TC_GP_N, &nd->iters, &nd->ranks))
+			return TC_ERR_FORMAT;
+		if (get_nodes(r, &nd->ranks, depth + 1, &nd->body, &nd->nbody))
+			return TC_ERR_FORMAT;
+		if (!nd->nbody)
+			return fail(r, "empty loop body");
+		return 0;
+	}
+	nd->p = tc_xcalloc(TC_GP_N, sizeof(*nd->p));
+	if (!get_u(r, &op) || op > UINT32_MAX || !get_u(r, &site) || !get_u(r, &n) ||
+	    !get_u(r, &mask) || mask >> TC_GP_N)
+		return fail(r, "bad event");
+	if (site >= r->g->nsites)
+		return fail(r, "event: site not in the site table");
+	nd->op = (uint32_t)op;
+	nd->stack = r->g->sites[site].sig;
+	for (unsigned p = 0; p < TC_GP_N; p++)
+		if ((mask >> p & 1) && get_param(r, p, &nd->p[p], &nd->ranks))
+			return TC_ERR_FORMAT;
+	return get_times(r, nd, n);
+}
+
+static int get_nodes(struct br *r, const struct tc_ranklist *parent, unsigned depth,
+		     struct tc_gnode **out, uint32_t *nout)
+{
+	uint64_t n;
+
+	*out = NULL;
+	*nout = 0;
+	if (!get_count(r, &n, UINT32_MAX, 5))
+		return fail(r, "bad node count");
+	*out = tc_xcalloc(n ? n : 1, sizeof(**out));
+	for (uint64_t i = 0; i < n; i++) {
+		(*nout)++;
+		if (get_node(r, &(*out)[i], parent, depth))
+			return TC_ERR_FORMAT;
+	}
+	return 0;
+}
+
+static int get_str(struct br *r, char **out)
+{
+	uint64_t n;
+
+	if (!get_count(r, &n, MAX_STRING, 1))
+		return fail(r, "bad string");
+	if (memchr(r->p, '\0', n))
+		return fail(r, "string with a NUL byte");
+	*out = tc_xstrndup((const char *)r->p, n);
+	r->p += n;
+	return 0;
+}
+
+static int get_header(struct br *r)
+{
+	struct tc_gtrace *g = r->g;
+	uint64_t u;
+	char *s;
+
+	if (!get_u(r, &u) || !u || u > MAX_WORLD)
+		return fail(r, "bad world size");
+	g->world_size = (int32_t)u;
+	if (get_rl(r, &g->ranks))
+		return TC_ERR_FORMAT;
+	if (!g->ranks.count)
+		return fail(r, "the trace covers no rank");
+	if (get_str(r, &s))
+		return TC_ERR_FORMAT;
+	snprintf(g->mode, sizeof(g->mode), "%s", s);
+	free(s);
+	if (get_str(r, &s))
+		return TC_ERR_FORMAT;
+	snprintf(g->variant, sizeof(g->variant), "%s", s);
+	free(s);
+	if (!get_u(r, &u) || !tc_gtiming_name((unsigned)u) || u > 2)
+		return fail(r, "bad timing");
+	g->timing = (enum tc_gtiming)u;
+	if (!get_u(r, &u) || u > 100000)
+		return fail(r, "bad precision");
+	g->precision = (double)u / 1000;
+	if (!get_u(r, &u) || !u || u > TC_HIST_BINS_MAX)
+		return fail(r, "bad bin count");
+	g->bins = (uint32_t)u;
+	if (!get_u(r, &u) || u > UINT32_MAX)
+		return fail(r, "bad lead count");
+	g->leads = (uint32_t)u;
+	if (!get_u(r, &g->events))
+		return fail(r, "bad event count");
+	return 0;
+}
+
+static int get_sites(struct br *r)
+{
+	struct tc_gtrace *g = r->g;
+	struct tc_gframe *tmp = NULL;
+	struct tc_frame *sf = NULL;
+	uint64_t n, prev = 0;
+	int rc = TC_ERR_FORMAT;
+
+	if (!get_count(r, &r->nstr, MAX_SITES, 1))
+		return fail(r, "bad string table");
+	r->str = tc_xcalloc(r->nstr ? r->nstr : 1, sizeof(*r->str));
+	for (uint64_t i = 0; i < r->nstr; i++)
+		if (get_str(r, &r->str[i]))
+			return TC_ERR_FORMAT;
+	if (!get_count(r, &r->nfr, MAX_SITES, 4))
+		return fail(r, "bad frame table");
+	r->fr = tc_xcalloc(r->nfr ? r->nfr : 1, sizeof(*r->fr));
+	for (uint64_t i = 0; i < r->nfr; i++) {
+		uint64_t m, sy, so;
+		struct tc_strbuf sb = TC_STRBUF_INIT;
+		if (!get_u(r, &m) || m >= r->nstr || !get_u(r, &r->fr[i].offset) || !get_u(r, &sy) ||
+		    sy >= r->nstr || !get_u(r, &so))
+			return fail(r, "bad frame");
+		r->fr[i].module = r->str[m];
+		tc_strbuf_addstr(&sb, r->str[sy]);
+		if (so)
+			tc_strbuf_addf(&sb, "+0x%" PRIx64, so - 1);
+		r->fr[i].symbol = tc_strbuf_detach(&sb, NULL);
+	}
+	if (!get_count(r, &n, MAX_SITES, 1))
+		return fail(r, "bad site table");
+	tmp = tc_xcalloc(MAX_FRAMES, sizeof(*tmp));
+	sf = tc_xcalloc(MAX_FRAMES, sizeof(*sf));
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t head, nf, sig = 0, f;
+		if (!get_u(r, &head) || (nf = head >> 1) > MAX_FRAMES || (!nf && !(head & 1))) {
+			fail(r, "bad site");
+			goto out;
+		}
+		if (head & 1) {
+			if (r->end - r->p < 8) {
+				fail(r, "bad site signature");
+				goto out;
+			}
+			for (int k = 0; k < 8; k++)
+				sig |= (uint64_t)r->p[k] << (8 * k);
+			r->p += 8;
+		}
+		for (uint64_t k = 0; k < nf; k++) {
+			if (!get_u(r, &f) || f >= r->nfr) {
+				fail(r, "bad site frame");
+				goto out;
+			}
+			tmp[k] = r->fr[f];
+			sf[k].module = tmp[k].module;
+			sf[k].offset = tmp[k].offset;
+			sf[k].symbol = tmp[k].symbol;
+		}
+		if (!(head & 1))
+			sig = tc_stack_signature(sf, (uint32_t)nf);
+		if (i && sig <= prev) {
+			fail(r, "sites must be sorted by signature");
+			goto out;
+		}
+		prev = sig;
+		tc_gtrace_set_site(g, sig, tmp, (uint32_t)nf);
+	}
+	rc = 0;
+out:
+	free(tmp);
+	free(sf);
+	return rc;
+}
+
+static void br_release(struct br *r)
+{
+	for (uint64_t i = 0; i < r->nstr; i++)
+		free(r->str[i]);
+	free(r->str);
+	for (uint64_t i = 0; i < r->nfr; i++)
+		free(r->fr[i].symbol);
+	free(r->fr);
+}
+
+bool tc_tct_bin_probe(const void *buf, size_t len)
+{
+	return len >= sizeof(bin_magic) && !memcmp(buf, bin_magic, sizeof(bin_magic));
+}
+
+/* Decompress into out (body_len bytes expected); 0 or a message. */
+static const char *decompress(unsigned codec, const uint8_t *in, size_t n, uint64_t body_len,
+			      uint8_t **out)
+{
+	uint8_t *buf = tc_xmalloc(body_len ? body_len : 1);
+	const char *msg = NULL;
+
+	*out = buf;
+	if (codec == CODEC_STORED) {
+		if (n != body_len)
+			return "stored body length mismatch (truncated?)";
+		memcpy(buf, in, n);
+	} else if (codec == CODEC_ZSTD) {
+		ZSTD_DCtx *d = ZSTD_createDCtx();
+		ZSTD_inBuffer ib = { in, n, 0 };
+		ZSTD_outBuffer ob = { buf, body_len, 0 };
+		size_t rc;
+		if (!d)
+			return "out of memory";
+		do {
+			rc = ZSTD_decompressStream(d, &ob, &ib);
+		} while (!ZSTD_isError(rc) && rc && ib.pos < ib.size && ob.pos < ob.size);
+		if (ZSTD_isError(rc))
+			msg = "corrupt compressed body";
+		else if (rc || ob.pos != body_len)
+			msg = "truncated compressed body";
+		else if (ib.pos != ib.size)
+			msg = "data after the compressed body";
+		ZSTD_freeDCtx(d);
+	} else if (codec == CODEC_ZLIB) {
+		z_stream z;
+		int rc;
+		memset(&z, 0, sizeof(z));
+		if (inflateInit(&z) != Z_OK)
+			return "out of memory";
+		z.next_in = (Bytef *)in;
+		z.avail_in = (uInt)n;
+		z.next_out = buf;
+		z.avail_out = (uInt)body_len;
+		rc = inflate(&z, Z_FINISH);
+		if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR)
+			msg = "corrupt compressed body";
+		else if (rc != Z_STREAM_END || z.total_out != body_len)
+			msg = "truncated compressed body";
+		else if (z.avail_in)
+			msg = "data after the compressed body";
+		inflateEnd(&z);
+	} else {
+		msg = "unknown compression";
+	}
+	return msg;
+}
+
+int tc_tct_bin_parse(const void *buf, size_t len, const char *name, struct tc_gtrace *g,
+		     struct tc_error *err)
+{
+	const uint8_t *p = buf, *end = p + len, *q;
+	uint8_t *body = NULL;
+	uint64_t body_len;
+	uint32_t crc;
+	const char *msg;
+	struct br r;
+	int rc = TC_ERR_FORMAT;
+
+	if (len < BIN_HEADER_FIXED + 5)
+		return tc_error_set(err, TC_ERR_FORMAT, name, (int64_t)len, "truncated header");
+	if (p[8] != BIN_VERSION)
+		return tc_error_set(err, TC_ERR_VERSION, name, 8,
+				    "binary global trace version %u is not supported (this reader: %u)",
+				    p[8], BIN_VERSION);
+	q = tc_varint_get(p + BIN_HEADER_FIXED, end, &body_len);
+	if (!q || body_len > MAX_BODY)
+		return tc_error_set(err, TC_ERR_FORMAT, name, BIN_HEADER_FIXED, "bad body length");
+	if (end - q < 4)
+		return tc_error_set(err, TC_ERR_FORMAT, name, (int64_t)len, "truncated header");
+	crc = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+	q += 4;
+	/* a compressor cannot expand beyond this: refuse absurd lengths
+	 * before allocating them (zstd's best ratio is far below 1:2^16) */
+	if (p[9] != CODEC_STORED && body_len / 65536 > (uint64_t)(end - q))
+		return tc_error_set(err, TC_ERR_FORMAT, name, BIN_HEADER_FIXED,
+				    "body length out of proportion to the file");
+	if ((msg = decompress(p[9], q, (size_t)(end - q), body_len, &body))) {
+		free(body);
+		return tc_error_set(err, TC_ERR_FORMAT, name, (int64_t)(q - p), "%s", msg);
+	}
+	{
+		uLong c = crc32(0L, Z_NULL, 0);
+		for (uint64_t off = 0; off < body_len;) {
+			uint64_t k = body_len - off > (1u << 30) ? (1u << 30) : body_len - off;
+			c = crc32(c, body + off, (uInt)k);
+			off += k;
+		}
+		if ((uint32_t)c != crc) {
+			free(body);
+			return tc_error_set(err, TC_ERR_FORMAT, name, (int64_t)(q - p),
+					    "checksum mismatch: the trace is damaged");
+		}
+	}
+	memset(&r, 0, sizeof(r));
+	r.p = r.start = body;
+	r.end = body + body_len;
+	r.name = name;
+	r.err = err;
+	r.g = g;
+	if (get_header(&r) || get_sites(&r))
+		goto out;
+	{
+		uint32_t n = 0;
+		int e = get_nodes(&r, &g->ranks, 0, &g->seq, &n);
+		/* a partly read tree is released with g */
+		g->n = g->alloc = n;
+		if (e)
+			goto out;
+	}
+	if (r.p != r.end) {
+		fail(&r, "unexpected bytes after the trace");
+		goto out;
+	}
+	rc = 0;
+out:
+	br_release(&r);
+	free(body);
+	return rc;
+}

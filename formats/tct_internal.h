@@ -1,0 +1,91 @@
+/*
+ * tct_internal.h - what the serialisations of the global trace share
+ * (formats/tct.c: ranklist items, the checks every reader applies to what
+ * it read, the release of partly built nodes). Not for use outside
+ * formats/tct*.c.
+ */
+#ifndef TC_FORMATS_TCT_INTERNAL_H
+#define TC_FORMATS_TCT_INTERNAL_H
+
+#include "lib/compat.h"
+
+struct tc_error;
+struct tc_gnode;
+struct tc_gtrace;
+struct tc_strbuf;
+struct tc_gparam;
+struct tc_gval;
+struct tc_hist;
+struct tc_ranklist;
+
+/* ---- limits on what a reader accepts ----------------------------------- */
+
+#define MAX_WORLD ((int64_t)1 << 24)
+#define MAX_DEPTH 256                 /* loop nesting */
+#define MAX_SEQ_DEPTH 256             /* nesting of value sequences */
+#define MAX_LINE ((size_t)64 << 20)
+#define MAX_SITES ((size_t)1 << 24)
+#define MAX_FRAMES 4096u
+#define MAX_WORDS ((uint64_t)1 << 24) /* words of one array value */
+#define MAX_OCC ((uint64_t)1 << 62)   /* occurrences of one sequence */
+#define MAX_FILE ((size_t)1 << 31)
+
+/* ---- ranklists as items of up to three extra dimensions ----------------- */
+
+/*
+ * An item is a 1-D run (start, len, stride) repeated n[0] times shifted by
+ * d[0], that repeated n[1] times shifted by d[1], ...: ScalaTrace's
+ * multi-dimensional ranklist, so that the interior of a 2-D grid or a
+ * column of it is one item whatever the grid size.
+ */
+#define RL_DIMS 3
+struct rl_item {
+	int64_t start;
+	uint64_t len;
+	int64_t stride;
+	uint32_t ndim;
+	uint64_t n[RL_DIMS];
+	int64_t d[RL_DIMS];
+};
+
+/* Collects the ranks of parsed items, bounded by the world size. */
+struct rl_build {
+	int32_t *v;
+	size_t n, alloc;
+	int64_t world;
+};
+
+/* The binary form (formats/tct_bin.c, formats/tct-binary.md). */
+void tc_tct_bin_format(const struct tc_gtrace *g, struct tc_strbuf *out);
+bool tc_tct_bin_probe(const void *buf, size_t len);
+/* Parse into g (new, empty); fills err naming name and a byte offset. */
+int tc_tct_bin_parse(const void *buf, size_t len, const char *name, struct tc_gtrace *g,
+		     struct tc_error *err);
+
+/* The items of a ranklist, grouped into up to RL_DIMS extra dimensions
+ * (returns new in *out, and their number). */
+size_t tc_tct_rl_items(const struct tc_ranklist *rl, struct rl_item **out);
+/* Add the ranks of an item; returns an error message or NULL. */
+const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it);
+/* Sort, reject duplicates, make runs; returns an error message or NULL. */
+const char *tc_tct_rl_build_finish(struct rl_build *b, struct tc_ranklist *rl);
+/* Whether child's ranks lie within parent's. */
+bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist *parent);
+
+/* Check every word of a value of parameter p (TC_GP_N: loop count);
+ * returns an error message or NULL. */
+const char *tc_tct_val_check(unsigned p, const struct tc_gval *v);
+/* Whether a sequence of len occurrences can take add * reps more. */
+bool tc_tct_occ_add_ok(uint64_t len, uint64_t add, uint64_t reps);
+/* A histogram read from a file: consistent? (error message or NULL) */
+const char *tc_tct_hist_check(const struct tc_hist *h);
+/* Time entries of an event node of n occurrences: non-empty, disjoint,
+ * covering the node's ranks, counts adding up to n; on success the
+ * node's comp and comm become their merge. */
+const char *tc_tct_times_check(struct tc_gnode *nd, uint64_t n);
+
+/* Release what a node or parameter owns, not the struct itself. */
+void tc_tct_param_free_parts(struct tc_gparam *gp);
+void tc_tct_node_free_parts(struct tc_gnode *nd);
+
+#endif

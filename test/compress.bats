@@ -89,11 +89,11 @@ PY
 }
 
 @test "compress: the report, and the text form's header and structure" {
-	run -0 tc compress --mode callpath "$SETS/stencil2d" -o st.tct
-	assert_line --regexp "^global trace: st.tct \(text\)$"
+	run -0 tc compress --mode callpath --text "$SETS/stencil2d" -o st.tct
+	assert_line --regexp "^global trace: st.tct \(text, timing stats\)$"
 	assert_line --regexp "^mode: +callpath, variant default, precision 100%$"
 	assert_line --regexp "^ranks: +16 of 16, 9 lead traces merged"
-	assert_line --regexp "^size: +[0-9]+ bytes, [0-9]+ bytes gzip'd$"
+	assert_line --regexp "^size: +[0-9]+ bytes from [0-9]+ bytes of input: [0-9.]+x smaller$"
 	assert_line --regexp "^time: +[0-9.]+ s \(load [0-9.]+, cluster [0-9.]+, merge [0-9.]+, write [0-9.]+\)$"
 	size=$(stat -c %s st.tct)
 	echo "$output" | grep -q "^size: *$size bytes"
@@ -105,15 +105,18 @@ PY
 	grep -q '^loop 4 {$' st.tct
 	grep -q '^  MPI_Irecv site=[0-9]* ranks=\[1-3x4+4\] ' st.tct
 	grep -q '^end$' st.tct
-	run -0 tc compress --mode callpath --report-json "$SETS/stencil2d" -o st2.tct
+	run -0 tc compress --mode callpath --text --report-json "$SETS/stencil2d" -o st2.tct
 	echo "$output" | python3 -c '
-import json, sys
+import json, sys, os
 d = json.load(sys.stdin)
 assert d["schema"] == 1 and d["mode"] == "callpath" and d["leads"] == 9
-assert d["ranks"] == 16 and d["bytes"] > 0 and 0 < d["gzip_bytes"] < d["bytes"]
+assert d["form"] == "text" and d["timing"] == "stats"
+inp = sum(os.path.getsize(os.path.join(sys.argv[1], f)) for f in os.listdir(sys.argv[1]) if f.endswith(".tcr"))
+assert d["ranks"] == 16 and d["bytes"] == os.path.getsize("st2.tct") and d["input_bytes"] == inp
+assert abs(d["ratio"] - inp / d["bytes"]) < 1e-9
 for k in ("load", "cluster", "merge", "write", "total"):
     assert d["seconds"][k] >= 0
-'
+' "$SETS/stencil2d"
 	cmp st.tct st2.tct
 }
 
@@ -141,7 +144,7 @@ for k in ("load", "cluster", "merge", "write", "total"):
 }
 
 @test "compress: to standard output, the report goes to standard error" {
-	run -0 --separate-stderr tc compress --mode none "$SETS/stencil1d"
+	run -0 --separate-stderr tc compress --mode none --text "$SETS/stencil1d"
 	assert_line --index 0 "tracecluster-tct 1"
 	[[ "$stderr" == *"global trace: standard output"* ]]
 	run -0 --separate-stderr tc compress -q --mode none "$SETS/stencil1d" -o -
@@ -149,16 +152,16 @@ for k in ("load", "cluster", "merge", "write", "total"):
 }
 
 @test "compress --variant filtering gives the same trace where structures agree" {
-	tc compress -q --mode callpath-param "$SETS/cg" -o d.tct
-	run -0 tc compress --mode callpath-param --variant filtering "$SETS/cg" -o f.tct
+	tc compress -q --mode callpath-param --text "$SETS/cg" -o d.tct
+	run -0 tc compress --mode callpath-param --text --variant filtering "$SETS/cg" -o f.tct
 	assert_line --partial "variant filtering"
 	diff <(grep -v '^variant ' d.tct) <(grep -v '^variant ' f.tct)
 	grep -q '^variant "filtering"$' f.tct
 }
 
 @test "compress --precision: mismatching counts go into balanced histograms" {
-	tc compress -q --mode none "$SETS/jitter" -o exact.tct
-	run -0 tc compress --mode none --precision 90 --bins 4 "$SETS/jitter" -o h.tct
+	tc compress -q --mode none --text "$SETS/jitter" -o exact.tct
+	run -0 tc compress --mode none --text --precision 90 --bins 4 "$SETS/jitter" -o h.tct
 	assert_line --regexp "^nodes: .*, [1-9][0-9]* histograms$"
 	grep -q '^precision 90$' h.tct
 	grep -q '^bins 4$' h.tct
@@ -192,7 +195,7 @@ PY
 	tc expand --json --rank 5 h.tct >e.jsonl
 	same_events_count
 	# at 0% every mismatch goes into a histogram: no count vectors left
-	run -0 tc compress --mode none --precision 0 "$SETS/jitter" -o zero.tct
+	run -0 tc compress --mode none --text --precision 0 "$SETS/jitter" -o zero.tct
 	grep -Eq '^ +count hist ' zero.tct
 	! grep -Eq '^ +count (<|[0-9]+@)' zero.tct
 }
@@ -254,7 +257,7 @@ for line in sys.stdin:
 }
 
 @test "expand: errors name the file and the line" {
-	tc compress -q --mode none "$SETS/stencil1d" -o st.tct
+	tc compress -q --mode none --text "$SETS/stencil1d" -o st.tct
 	run -2 --separate-stderr tc expand st.tct
 	[[ "$stderr" == *"--rank"* ]]
 	run -1 --separate-stderr tc expand --rank 6 st.tct
@@ -284,4 +287,88 @@ for line in sys.stdin:
 	assert_line --index 0 --partial "usage: tracecluster compress"
 	run -0 tc help expand
 	assert_line --index 0 --partial "usage: tracecluster expand"
+}
+
+# same_expansions TRACE_A TRACE_B RANKS: every rank's expansion is the
+# same; times may drift by up to 1 ns per event (the binary form keeps
+# whole nanoseconds where the text form keeps three decimals)
+same_expansions() {
+	local a=$1 b=$2 n=$3 r
+	for ((r = 0; r < n; r++)); do
+		tracecluster expand --rank "$r" "$a" >xa || return 1
+		tracecluster expand --rank "$r" "$b" >xb || return 1
+		python3 - xa xb <<'PY' || return 1
+import sys
+a = [l.split() for l in open(sys.argv[1])]
+b = [l.split() for l in open(sys.argv[2])]
+assert len(a) == len(b), (len(a), len(b))
+for i, (x, y) in enumerate(zip(a, b)):
+    assert x[3:] == y[3:], (x, y)
+    assert abs(int(x[1]) - int(y[1])) <= 2 * (i + 1), (x, y)
+PY
+	done
+}
+
+@test "compress: the binary form is the default and holds what the text form holds" {
+	for spec in stencil2d:16 cg:16 mg:16 master-worker:8 phases:16 jitter:16; do
+		d=${spec%:*} n=${spec#*:}
+		for t in stats rank none; do
+			tc compress -q --mode none --timing "$t" "$SETS/$d" -o b.tct
+			tc compress -q --mode none --timing "$t" --text "$SETS/$d" -o t.tct
+			head -c 5 b.tct | od -An -c | grep -q 'T   C   T   B'
+			same_expansions b.tct t.tct "$n"
+		done
+		# a histogram trace (below 100% precision) too
+		tc compress -q --mode none --precision 80 --bins 4 "$SETS/$d" -o b.tct
+		tc compress -q --mode none --precision 80 --bins 4 --json "$SETS/$d" -o j.tct
+		same_expansions b.tct j.tct "$n"
+	done
+	# every parameter of every rank comes back from the binary form
+	tc compress -q --mode none "$SETS/cg" -o cg.tct
+	same_events "$SETS/cg" cg.tct 16
+}
+
+@test "compress: the binary trace is never larger than the raw input, and far smaller than the text" {
+	for spec in $PATTERNS jitter:16; do
+		d=${spec%:*}
+		for m in none callpath-param; do
+			run -0 tc compress --mode "$m" --report-json "$SETS/$d" -o b.tct
+			python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["form"] == "binary" and d["bytes"] < d["input_bytes"], d
+' "$output"
+		done
+		tc compress -q --mode none --text --timing rank "$SETS/$d" -o t.tct
+		tc compress -q --mode none --timing rank "$SETS/$d" -o b.tct
+		[ "$(stat -c %s b.tct)" -lt "$(stat -c %s t.tct)" ]
+	done
+}
+
+@test "expand: a damaged binary trace is an error naming the file and where" {
+	tc compress -q --mode none "$SETS/stencil2d" -o st.tct
+	size=$(stat -c %s st.tct)
+	head -c $((size - 7)) st.tct >trunc.tct
+	run -1 --separate-stderr tc expand --rank 0 trunc.tct
+	[[ "$stderr" == "tracecluster: 'trunc.tct': byte 1"*": truncated compressed body" ]]
+	head -c 12 st.tct >short.tct
+	run -1 --separate-stderr tc expand --rank 0 short.tct
+	[[ "$stderr" == "tracecluster: 'short.tct': "*"truncated header" ]]
+	cp st.tct flip.tct
+	corrupt_byte flip.tct $((size - 20))
+	run -1 --separate-stderr tc expand --rank 0 flip.tct
+	[[ "$stderr" == "tracecluster: 'flip.tct': byte "*": "*@(corrupt compressed body|checksum mismatch: the trace is damaged|truncated compressed body) ]]
+	cp st.tct ver.tct
+	printf '\007' | dd of=ver.tct bs=1 seek=8 conv=notrunc status=none
+	run -1 --separate-stderr tc expand --rank 0 ver.tct
+	[[ "$stderr" == *"'ver.tct': byte 8: binary global trace version 7 is not supported"* ]]
+	cp st.tct codec.tct
+	printf '\011' | dd of=codec.tct bs=1 seek=9 conv=notrunc status=none
+	run -1 --separate-stderr tc expand --rank 0 codec.tct
+	[[ "$stderr" == *"'codec.tct': byte "*": unknown compression" ]]
+	cat st.tct st.tct >twice.tct
+	run -1 --separate-stderr tc expand --rank 0 twice.tct
+	[[ "$stderr" == *"'twice.tct': byte "*": data after the compressed body" ]]
+	# to a pipe, the binary form is written as to a file
+	tc compress -q --mode none "$SETS/stencil2d" | cmp - st.tct
 }

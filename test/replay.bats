@@ -81,7 +81,7 @@ d = json.loads(sys.argv[1])
 assert d["acc"] >= 0.999, d
 ' "$output"
 	done
-	tc compress --mode reference -o st9.tct st9 >/dev/null
+	tc compress --mode reference --timing rank --text -o st9.tct st9 >/dev/null
 	grep -q '^  MPI_Irecv site=[0-9]* ranks=[^ ]* n=120 comp=[^ ]*\*60@' st9.tct
 	a=$(tc replay --json st9 | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
 	b=$(tc replay --json st9.tct | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')

@@ -5,6 +5,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
+#include "lib/merge.h"
 #include "cluster/cluster.h"
 #include "lib/accuracy.h"
 #include "lib/error.h"
@@ -20,6 +21,7 @@
 
 static const char accuracy_usage[] =
 	"usage: tracecluster accuracy --mode M [--metric count|bytes|time] [--json]\n"
+	"                             [--timing stats|rank|none]\n"
 	"                             [--latency US] [--overhead US] [--gap US]\n"
 	"                             [--per-byte NS] [--no-compute] DIR\n"
 	"\n"
@@ -35,6 +37,8 @@ static const char accuracy_usage[] =
 	"  -m, --mode M        the clustering mode (see tracecluster cluster --list-modes)\n"
 	"      --metric M      matrix of the heatmap difference: count (default), bytes,\n"
 	"                      time\n"
+	"      --timing T      times the global trace keeps, as compress --timing:\n"
+	"                      stats (default), rank or none\n"
 	"      --json          one JSON document\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
@@ -47,7 +51,8 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 	printf("mode:       %s: %zu clusters", e->mode, e->clusters);
 	if (e->mains)
 		printf(" (%zu main)", e->mains);
-	printf(", %zu leads, global trace %" PRIu64 " bytes\n", e->leads, e->bytes);
+	printf(", %zu leads, global trace %" PRIu64 " bytes (timing %s)\n", e->leads, e->bytes,
+	       tc_gtiming_name((unsigned)a->timing));
 	printf("matching:   COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  "
 	       "TAG %.2f%%\n", tc_match_pct(&e->match, TC_MATCH_COUNT),
 	       tc_match_pct(&e->match, TC_MATCH_LOOP), tc_match_pct(&e->match, TC_MATCH_EVENTS),
@@ -82,6 +87,7 @@ int cmd_accuracy(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "metric", required_argument, NULL, 'M' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "timing", required_argument, NULL, 'G' },
 		TC_ANL_MODEL_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -93,7 +99,7 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_pool *pool = NULL;
 	struct tc_error err;
 	bool json = false;
-	int metric = TC_HM_COUNT, c, rc, status = TC_EXIT_FAIL;
+	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;
 	double space_none;
 
 	tc_replay_params_init(&p);
@@ -120,6 +126,12 @@ int cmd_accuracy(int argc, char **argv)
 		case 'J':
 			json = true;
 			break;
+		case 'G':
+			timing = tc_gtiming_from_name(optarg);
+			if (timing < 0)
+				return tc_usage_error(cmd, "--timing: expected stats, rank or none, got '%s'",
+						      optarg);
+			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
 				return rc;
@@ -135,6 +147,7 @@ int cmd_accuracy(int argc, char **argv)
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
 	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err) ||
+	    (a.timing = timing, false) ||
 	    tc_anl_evaluate(&a, mode, pool, &p, -1, false, NULL, metric, &e, &err)) {
 		tc_report(&err);
 		goto out;
@@ -150,6 +163,7 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_set_uint(o, "main_clusters", e.mains);
 		tc_json_set_uint(o, "leads", e.leads);
 		tc_json_set_uint(o, "bytes", e.bytes);
+		tc_json_set_str(o, "timing", tc_gtiming_name((unsigned)timing));
 		tc_json_set(o, "match", match_json(&e.match));
 		tc_json_set_real(o, "acc", e.acc);
 		tc_json_set_real(r, "t", e.t);

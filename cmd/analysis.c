@@ -53,8 +53,9 @@ static uint64_t own_trace_bytes(const struct tc_rank_trace *t)
 	uint64_t n;
 
 	tc_anl_copy_sites(g, t);
+	tc_gtrace_set_timing(g, TC_GTIMING_STATS);
 	tc_gtrace_finish(g);
-	tc_tct_format(g, TC_TCT_TEXT, &sb);
+	tc_tct_format(g, TC_TCT_BINARY, &sb);
 	n = sb.len;
 	tc_strbuf_release(&sb);
 	tc_gtrace_free(&g);
@@ -99,6 +100,7 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 
 	memset(a, 0, sizeof(*a));
 	a->path = path;
+	a->timing = TC_GTIMING_STATS;
 	a->ropts.window = TC_RSD_WINDOW_DEFAULT;
 	a->ropts.match = TC_RSD_MATCH_CALLSITE;
 	if (is_tct(path)) {
@@ -265,9 +267,10 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, str
 	out->g->bins = mopts.bins;
 	if (out->g->world_size < a->world)
 		out->g->world_size = a->world;
+	tc_gtrace_set_timing(out->g, (enum tc_gtiming)a->timing);
 	tc_gtrace_finish(out->g);
 	out->seconds = tc_anl_now() - t0;
-	tc_tct_format(out->g, TC_TCT_TEXT, &sb);
+	tc_tct_format(out->g, TC_TCT_BINARY, &sb);
 	out->bytes = sb.len;
 	tc_strbuf_release(&sb);
 	return 0;

@@ -29,11 +29,13 @@ struct tc_anl {
 	struct tc_rank_trace **traces; /* DIR: n traces, by rank */
 	struct tc_signatures *sigs;    /* DIR: their signatures */
 	uint64_t *trace_bytes;         /* DIR, with sizes: each rank's own trace
-					* as a .tct text (bytes) */
+					* as a binary .tct (bytes) */
 	size_t n;
 	int32_t world;
 	struct tc_gtrace *g;           /* a .tct file */
 	struct tc_rsd_opts ropts;
+	int timing;                    /* enum tc_gtiming of built traces
+					* (tc_anl_open: TC_GTIMING_STATS) */
 	double t_load;
 };
 
@@ -49,7 +51,7 @@ void tc_anl_release(struct tc_anl *a);
 struct tc_anl_built {
 	struct tc_clustering cl;
 	struct tc_gtrace *g;
-	uint64_t bytes;          /* of its .tct text form */
+	uint64_t bytes;          /* of its binary .tct form */
 	double seconds;          /* clustering and merging */
 };
 
@@ -94,7 +96,7 @@ double tc_anl_now(void);
 struct tc_anl_eval {
 	const char *mode;
 	size_t clusters, mains, leads;
-	uint64_t bytes;          /* global trace, .tct text */
+	uint64_t bytes;          /* global trace, binary .tct */
 	double space;            /* average space per process, bytes */
 	struct tc_match match;
 	double t, t_clustered;   /* replay makespans (s) */

@@ -262,24 +262,134 @@ static void put_stat(struct bw *w, const struct tc_rsd_stat *s)
 	}
 }
 
+/*
+ * A mean of a time entry under --timing stats, to about 0.4%: below 256 ns
+ * exact, above as an 8-bit mantissa m (128..255) and an exponent e >= 1,
+ * coded 256 + (e - 1) * 128 + (m - 128).
+ */
+static uint64_t qtime_code(double x)
+{
+	uint64_t v = round_ns(x), m;
+	unsigned e = 0;
+
+	if (v < 256)
+		return v;
+	while ((v >> e) >= 256)
+		e++;
+	m = (v + ((uint64_t)1 << (e - 1))) >> e;
+	if (m == 256) {
+		m = 128;
+		e++;
+	}
+	return 256 + (uint64_t)(e - 1) * 128 + (m - 128);
+}
+
+static bool qtime_value(uint64_t c, double *x)
+{
+	uint64_t e, m;
+
+	if (c < 256) {
+		*x = (double)c;
+		return true;
+	}
+	e = (c - 256) / 128 + 1;
+	m = (c - 256) % 128 + 128;
+	if (e > 55)
+		return false;
+	*x = (double)(m << e);
+	return true;
+}
+
+/* Layout of the time entries of an event (TIMES_*). */
+#define TIMES_VECTOR 1u         /* an entry number per rank, not ranklists */
+#define TIMES_EVEN 2u           /* every rank has n / ranks occurrences */
+
+/* Whether every entry's count is its share of the event's. */
+static bool times_even(const struct tc_gnode *nd)
+{
+	for (uint32_t i = 0; i < nd->ntimes; i++)
+		if (nd->times[i].comp.n * nd->ranks.count != nd->comp.n * nd->times[i].ranks.count)
+			return false;
+	return true;
+}
+
+/* Bytes of the entries' ranklists against a per-rank entry number. */
+static bool times_vector(const struct tc_gnode *nd)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct bw tmp;
+	size_t rl;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.sb = &sb;
+	for (uint32_t i = 0; i < nd->ntimes; i++)
+		put_rl(&tmp, &nd->times[i].ranks);
+	rl = sb.len;
+	tc_strbuf_release(&sb);
+	return nd->ranks.count * (nd->ntimes > 127 ? 2 : 1) < rl;
+}
+
+static void put_entry_numbers(struct bw *w, const struct tc_gnode *nd)
+{
+	int32_t *ranks = tc_xcalloc(nd->ranks.count, sizeof(*ranks));
+	uint32_t *idx = tc_xcalloc(nd->ranks.count, sizeof(*idx));
+
+	tc_ranklist_expand(&nd->ranks, ranks);
+	for (uint32_t i = 0; i < nd->ntimes; i++) {
+		const struct tc_ranklist *rl = &nd->times[i].ranks;
+		for (size_t k = 0; k < rl->nruns; k++)
+			for (uint32_t j = 0; j < rl->runs[k].len; j++) {
+				int32_t r = rl->runs[k].start + (int32_t)j * rl->runs[k].stride;
+				size_t lo = 0, hi = nd->ranks.count;
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+					if (ranks[mid] < r)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo < nd->ranks.count && ranks[lo] == r)
+					idx[lo] = i;
+			}
+	}
+	for (uint64_t k = 0; k < nd->ranks.count; k++)
+		put_u(w, idx[k]);
+	free(ranks);
+	free(idx);
+}
+
 static void put_times(struct bw *w, const struct tc_gtrace *g, const struct tc_gnode *nd)
 {
+	uint32_t nt = nd->ntimes > 1 ? nd->ntimes : 0; /* one entry: the node's own */
+	unsigned layout = 0;
+
 	if (g->timing == TC_GTIMING_NONE)
 		return;
-	if (g->timing == TC_GTIMING_RANK) {
-		/* one entry is the node's own statistics */
-		put_u(w, nd->ntimes > 1 ? nd->ntimes : 0);
-		for (uint32_t i = 0; nd->ntimes > 1 && i < nd->ntimes; i++) {
-			put_rl(w, &nd->times[i].ranks);
-			put_u(w, nd->times[i].comp.n);
-			put_stat(w, &nd->times[i].comp);
-			put_stat(w, &nd->times[i].comm);
-		}
-		if (nd->ntimes > 1)
-			return;
+	put_u(w, nt);
+	if (g->timing == TC_GTIMING_STATS || !nt) {
+		put_stat(w, &nd->comp);
+		put_stat(w, &nd->comm);
 	}
-	put_stat(w, &nd->comp);
-	put_stat(w, &nd->comm);
+	if (!nt)
+		return;
+	layout = (times_vector(nd) ? TIMES_VECTOR : 0) | (times_even(nd) ? TIMES_EVEN : 0);
+	put_u(w, layout);
+	if (layout & TIMES_VECTOR)
+		put_entry_numbers(w, nd);
+	for (uint32_t i = 0; i < nt; i++) {
+		const struct tc_gtime *t = &nd->times[i];
+		if (!(layout & TIMES_VECTOR))
+			put_rl(w, &t->ranks);
+		if (!(layout & TIMES_EVEN))
+			put_u(w, t->comp.n);
+		if (g->timing == TC_GTIMING_STATS) {
+			put_u(w, qtime_code(t->comp.mean));
+			put_u(w, qtime_code(t->comm.mean));
+		} else {
+			put_stat(w, &t->comp);
+			put_stat(w, &t->comm);
+		}
+	}
 }
 
 static uint64_t site_index(const struct tc_gtrace *g, uint64_t sig)
@@ -802,38 +912,99 @@ static int get_stat(struct br *r, struct tc_rsd_stat *s, uint64_t n)
 	return 0;
 }
 
+/* The entries' ranks from an entry number per rank of the node. */
+static int get_entry_numbers(struct br *r, struct tc_gnode *nd)
+{
+	int32_t *ranks;
+	int rc = 0;
+
+	if (nd->ranks.count > (uint64_t)(r->end - r->p))
+		return fail(r, "bad time entry numbers");
+	ranks = tc_xcalloc(nd->ranks.count, sizeof(*ranks));
+	tc_ranklist_expand(&nd->ranks, ranks);
+	for (uint64_t k = 0; k < nd->ranks.count; k++) {
+		uint64_t e;
+		if (!get_u(r, &e) || e >= nd->ntimes) {
+			rc = fail(r, "bad time entry number");
+			break;
+		}
+		tc_ranklist_add(&nd->times[e].ranks, ranks[k]);
+	}
+	free(ranks);
+	return rc;
+}
+
+/* Under --timing stats an entry keeps its means; its minimum, maximum
+ * and deviation are the event's. */
+static int get_qmean(struct br *r, struct tc_rsd_stat *s, const struct tc_rsd_stat *all, uint64_t n)
+{
+	uint64_t c;
+
+	if (!get_u(r, &c) || !qtime_value(c, &s->mean))
+		return fail(r, "bad time entry");
+	s->n = n;
+	s->min = all->min < (int64_t)s->mean ? all->min : (int64_t)s->mean;
+	s->max = all->max > (int64_t)s->mean ? all->max : (int64_t)s->mean;
+	s->m2 = 0;
+	return 0;
+}
+
 static int get_times(struct br *r, struct tc_gnode *nd, uint64_t n)
 {
+	bool stats = r->g->timing == TC_GTIMING_STATS;
+	struct tc_rsd_stat comp, comm;
 	const char *msg;
-	uint64_t nt;
+	uint64_t nt, layout;
 
 	if (r->g->timing == TC_GTIMING_NONE) {
 		nd->comp.n = nd->comm.n = n;
 		return 0;
 	}
-	if (r->g->timing == TC_GTIMING_RANK) {
-		if (!get_count(r, &nt, MAX_WORLD, 4) || nt == 1)
-			return fail(r, "bad time entries");
-		if (nt) {
-			nd->times = tc_xcalloc(nt, sizeof(*nd->times));
-			for (uint64_t i = 0; i < nt; i++) {
-				struct tc_gtime *t = &nd->times[nd->ntimes++];
-				uint64_t tn;
-				tc_ranklist_init(&t->ranks);
-				if (get_rl(r, &t->ranks))
-					return TC_ERR_FORMAT;
-				if (!get_u(r, &tn))
-					return fail(r, "bad time entry");
-				if (get_stat(r, &t->comp, tn) || get_stat(r, &t->comm, tn))
-					return TC_ERR_FORMAT;
-			}
-			if ((msg = tc_tct_times_check(nd, n)))
-				return fail(r, msg);
+	if (!get_count(r, &nt, MAX_WORLD, 4) || nt == 1)
+		return fail(r, "bad time entries");
+	if (stats || !nt) {
+		if (get_stat(r, &nd->comp, n) || get_stat(r, &nd->comm, n))
+			return TC_ERR_FORMAT;
+		if (!nt)
 			return 0;
+	}
+	comp = nd->comp;
+	comm = nd->comm;
+	if (!get_u(r, &layout) || layout > (TIMES_VECTOR | TIMES_EVEN))
+		return fail(r, "bad time entries");
+	nd->times = tc_xcalloc(nt, sizeof(*nd->times));
+	for (uint64_t i = 0; i < nt; i++)
+		tc_ranklist_init(&nd->times[i].ranks);
+	nd->ntimes = (uint32_t)nt;
+	if ((layout & TIMES_VECTOR) && get_entry_numbers(r, nd))
+		return TC_ERR_FORMAT;
+	for (uint64_t i = 0; i < nt; i++) {
+		struct tc_gtime *t = &nd->times[i];
+		uint64_t tn;
+		if (!(layout & TIMES_VECTOR) && get_rl(r, &t->ranks))
+			return TC_ERR_FORMAT;
+		if (!(layout & TIMES_EVEN)) {
+			if (!get_u(r, &tn))
+				return fail(r, "bad time entry");
+		} else if (!t->ranks.count || n / nd->ranks.count > UINT64_MAX / t->ranks.count) {
+			return fail(r, "bad time entry");
+		} else {
+			tn = n / nd->ranks.count * t->ranks.count;
+		}
+		if (stats) {
+			if (get_qmean(r, &t->comp, &comp, tn) || get_qmean(r, &t->comm, &comm, tn))
+				return TC_ERR_FORMAT;
+		} else if (get_stat(r, &t->comp, tn) || get_stat(r, &t->comm, tn)) {
+			return TC_ERR_FORMAT;
 		}
 	}
-	if (get_stat(r, &nd->comp, n) || get_stat(r, &nd->comm, n))
-		return TC_ERR_FORMAT;
+	if ((msg = tc_tct_times_check(nd, n)))
+		return fail(r, msg);
+	if (stats) {
+		/* the event's own statistics, not the merge of the means */
+		nd->comp = comp;
+		nd->comm = comm;
+	}
 	return 0;
 }
 

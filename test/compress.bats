@@ -291,7 +291,8 @@ for line in sys.stdin:
 
 # same_expansions TRACE_A TRACE_B RANKS: every rank's expansion is the
 # same; times may drift by up to 1 ns per event (the binary form keeps
-# whole nanoseconds where the text form keeps three decimals)
+# whole nanoseconds where the text form keeps three decimals) and, under
+# --timing stats, by 0.4% (the means of its time entries: 8-bit mantissas)
 same_expansions() {
 	local a=$1 b=$2 n=$3 r
 	for ((r = 0; r < n; r++)); do
@@ -304,7 +305,7 @@ b = [l.split() for l in open(sys.argv[2])]
 assert len(a) == len(b), (len(a), len(b))
 for i, (x, y) in enumerate(zip(a, b)):
     assert x[3:] == y[3:], (x, y)
-    assert abs(int(x[1]) - int(y[1])) <= 2 * (i + 1), (x, y)
+    assert abs(int(x[1]) - int(y[1])) <= 2 * (i + 1) + 0.004 * int(y[1]), (x, y)
 PY
 	done
 }

@@ -480,53 +480,6 @@ void tc_gtrace_finish(struct tc_gtrace *g)
 	free(used);
 }
 
-static const char *const timing_names[] = { "rank", "stats", "none" };
-
-const char *tc_gtiming_name(unsigned t)
-{
-	return t < sizeof(timing_names) / sizeof(timing_names[0]) ? timing_names[t] : NULL;
-}
-
-int tc_gtiming_from_name(const char *name)
-{
-	for (unsigned t = 0; t < sizeof(timing_names) / sizeof(timing_names[0]); t++)
-		if (!strcmp(name, timing_names[t]))
-			return (int)t;
-	return -1;
-}
-
-static void timing_seq(struct tc_gnode *seq, size_t n, enum tc_gtiming t)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct tc_gnode *nd = &seq[i];
-		if (nd->nbody) {
-			timing_seq(nd->body, nd->nbody, t);
-			continue;
-		}
-		tc_gnode_times_total(nd);
-		for (uint32_t k = 0; k < nd->ntimes; k++)
-			tc_gtime_release(&nd->times[k]);
-		free(nd->times);
-		nd->times = NULL;
-		nd->ntimes = 0;
-		if (t == TC_GTIMING_NONE) {
-			uint64_t cn = nd->comp.n, mn = nd->comm.n;
-			tc_rsd_stat_init(&nd->comp);
-			tc_rsd_stat_init(&nd->comm);
-			nd->comp.n = cn;
-			nd->comm.n = mn;
-		}
-	}
-}
-
-void tc_gtrace_set_timing(struct tc_gtrace *g, enum tc_gtiming t)
-{
-	if (t <= g->timing)
-		return;
-	timing_seq(g->seq, g->n, t);
-	g->timing = t;
-}
-
 static void info_param(const struct tc_gparam *gp, struct tc_gtrace_info *in)
 {
 	in->variants += gp->nvar;

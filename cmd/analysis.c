@@ -168,8 +168,70 @@ struct leaf_job {
 	struct tc_rank_trace *const *traces;
 	int32_t world;
 	const struct tc_merge_opts *mopts;
+	bool exact;
 	struct tc_gtrace **out;
 };
+
+/* Groups of members compared against at most this many others each. */
+#define LEAF_MAX_GROUPS 64
+
+/*
+ * The cluster's trace with every member's parameters exact: members whose
+ * compressed sequences (relative peers, every parameter) equal go into one
+ * group, each group's trace stands for its members, groups other than the
+ * lead's take the lead's times (tc_gtrace_borrow_times), and the groups
+ * are merged parameter by parameter where their structures agree (the
+ * "filtering" merge, dissertation Table 3.2). The clustering still decides
+ * whose times stand for whom and how many traces the merge across
+ * clusters sees; a member that differs from its lead in a value the
+ * signatures do not see (a tag that depends on the rank, a colour or key
+ * of MPI_Comm_split) keeps its own value.
+ */
+static struct tc_gtrace *exact_leaf(const struct leaf_job *j, const struct tc_cluster *c)
+{
+	size_t *rep = tc_xcalloc(c->nranks, sizeof(*rep));
+	uint32_t *grp = tc_xcalloc(c->nranks, sizeof(*grp));
+	struct tc_gtrace **leaves, *lead_leaf = NULL, *g;
+	struct tc_merge_opts fo = *j->mopts;
+	size_t ng = 0, lead_g = 0;
+
+	for (size_t k = 0; k < c->nranks; k++) {
+		const struct tc_rank_trace *t = j->traces[c->index[k]];
+		size_t q = ng, lo = ng > LEAF_MAX_GROUPS ? ng - LEAF_MAX_GROUPS : 0;
+		for (size_t h = lo; h < ng; h++)
+			if (tc_rsd_equal(j->traces[rep[h]]->seq, t->seq)) {
+				q = h;
+				break;
+			}
+		if (q == ng)
+			rep[ng++] = c->index[k];
+		grp[k] = (uint32_t)q;
+		if (c->index[k] == c->lead_index)
+			lead_g = q;
+	}
+	leaves = tc_xcalloc(ng, sizeof(*leaves));
+	for (size_t q = 0; q < ng; q++) {
+		const struct tc_rank_trace *t = j->traces[q == lead_g ? c->lead_index : rep[q]];
+		struct tc_ranklist rl;
+		tc_ranklist_init(&rl);
+		for (size_t k = 0; k < c->nranks; k++)
+			if (grp[k] == q)
+				tc_ranklist_add(&rl, c->ranks[k]);
+		leaves[q] = tc_gtrace_from_rsd(t->seq, &rl, j->world, t->events, j->mopts);
+		tc_anl_copy_sites(leaves[q], t);
+		tc_ranklist_release(&rl);
+	}
+	lead_leaf = leaves[lead_g];
+	for (size_t q = 0; q < ng; q++)
+		if (q != lead_g)
+			tc_gtrace_borrow_times(leaves[q], lead_leaf);
+	fo.filtering = true;
+	g = tc_gtrace_merge_tree(leaves, ng, NULL, &fo);
+	free(leaves);
+	free(rep);
+	free(grp);
+	return g;
+}
 
 static void make_leaf(size_t i, void *p)
 {
@@ -177,16 +239,21 @@ static void make_leaf(size_t i, void *p)
 	const struct tc_cluster *c = &j->cl->clusters[i];
 	const struct tc_rank_trace *t = j->traces[c->lead_index];
 
+	if (j->exact && c->nranks > 1) {
+		j->out[i] = exact_leaf(j, c);
+		return;
+	}
 	j->out[i] = tc_gtrace_from_rsd(t->seq, &c->ranklist, j->world, t->events, j->mopts);
 	tc_anl_copy_sites(j->out[i], t);
 }
 
 struct tc_gtrace **tc_anl_make_leaves(const struct tc_clustering *cl,
 				      struct tc_rank_trace *const *traces, int32_t world,
-				      const struct tc_merge_opts *mopts, struct tc_pool *pool)
+				      const struct tc_merge_opts *mopts, bool exact,
+				      struct tc_pool *pool)
 {
 	struct tc_gtrace **leaves = tc_xcalloc(cl->nclusters + 1, sizeof(*leaves));
-	struct leaf_job job = { cl, traces, world, mopts, leaves };
+	struct leaf_job job = { cl, traces, world, mopts, exact, leaves };
 
 	tc_pool_for(pool, cl->nclusters, make_leaf, &job);
 	return leaves;
@@ -254,7 +321,8 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, str
 		for (size_t i = 0; out->g && i < a->n; i++)
 			tc_anl_copy_sites(out->g, a->traces[i]);
 	} else {
-		leaves = tc_anl_make_leaves(&out->cl, a->traces, a->world, &mopts, pool);
+		leaves = tc_anl_make_leaves(&out->cl, a->traces, a->world, &mopts, !a->lead_only,
+					    pool);
 		out->g = tc_anl_merge_clusters(&out->cl, leaves, pool, &mopts);
 		free(leaves);
 	}

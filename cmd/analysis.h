@@ -34,6 +34,8 @@ struct tc_anl {
 	int32_t world;
 	struct tc_gtrace *g;           /* a .tct file */
 	struct tc_rsd_opts ropts;
+	bool lead_only;                /* built traces: the lead stands for its
+					* members' parameters too */
 	int timing;                    /* enum tc_gtiming of built traces
 					* (tc_anl_open: TC_GTIMING_STATS) */
 	double t_load;
@@ -61,11 +63,14 @@ void tc_anl_built_release(struct tc_anl_built *b);
 
 /* Copy the frames of a rank's call sites into a global trace. */
 void tc_anl_copy_sites(struct tc_gtrace *g, const struct tc_rank_trace *t);
-/* The global trace of each cluster's lead standing for the cluster, in
- * cluster order, made on the pool (returns a new array of nclusters). */
+/* The global trace of each cluster, in cluster order, made on the pool
+ * (returns a new array of nclusters): its lead's trace standing for the
+ * cluster, and with exact, the parameters of members that differ from the
+ * lead's kept as their own (with the lead's times). */
 struct tc_gtrace **tc_anl_make_leaves(const struct tc_clustering *cl,
 				      struct tc_rank_trace *const *traces, int32_t world,
-				      const struct tc_merge_opts *mopts, struct tc_pool *pool);
+				      const struct tc_merge_opts *mopts, bool exact,
+				      struct tc_pool *pool);
 /* Merge the leaves (one per cluster, in cluster order; taken) within each
  * main cluster, then across (compress's merge order). */
 struct tc_gtrace *tc_anl_merge_clusters(const struct tc_clustering *cl, struct tc_gtrace **leaves,

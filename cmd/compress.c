@@ -42,6 +42,7 @@
 
 static const char compress_usage[] =
 	"usage: tracecluster compress [--mode M] [-o FILE] [--text|--json] [--force]\n"
+	"                             [--lead-only]\n"
 	"                             [--timing stats|rank|none] [--precision PCT]\n"
 	"                             [--variant default|filtering] [--bins N] [-k K]\n"
 	"                             [--threshold F] [--match callsite|params]\n"
@@ -67,6 +68,10 @@ static const char compress_usage[] =
 	"      --timing T      stats (default): compute and call time statistics per\n"
 	"                      event, merged over its ranks; rank: per set of ranks\n"
 	"                      whose times agree; none: no times\n"
+	"      --lead-only     a lead stands for its cluster's parameters too (the\n"
+	"                      papers' merge); by default a member whose parameters\n"
+	"                      differ from its lead's keeps its own, with the lead's\n"
+	"                      times\n"
 	"      --precision PCT merge precision, 0 to 100 (default 100: lossless);\n"
 	"                      below 100, parameter values and loop counts that differ\n"
 	"                      by at most 100-PCT percent go into histograms, at 0\n"
@@ -263,6 +268,7 @@ int cmd_compress(int argc, char **argv)
 		{ "text", no_argument, NULL, 'X' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "timing", required_argument, NULL, 'G' },
+		{ "lead-only", no_argument, NULL, 'L' },
 		{ "precision", required_argument, NULL, 'P' },
 		{ "bins", required_argument, NULL, 'B' },
 		{ "variant", required_argument, NULL, 'V' },
@@ -291,7 +297,7 @@ int cmd_compress(int argc, char **argv)
 	struct tc_strbuf sb = TC_STRBUF_INIT;
 	struct tc_error err;
 	struct report rep;
-	bool rjson = false, none = false, force = false;
+	bool rjson = false, none = false, force = false, lead_only = false;
 	int form = TC_TCT_BINARY;
 	enum tc_gtiming timing = TC_GTIMING_STATS;
 	enum tc_format fmt = TC_FMT_AUTO;
@@ -324,6 +330,9 @@ int cmd_compress(int argc, char **argv)
 			break;
 		case 'f':
 			force = true;
+			break;
+		case 'L':
+			lead_only = true;
 			break;
 		case 'G':
 			rc = tc_gtiming_from_name(optarg);
@@ -501,7 +510,8 @@ int cmd_compress(int argc, char **argv)
 			for (size_t i = 0; g && i < ts->nfiles; i++)
 				tc_anl_copy_sites(g, lc.traces[i]);
 		} else {
-			leaves = tc_anl_make_leaves(&result, lc.traces, ts->world_size, &mopts, pool);
+			leaves = tc_anl_make_leaves(&result, lc.traces, ts->world_size, &mopts,
+						    !lead_only, pool);
 			g = tc_anl_merge_clusters(&result, leaves, pool, &mopts);
 		}
 		rep.t_merge = now_s() - t0;

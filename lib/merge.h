@@ -381,6 +381,16 @@ void tc_gtrace_finish(struct tc_gtrace *g);
  */
 void tc_gtrace_set_timing(struct tc_gtrace *g, enum tc_gtiming t);
 
+/*
+ * Give every event of dst the compute and call time means of the same
+ * event of src (their counts stay dst's) where the two have the same loop
+ * structure node by node and at most one time entry each; returns false (dst
+ * unchanged) otherwise. Used to let a cluster member whose parameters
+ * differ from its lead's stand in the trace with its own parameters but
+ * its lead's times.
+ */
+bool tc_gtrace_borrow_times(struct tc_gtrace *dst, const struct tc_gtrace *src);
+
 struct tc_gtrace_info {
 	uint64_t nodes, events, loops;  /* at every level */
 	uint64_t variants;              /* value variants over every parameter */

@@ -175,3 +175,52 @@ void tc_gtrace_set_timing(struct tc_gtrace *g, enum tc_gtiming t)
 	timing_seq(g->seq, g->n, t, tol);
 	g->timing = t;
 }
+
+/* A statistic like s but counting n occurrences. */
+static struct tc_rsd_stat stat_as(const struct tc_rsd_stat *s, uint64_t n)
+{
+	struct tc_rsd_stat o = *s;
+
+	o.m2 = s->n ? s->m2 / (double)s->n * (double)n : 0;
+	o.n = n;
+	return o;
+}
+
+static bool borrow_ok(const struct tc_gnode *d, size_t nd, const struct tc_gnode *s, size_t ns)
+{
+	if (nd != ns)
+		return false;
+	for (size_t i = 0; i < nd; i++) {
+		if (!tc_gt_shape_equal(&d[i], &s[i]))
+			return false;
+		if (d[i].nbody ? !borrow_ok(d[i].body, d[i].nbody, s[i].body, s[i].nbody)
+			       : d[i].ntimes > 1 || s[i].ntimes > 1)
+			return false;
+	}
+	return true;
+}
+
+static void borrow_seq(struct tc_gnode *d, size_t n, const struct tc_gnode *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (d[i].nbody) {
+			borrow_seq(d[i].body, d[i].nbody, s[i].body);
+			continue;
+		}
+		d[i].comp = stat_as(&s[i].comp, d[i].comp.n);
+		d[i].comm = stat_as(&s[i].comm, d[i].comm.n);
+		if (d[i].ntimes) {
+			/* a trace's one entry: its statistics are the node's */
+			d[i].times[0].comp = stat_as(&s[i].comp, d[i].times[0].comp.n);
+			d[i].times[0].comm = stat_as(&s[i].comm, d[i].times[0].comm.n);
+		}
+	}
+}
+
+bool tc_gtrace_borrow_times(struct tc_gtrace *dst, const struct tc_gtrace *src)
+{
+	if (!borrow_ok(dst->seq, dst->n, src->seq, src->n))
+		return false;
+	borrow_seq(dst->seq, dst->n, src->seq);
+	return true;
+}

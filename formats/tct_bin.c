@@ -358,6 +358,21 @@ static void put_entry_numbers(struct bw *w, const struct tc_gnode *nd)
 	free(idx);
 }
 
+/* A statistic under --timing stats: every number to about 0.4% (a
+ * negative minimum is kept as 0). */
+static void put_qstat(struct bw *w, const struct tc_rsd_stat *s)
+{
+	bool spread = s->n > 1 && s->max > s->min;
+	double lo = s->min > 0 ? (double)s->min : 0;
+
+	put_u(w, qtime_code(lo));
+	put_u(w, qtime_code((double)s->max - lo) << 1 | spread);
+	if (spread) {
+		put_u(w, qtime_code(s->mean - lo));
+		put_u(w, qtime_code(tc_rsd_stat_stddev(s)));
+	}
+}
+
 static void put_times(struct bw *w, const struct tc_gtrace *g, const struct tc_gnode *nd)
 {
 	uint32_t nt = nd->ntimes > 1 ? nd->ntimes : 0; /* one entry: the node's own */
@@ -366,7 +381,10 @@ static void put_times(struct bw *w, const struct tc_gtrace *g, const struct tc_g
 	if (g->timing == TC_GTIMING_NONE)
 		return;
 	put_u(w, nt);
-	if (g->timing == TC_GTIMING_STATS || !nt) {
+	if (g->timing == TC_GTIMING_STATS) {
+		put_qstat(w, &nd->comp);
+		put_qstat(w, &nd->comm);
+	} else if (!nt) {
 		put_stat(w, &nd->comp);
 		put_stat(w, &nd->comm);
 	}
@@ -949,6 +967,29 @@ static int get_qmean(struct br *r, struct tc_rsd_stat *s, const struct tc_rsd_st
 	return 0;
 }
 
+static int get_qstat(struct br *r, struct tc_rsd_stat *s, uint64_t n)
+{
+	uint64_t lo, span, mean, sd;
+	double x, y, z, v;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	if (!get_u(r, &lo) || !get_u(r, &span) || !qtime_value(lo, &x) ||
+	    !qtime_value(span >> 1, &y) || x + y > 9e18)
+		return fail(r, "bad time statistic");
+	s->min = (int64_t)x;
+	s->max = (int64_t)(x + y);
+	s->mean = x;
+	if (span & 1) {
+		if (n < 2 || !get_u(r, &mean) || !get_u(r, &sd) || !qtime_value(mean, &z) ||
+		    !qtime_value(sd, &v))
+			return fail(r, "bad time statistic");
+		s->mean = x + z > (double)s->max ? (double)s->max : x + z;
+		s->m2 = v * v * (double)n;
+	}
+	return 0;
+}
+
 static int get_times(struct br *r, struct tc_gnode *nd, uint64_t n)
 {
 	bool stats = r->g->timing == TC_GTIMING_STATS;
@@ -962,12 +1003,14 @@ static int get_times(struct br *r, struct tc_gnode *nd, uint64_t n)
 	}
 	if (!get_count(r, &nt, MAX_WORLD, 4) || nt == 1)
 		return fail(r, "bad time entries");
-	if (stats || !nt) {
-		if (get_stat(r, &nd->comp, n) || get_stat(r, &nd->comm, n))
+	if (stats) {
+		if (get_qstat(r, &nd->comp, n) || get_qstat(r, &nd->comm, n))
 			return TC_ERR_FORMAT;
-		if (!nt)
-			return 0;
+	} else if (!nt && (get_stat(r, &nd->comp, n) || get_stat(r, &nd->comm, n))) {
+		return TC_ERR_FORMAT;
 	}
+	if (!nt)
+		return 0;
 	comp = nd->comp;
 	comm = nd->comm;
 	if (!get_u(r, &layout) || layout > (TIMES_VECTOR | TIMES_EVEN))

@@ -127,9 +127,9 @@ print(d)' "$1" "$2"
 have_xz=0
 command -v xz >/dev/null 2>&1 && have_xz=1
 if [ "$have_xz" = 1 ]; then
-	printf "%6s %10s %9s %11s %12s %11s %11s\n" "P" "tct bytes" "tct gz" "none bytes" "raw bytes" "gzip -9" "xz -9"
+	printf "%6s %10s %11s %12s %11s %11s\n" "P" "tct bytes" "none bytes" "raw bytes" "gzip -9" "xz -9"
 else
-	printf "%6s %10s %9s %11s %12s %11s\n" "P" "tct bytes" "tct gz" "none bytes" "raw bytes" "gzip -9"
+	printf "%6s %10s %11s %12s %11s\n" "P" "tct bytes" "none bytes" "raw bytes" "gzip -9"
 	echo "(xz not installed: no xz -9 column)"
 fi
 size64=""
@@ -141,15 +141,14 @@ for P in 64 256 1024 4096; do
 	"$tc" compress --report-json "$set_p" -o "$work/gtrace-$P.tct" >"$work/gtrace-$P.json"
 	"$tc" compress --report-json --mode none "$set_p" -o "$work/gtrace-$P-none.tct" >"$work/gtrace-$P-none.json"
 	b=$(json_field "$work/gtrace-$P.json" bytes)
-	gz=$(json_field "$work/gtrace-$P.json" gzip_bytes)
 	nb=$(json_field "$work/gtrace-$P-none.json" bytes)
 	raw=$(cat "$set_p"/rank-*.tcr | wc -c)
 	g9=$(cat "$set_p"/rank-*.tcr | gzip -9 -c | wc -c)
 	if [ "$have_xz" = 1 ]; then
 		x9=$(cat "$set_p"/rank-*.tcr | xz -9 -c -T1 | wc -c)
-		printf "%6s %10s %9s %11s %12s %11s %11s\n" "$P" "$b" "$gz" "$nb" "$raw" "$g9" "$x9"
+		printf "%6s %10s %11s %12s %11s %11s\n" "$P" "$b" "$nb" "$raw" "$g9" "$x9"
 	else
-		printf "%6s %10s %9s %11s %12s %11s\n" "$P" "$b" "$gz" "$nb" "$raw" "$g9"
+		printf "%6s %10s %11s %12s %11s\n" "$P" "$b" "$nb" "$raw" "$g9"
 	fi
 	[ -n "$size64" ] || size64=$b
 	size_last=$b
@@ -188,6 +187,9 @@ done
 echo "ratio merge time none / (cluster + merge) callpath: $(ratio "$cm_none" "$cm_callpath")x  (goal >= 10)"
 echo "ratio merge time none / (cluster + merge) callpath-param: $(ratio "$cm_none" "$cm_callpath_param")x"
 echo "ratio merge time none / (cluster + merge) reference: $(ratio "$cm_none" "$cm_reference")x"
+
+# the global trace against the peers (issue 12)
+sh "$top/test/bench-gtrace.sh"
 
 # the capture shim: per-call overhead and bytes per event (lib/capture/)
 sh "$top/test/bench-capture.sh"

@@ -1,13 +1,16 @@
 /*
  * tct_internal.h - what the serialisations of the global trace share
  * (formats/tct.c: ranklist items, the checks every reader applies to what
- * it read, the release of partly built nodes). Not for use outside
- * formats/tct*.c.
+ * it read, the reader state and its errors, the release of partly built
+ * nodes) and the forms that formats/tct.c dispatches to (text:
+ * formats/tct_text.c, JSON: formats/tct_json.c, binary: formats/tct_bin.c).
+ * Not for use outside formats/tct*.c.
  */
 #ifndef TC_FORMATS_TCT_INTERNAL_H
 #define TC_FORMATS_TCT_INTERNAL_H
 
 #include "lib/compat.h"
+#include "lib/merge.h"
 
 struct tc_error;
 struct tc_gnode;
@@ -55,6 +58,38 @@ struct rl_build {
 	int64_t world;
 };
 
+/* What the text and JSON readers keep while they read. */
+struct rd {
+	const char *name;
+	struct tc_error *err;
+	size_t line;            /* text: current line; JSON: 0 */
+	const char *where;      /* JSON: the element being read */
+	struct tc_gtrace *g;
+	bool have_world, have_ranks;
+};
+
+/* The text form (formats/tct_text.c). */
+void tc_tct_text_format(const struct tc_gtrace *g, struct tc_strbuf *out);
+/* Parse into r->g (new, empty); fills r->err. */
+int tc_tct_text_parse(struct rd *r, const char *buf, size_t len);
+
+/* The text reader's lexer, which the JSON reader borrows for what it
+ * writes as text (op numbers "opN", special peers, signatures). */
+struct lx {
+	const char *p;
+};
+bool tc_tct_lx_uint(struct lx *l, uint64_t *out);
+/* "0x" and up to 16 hex digits. */
+bool tc_tct_lx_hex(struct lx *l, uint64_t *out);
+/* A peer as the text form writes it: a relative rank, none, any, null or
+ * !N (another special value). */
+bool tc_tct_text_peer(struct lx *l, int64_t *out);
+
+/* The JSON form (formats/tct_json.c). */
+void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *out);
+/* Parse into r->g (new, empty); fills r->err. */
+int tc_tct_json_parse(struct rd *r, const char *buf, size_t len);
+
 /* The binary form (formats/tct_bin.c, formats/tct-binary.md). */
 void tc_tct_bin_format(const struct tc_gtrace *g, struct tc_strbuf *out);
 bool tc_tct_bin_probe(const void *buf, size_t len);
@@ -71,6 +106,18 @@ const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it);
 const char *tc_tct_rl_build_finish(struct rl_build *b, struct tc_ranklist *rl);
 /* Whether child's ranks lie within parent's. */
 bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist *parent);
+
+/* A format error naming the line (text) or the element (JSON) being
+ * read; returns the error code. */
+int tc_tct_rd_fail(struct rd *r, const char *fmt, ...) TC_PRINTF(2, 3);
+
+/* The kind of the values of parameter p (TC_GP_N: a loop count, whose
+ * kind is TC_GPK_UINT); false when p is neither. */
+bool tc_tct_kind_of(unsigned p, enum tc_gparam_kind *kind);
+/* Append an empty variant to gp (NULL when it has as many as it can). */
+struct tc_gvar *tc_tct_gp_push(struct tc_gparam *gp);
+/* Append an empty time entry to nd (NULL when it has as many as it can). */
+struct tc_gtime *tc_tct_times_push(struct tc_gnode *nd);
 
 /* Check every word of a value of parameter p (TC_GP_N: loop count);
  * returns an error message or NULL. */

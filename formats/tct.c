@@ -348,6 +348,17 @@ struct tc_gvar *tc_tct_gp_push(struct tc_gparam *gp)
 	return v;
 }
 
+bool tc_tct_rl_same(const struct tc_ranklist *a, const struct tc_ranklist *b)
+{
+	if (a->count != b->count || a->nruns != b->nruns)
+		return false;
+	for (size_t i = 0; i < a->nruns; i++)
+		if (a->runs[i].start != b->runs[i].start || a->runs[i].len != b->runs[i].len ||
+		    (a->runs[i].len > 1 && a->runs[i].stride != b->runs[i].stride))
+			return false;
+	return true;
+}
+
 /* Whether child's ranks lie within parent's. */
 bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist *parent)
 {

@@ -11,13 +11,15 @@
  * (tc_stack_signature) is not stored, ranklists are ScalaTrace's
  * multi-dimensional items, a node's ranks and a variant's ranks are left
  * out when they equal the enclosing ones, peers are relative to the rank,
- * and times are whole nanoseconds.
+ * and times are whole nanoseconds (under --timing stats, 8-bit
+ * mantissas: about 0.4%).
  */
 #include "lib/compat.h"
 #include "formats/tct.h"
 #include "formats/tct_internal.h"
 #include "lib/error.h"
 #include "lib/event.h"
+#include "lib/hash.h"
 #include "lib/merge.h"
 #include "lib/ranklist.h"
 #include "lib/rsd.h"
@@ -54,10 +56,17 @@ enum bin_codec {
 #define ENT_CHUNK 1u
 #define ENT_ABSENT 2u
 #define ENT_SHIFT 2
-/* a time statistic */
-#define STAT_SPREAD 1u          /* max > min: mean and deviation follow */
+/* a time statistic: spread * 2 + STAT_SPREAD when mean and deviation follow */
+#define STAT_SPREAD 1u
 
 /* ---- writing ------------------------------------------------------------ */
+
+/* An index of interned items: slots hold item number + 1 (0: empty),
+ * open addressing, at most half full. */
+struct itab {
+	uint32_t *slot;
+	size_t mask;
+};
 
 struct bw {
 	struct tc_strbuf *sb;
@@ -68,6 +77,7 @@ struct bw {
 		uint64_t module, offset, symbol, symoff; /* symoff: offset + 1, or 0 */
 	} *fr;
 	size_t nfr, afr;
+	struct itab stab, ftab;
 };
 
 static void put_u(struct bw *w, uint64_t v)
@@ -132,17 +142,6 @@ static void put_rl(struct bw *w, const struct tc_ranklist *rl)
 		}
 	}
 	free(it);
-}
-
-static bool rl_equal(const struct tc_ranklist *a, const struct tc_ranklist *b)
-{
-	if (a->count != b->count || a->nruns != b->nruns)
-		return false;
-	for (size_t i = 0; i < a->nruns; i++)
-		if (a->runs[i].start != b->runs[i].start || a->runs[i].len != b->runs[i].len ||
-		    (a->runs[i].len > 1 && a->runs[i].stride != b->runs[i].stride))
-			return false;
-	return true;
 }
 
 static void put_word(struct bw *w, enum tc_gparam_kind kind, int64_t x)
@@ -229,7 +228,7 @@ static void put_param(struct bw *w, enum tc_gparam_kind kind, const struct tc_gp
 	put_u(w, (uint64_t)gp->nvar << 1 | (gp->hist != NULL));
 	for (uint32_t i = 0; i < gp->nvar; i++) {
 		const struct tc_gvar *v = &gp->var[i];
-		bool ranks = !rl_equal(&v->ranks, node_ranks);
+		bool ranks = !tc_tct_rl_same(&v->ranks, node_ranks);
 		unsigned head = (v->seq ? VAR_SEQ : 0) | (ranks ? VAR_RANKS : 0) |
 				(!v->seq && v->val.n == TC_GVAL_ABSENT ? VAR_ABSENT : 0);
 		put_u(w, head);
@@ -255,7 +254,7 @@ static void put_stat(struct bw *w, const struct tc_rsd_stat *s)
 	bool spread = s->n > 1 && s->max > s->min;
 
 	put_s(w, s->min);
-	put_u(w, (uint64_t)(s->max - s->min) << 1 | spread);
+	put_u(w, (uint64_t)(s->max - s->min) << 1 | (spread ? STAT_SPREAD : 0));
 	if (spread) {
 		put_u(w, round_ns(s->mean - (double)s->min));
 		put_u(w, round_ns(tc_rsd_stat_stddev(s)));
@@ -366,7 +365,7 @@ static void put_qstat(struct bw *w, const struct tc_rsd_stat *s)
 	double lo = s->min > 0 ? (double)s->min : 0;
 
 	put_u(w, qtime_code(lo));
-	put_u(w, qtime_code((double)s->max - lo) << 1 | spread);
+	put_u(w, qtime_code((double)s->max - lo) << 1 | (spread ? STAT_SPREAD : 0));
 	if (spread) {
 		put_u(w, qtime_code(s->mean - lo));
 		put_u(w, qtime_code(tc_rsd_stat_stddev(s)));
@@ -419,7 +418,7 @@ static uint64_t site_index(const struct tc_gtrace *g, uint64_t sig)
 static void put_node(struct bw *w, const struct tc_gtrace *g, const struct tc_gnode *nd,
 		     const struct tc_ranklist *parent)
 {
-	bool ranks = !rl_equal(&nd->ranks, parent);
+	bool ranks = !tc_tct_rl_same(&nd->ranks, parent);
 
 	put_u(w, (nd->nbody ? NODE_LOOP : 0) | (ranks ? NODE_RANKS : 0));
 	if (ranks)
@@ -447,13 +446,59 @@ static void put_node(struct bw *w, const struct tc_gtrace *g, const struct tc_gn
 	}
 }
 
+/* Grow t to hold n + 1 items; hash(i) rehashes item i. */
+static void itab_reserve(struct itab *t, size_t n, uint64_t (*hash)(const struct bw *, size_t),
+			 const struct bw *w)
+{
+	size_t cap = t->slot ? t->mask + 1 : 0;
+
+	if (2 * (n + 1) <= cap)
+		return;
+	cap = cap ? 2 * cap : 64;
+	while (2 * (n + 1) > cap)
+		cap *= 2;
+	free(t->slot);
+	t->slot = tc_xcalloc(cap, sizeof(*t->slot));
+	t->mask = cap - 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = hash(w, i) & t->mask;
+		while (t->slot[j])
+			j = (j + 1) & t->mask;
+		t->slot[j] = (uint32_t)(i + 1);
+	}
+}
+
+static uint64_t str_hash(const char *s)
+{
+	return tc_hash64(s, strlen(s), 0);
+}
+
+static uint64_t stab_hash(const struct bw *w, size_t i)
+{
+	return str_hash(w->str[i]);
+}
+
+static uint64_t frame_hash(const struct bframe *b)
+{
+	return tc_hash64(b, sizeof(*b), 0);
+}
+
+static uint64_t ftab_hash(const struct bw *w, size_t i)
+{
+	return frame_hash(&w->fr[i]);
+}
+
 static uint64_t intern_str(struct bw *w, const char *s)
 {
-	for (size_t i = 0; i < w->nstr; i++)
-		if (!strcmp(w->str[i], s))
-			return i;
+	size_t j;
+
+	itab_reserve(&w->stab, w->nstr, stab_hash, w);
+	for (j = str_hash(s) & w->stab.mask; w->stab.slot[j]; j = (j + 1) & w->stab.mask)
+		if (!strcmp(w->str[w->stab.slot[j] - 1], s))
+			return w->stab.slot[j] - 1;
 	TC_ALLOC_GROW(w->str, w->nstr + 1, w->astr);
 	w->str[w->nstr] = tc_xstrdup(s);
+	w->stab.slot[j] = (uint32_t)(w->nstr + 1);
 	return w->nstr++;
 }
 
@@ -483,17 +528,20 @@ static uint64_t intern_frame(struct bw *w, const struct tc_gframe *f)
 {
 	struct bframe b;
 	char *name;
+	size_t j;
 
 	b.module = intern_str(w, f->module ? f->module : "");
 	b.offset = f->offset;
 	split_symbol(f->symbol ? f->symbol : "", &name, &b.symoff);
 	b.symbol = intern_str(w, name);
 	free(name);
-	for (size_t i = 0; i < w->nfr; i++)
-		if (!memcmp(&w->fr[i], &b, sizeof(b)))
-			return i;
+	itab_reserve(&w->ftab, w->nfr, ftab_hash, w);
+	for (j = frame_hash(&b) & w->ftab.mask; w->ftab.slot[j]; j = (j + 1) & w->ftab.mask)
+		if (!memcmp(&w->fr[w->ftab.slot[j] - 1], &b, sizeof(b)))
+			return w->ftab.slot[j] - 1;
 	TC_ALLOC_GROW(w->fr, w->nfr + 1, w->afr);
 	w->fr[w->nfr] = b;
+	w->ftab.slot[j] = (uint32_t)(w->nfr + 1);
 	return w->nfr++;
 }
 
@@ -584,6 +632,8 @@ void tc_tct_bin_format(const struct tc_gtrace *g, struct tc_strbuf *out)
 		free(w.str[i]);
 	free(w.str);
 	free(w.fr);
+	free(w.stab.slot);
+	free(w.ftab.slot);
 
 	tc_strbuf_add(out, bin_magic, sizeof(bin_magic));
 	tc_strbuf_addch(out, BIN_VERSION);
@@ -921,7 +971,7 @@ static int get_stat(struct br *r, struct tc_rsd_stat *s, uint64_t n)
 		return fail(r, "bad time statistic");
 	s->max = (int64_t)((uint64_t)s->min + (span >> 1));
 	s->mean = (double)s->min;
-	if (span & 1) {
+	if (span & STAT_SPREAD) {
 		if (!get_u(r, &mean) || !get_u(r, &sd) || n < 2 || mean > (uint64_t)(s->max - s->min))
 			return fail(r, "bad time statistic");
 		s->mean = (double)s->min + (double)mean;
@@ -980,7 +1030,7 @@ static int get_qstat(struct br *r, struct tc_rsd_stat *s, uint64_t n)
 	s->min = (int64_t)x;
 	s->max = (int64_t)(x + y);
 	s->mean = x;
-	if (span & 1) {
+	if (span & STAT_SPREAD) {
 		if (n < 2 || !get_u(r, &mean) || !get_u(r, &sd) || !qtime_value(mean, &z) ||
 		    !qtime_value(sd, &v))
 			return fail(r, "bad time statistic");

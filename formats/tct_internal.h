@@ -104,6 +104,9 @@ size_t tc_tct_rl_items(const struct tc_ranklist *rl, struct rl_item **out);
 const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it);
 /* Sort, reject duplicates, make runs; returns an error message or NULL. */
 const char *tc_tct_rl_build_finish(struct rl_build *b, struct tc_ranklist *rl);
+/* Whether two ranklists hold the same runs (the same ranks, as runs are
+ * canonical). */
+bool tc_tct_rl_same(const struct tc_ranklist *a, const struct tc_ranklist *b);
 /* Whether child's ranks lie within parent's. */
 bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist *parent);
 

@@ -22,17 +22,6 @@
 
 /* ---- writing: text ------------------------------------------------------ */
 
-static bool rl_same(const struct tc_ranklist *a, const struct tc_ranklist *b)
-{
-	if (a->count != b->count || a->nruns != b->nruns)
-		return false;
-	for (size_t i = 0; i < a->nruns; i++)
-		if (a->runs[i].start != b->runs[i].start || a->runs[i].len != b->runs[i].len ||
-		    (a->runs[i].len > 1 && a->runs[i].stride != b->runs[i].stride))
-			return false;
-	return true;
-}
-
 static void w_rl(struct tc_strbuf *sb, const struct tc_ranklist *rl)
 {
 	struct rl_item *it;
@@ -192,7 +181,7 @@ static void w_seq_items(struct tc_strbuf *sb, enum tc_gparam_kind kind, const st
 static void w_spec(struct tc_strbuf *sb, enum tc_gparam_kind kind, const struct tc_gparam *gp,
 		   const struct tc_ranklist *node_ranks)
 {
-	bool implicit = gp->nvar == 1 && !gp->hist && rl_same(&gp->var[0].ranks, node_ranks);
+	bool implicit = gp->nvar == 1 && !gp->hist && tc_tct_rl_same(&gp->var[0].ranks, node_ranks);
 
 	if (!gp->nvar) {
 		tc_strbuf_addch(sb, '-');
@@ -281,7 +270,7 @@ static void w_node(struct tc_strbuf *sb, const struct tc_gtrace *g, const struct
 	if (nd->nbody) {
 		tc_strbuf_addstr(sb, "loop ");
 		w_spec(sb, TC_GPK_UINT, &nd->iters, &nd->ranks);
-		if (!rl_same(&nd->ranks, parent)) {
+		if (!tc_tct_rl_same(&nd->ranks, parent)) {
 			tc_strbuf_addstr(sb, " ranks=");
 			w_rl(sb, &nd->ranks);
 		}
@@ -303,7 +292,7 @@ static void w_node(struct tc_strbuf *sb, const struct tc_gtrace *g, const struct
 	else
 		tc_strbuf_addf(sb, "op%" PRIu32, nd->op);
 	tc_strbuf_addf(sb, " site=%td", tc_gtrace_site(g, nd->stack));
-	if (!rl_same(&nd->ranks, parent)) {
+	if (!tc_tct_rl_same(&nd->ranks, parent)) {
 		tc_strbuf_addstr(sb, " ranks=");
 		w_rl(sb, &nd->ranks);
 	}

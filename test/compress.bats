@@ -211,6 +211,8 @@ PY
 	run -2 --separate-stderr tc compress --variant fast "$SETS/is"
 	[[ "$stderr" == *"--variant"* ]]
 	run -2 --separate-stderr tc compress --bins 0 "$SETS/is"
+	run -2 --separate-stderr tc compress --timing exact "$SETS/is"
+	[[ "$stderr" == *"--timing: expected stats, rank or none, got 'exact'"* ]]
 	run -2 --separate-stderr tc compress --bogus "$SETS/is"
 	run -2 --separate-stderr tc compress "$SETS/is" "$SETS/cg"
 }
@@ -327,6 +329,18 @@ PY
 	# every parameter of every rank comes back from the binary form
 	tc compress -q --mode none "$SETS/cg" -o cg.tct
 	same_events "$SETS/cg" cg.tct 16
+}
+
+@test "compress: a clustered trace keeps every member's parameters; --lead-only does not" {
+	# FT's ranks split MPI_COMM_WORLD with their own colours: one
+	# call-path cluster whose members differ from the lead in a value the
+	# signatures do not see
+	tc compress -q "$SETS/ft" -o ft.tct
+	same_events "$SETS/ft" ft.tct 16
+	tc compress -q --lead-only "$SETS/ft" -o lead.tct
+	! same_events "$SETS/ft" lead.tct 16
+	# members keep their lead's times: the trace barely grows
+	[ "$(stat -c %s ft.tct)" -le $(( $(stat -c %s lead.tct) * 3 / 2 )) ]
 }
 
 @test "compress: the binary trace is never larger than the raw input, and far smaller than the text" {

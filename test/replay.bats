@@ -102,6 +102,23 @@ assert 0 <= d["acc"] <= 1
 '
 	run -2 --separate-stderr tc accuracy "$SETS/mg"
 	run -2 --separate-stderr tc accuracy --mode nosuch "$SETS/mg"
+	run -2 --separate-stderr tc accuracy --mode reference --timing exact "$SETS/mg"
+	[[ "$stderr" == *"--timing: expected stats, rank or none"* ]]
+}
+
+@test "accuracy --timing: each choice's bytes and replay accuracy" {
+	for t in rank stats none; do
+		tc accuracy --mode reference --timing "$t" --json "$SETS/mg" >"$t.json"
+	done
+	python3 - <<'PY'
+import json
+d = {t: json.load(open(t + ".json")) for t in ("rank", "stats", "none")}
+for t, x in d.items():
+    assert x["timing"] == t and x["match"]["count"] == 100, x
+# fewer bytes for less timing; no times replay as nothing but the network
+assert d["none"]["bytes"] < d["stats"]["bytes"] <= d["rank"]["bytes"], d
+assert d["rank"]["acc"] >= 0.99 and d["none"]["acc"] < d["stats"]["acc"], d
+PY
 }
 
 @test "compare: one row per mode, JSON and CSV" {

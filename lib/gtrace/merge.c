@@ -385,6 +385,26 @@ static void zip_node(struct tc_gnode *a, struct tc_gnode *b, const struct tc_mer
 	tc_gt_node_update(a);
 }
 
+/* What follows the merge or append of b's nodes into a: b's ranks,
+ * counts and call sites join a's, and b (its nodes moved out) is freed. */
+static void absorb(struct tc_gtrace *a, struct tc_gtrace *b)
+{
+	free(b->seq);
+	b->seq = NULL;
+	b->n = 0;
+	tc_granks_union(&a->ranks, &a->ranks, &b->ranks);
+	a->events = tc_gt_sat_add(a->events, b->events);
+	a->leads += b->leads;
+	if (a->world_size < b->world_size)
+		a->world_size = b->world_size;
+	for (size_t i = 0; i < b->nsites; i++) {
+		if (tc_gtrace_site(a, b->sites[i].sig) < 0)
+			tc_gtrace_set_site(a, b->sites[i].sig, b->sites[i].frames,
+					   b->sites[i].nframes);
+	}
+	tc_gtrace_free(&b);
+}
+
 void tc_gtrace_merge(struct tc_gtrace *a, struct tc_gtrace **bp, const struct tc_merge_opts *opts)
 {
 	struct tc_gtrace *b = *bp;
@@ -404,20 +424,7 @@ void tc_gtrace_merge(struct tc_gtrace *a, struct tc_gtrace **bp, const struct tc
 		a->seq = seq;
 		a->n = a->alloc = n;
 	}
-	free(b->seq);
-	b->seq = NULL;
-	b->n = 0;
-	tc_granks_union(&a->ranks, &a->ranks, &b->ranks);
-	a->events = tc_gt_sat_add(a->events, b->events);
-	a->leads += b->leads;
-	if (a->world_size < b->world_size)
-		a->world_size = b->world_size;
-	for (size_t i = 0; i < b->nsites; i++) {
-		if (tc_gtrace_site(a, b->sites[i].sig) < 0)
-			tc_gtrace_set_site(a, b->sites[i].sig, b->sites[i].frames,
-					   b->sites[i].nframes);
-	}
-	tc_gtrace_free(&b);
+	absorb(a, b);
 }
 
 /*
@@ -442,20 +449,7 @@ void tc_gtrace_append(struct tc_gtrace *a, struct tc_gtrace **bp)
 		memcpy(a->seq + a->n, b->seq, b->n * sizeof(*b->seq));
 		a->n = need;
 	}
-	free(b->seq);
-	b->seq = NULL;
-	b->n = 0;
-	tc_granks_union(&a->ranks, &a->ranks, &b->ranks);
-	a->events = tc_gt_sat_add(a->events, b->events);
-	a->leads += b->leads;
-	if (a->world_size < b->world_size)
-		a->world_size = b->world_size;
-	for (size_t i = 0; i < b->nsites; i++) {
-		if (tc_gtrace_site(a, b->sites[i].sig) < 0)
-			tc_gtrace_set_site(a, b->sites[i].sig, b->sites[i].frames,
-					   b->sites[i].nframes);
-	}
-	tc_gtrace_free(&b);
+	absorb(a, b);
 }
 
 struct tree_level {

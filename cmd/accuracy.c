@@ -127,10 +127,8 @@ int cmd_accuracy(int argc, char **argv)
 			json = true;
 			break;
 		case 'G':
-			timing = tc_gtiming_from_name(optarg);
-			if (timing < 0)
-				return tc_usage_error(cmd, "--timing: expected stats, rank or none, got '%s'",
-						      optarg);
+			if ((rc = tc_parse_timing(cmd, optarg, &timing)))
+				return rc;
 			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))

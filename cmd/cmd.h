@@ -62,6 +62,8 @@ struct tc_pool *tc_cmd_pool(void);
 /* Parse a non-negative integer option; returns 0 or usage error status. */
 int tc_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out);
 int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+/* --timing stats|rank|none: enum tc_gtiming in *out, or a usage error. */
+int tc_parse_timing(const char *cmd, const char *s, int *out);
 
 /*
  * Common long options every command accepts after its name, so that

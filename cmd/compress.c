@@ -299,7 +299,7 @@ int cmd_compress(int argc, char **argv)
 	struct report rep;
 	bool rjson = false, none = false, force = false, lead_only = false;
 	int form = TC_TCT_BINARY;
-	enum tc_gtiming timing = TC_GTIMING_STATS;
+	int timing = TC_GTIMING_STATS;
 	enum tc_format fmt = TC_FMT_AUTO;
 	unsigned flags = 0;
 	double t0 = now_s(), t1;
@@ -335,11 +335,8 @@ int cmd_compress(int argc, char **argv)
 			lead_only = true;
 			break;
 		case 'G':
-			rc = tc_gtiming_from_name(optarg);
-			if (rc < 0)
-				return tc_usage_error(cmd, "--timing: expected stats, rank or none, got '%s'",
-						      optarg);
-			timing = (enum tc_gtiming)rc;
+			if ((rc = tc_parse_timing(cmd, optarg, &timing)))
+				return rc;
 			break;
 		case 'P':
 			if ((rc = tc_parse_double(cmd, "--precision", optarg, &mopts.precision)))
@@ -526,7 +523,7 @@ int cmd_compress(int argc, char **argv)
 	g->bins = mopts.bins;
 	if (g->world_size < ts->world_size)
 		g->world_size = ts->world_size;
-	tc_gtrace_set_timing(g, timing);
+	tc_gtrace_set_timing(g, (enum tc_gtiming)timing);
 	tc_gtrace_finish(g);
 
 	t0 = now_s();

@@ -3,6 +3,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "lib/merge.h"
 #include "lib/error.h"
 #include "lib/pool.h"
 
@@ -173,6 +174,16 @@ int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out
 	if (errno || end == s || *end)
 		return tc_usage_error(cmd, "%s: expected a number, got '%s'", opt, s);
 	*out = v;
+	return 0;
+}
+
+int tc_parse_timing(const char *cmd, const char *s, int *out)
+{
+	int t = tc_gtiming_from_name(s);
+
+	if (t < 0)
+		return tc_usage_error(cmd, "--timing: expected stats, rank or none, got '%s'", s);
+	*out = t;
 	return 0;
 }
 

@@ -27,7 +27,7 @@ static const struct tc_cluster_mode modes[] = {
 	  TC_CMF_THRESHOLD | TC_CMF_REFINE | TC_CMF_FILTER },
 	{ "chameleon", tc_mode_chameleon, "dissertation ch. 5, §5.1, Alg. 6-8",
 	  "Chameleon: phases between marker calls (AT/C/L), K/#call-paths leads per "
-	  "call-path cluster by SRC and DEST", TC_CMF_K | TC_CMF_TRACES },
+	  "call-path cluster by SRC and DEST", TC_CMF_K | TC_CMF_TRACES | TC_CMF_OWN },
 	{ "dynamic", tc_mode_dynamic, "dissertation §4.4.6",
 	  "main clusters by call path, sub-clusters by the SRC and DEST signatures", 0 },
 	{ "kfarthest", tc_mode_kfarthest, "dissertation §4.1, §4.1.1, Alg. 5",

@@ -277,6 +277,8 @@ enum {
 	TC_CMF_REFINE = 1u << 3,  /* compares members exactly when given traces */
 	TC_CMF_TRACES = 1u << 4,  /* needs the traces */
 	TC_CMF_FILTER = 1u << 5,  /* has the filtering fallback */
+	TC_CMF_OWN = 1u << 6,     /* needs each rank's own trace, times included
+				   * (not one it shares, formats/load.h) */
 };
 
 struct tc_cluster_mode {

@@ -53,11 +53,9 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 		printf(" (%zu main)", e->mains);
 	printf(", %zu leads, global trace %" PRIu64 " bytes (timing %s)\n", e->leads, e->bytes,
 	       tc_gtiming_name((unsigned)a->timing));
-	printf("matching:   COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  "
-	       "TAG %.2f%%\n", tc_match_pct(&e->match, TC_MATCH_COUNT),
-	       tc_match_pct(&e->match, TC_MATCH_LOOP), tc_match_pct(&e->match, TC_MATCH_EVENTS),
-	       tc_match_pct(&e->match, TC_MATCH_SRC), tc_match_pct(&e->match, TC_MATCH_DEST),
-	       tc_match_pct(&e->match, TC_MATCH_TAG));
+	printf("matching:   ");
+	tc_anl_match_print(stdout, &e->match);
+	printf("\n");
 	printf("heatmap:    %s difference L1 %g (of %g), max %g\n", tc_hm_metric_name(metric), e->l1,
 	       e->total, e->max);
 	printf("replay:     t %.9f s, t' %.9f s, ACC %.2f%%", e->t, e->t_clustered, 100 * e->acc);
@@ -69,15 +67,6 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 	       space_none);
 }
 
-
-static struct tc_json *match_json(const struct tc_match *m)
-{
-	struct tc_json *o = tc_json_object();
-
-	for (int i = 0; i < TC_MATCH_N; i++)
-		tc_json_set_real(o, tc_match_name(i), tc_match_pct(m, i));
-	return o;
-}
 
 int cmd_accuracy(int argc, char **argv)
 {
@@ -162,7 +151,7 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_set_uint(o, "leads", e.leads);
 		tc_json_set_uint(o, "bytes", e.bytes);
 		tc_json_set_str(o, "timing", tc_gtiming_name((unsigned)timing));
-		tc_json_set(o, "match", match_json(&e.match));
+		tc_json_set(o, "match", tc_anl_match_json(&e.match));
 		tc_json_set_real(o, "acc", e.acc);
 		tc_json_set_real(r, "t", e.t);
 		tc_json_set_real(r, "t_clustered", e.t_clustered);

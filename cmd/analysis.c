@@ -5,7 +5,7 @@
 #include "lib/compat.h"
 #include "cmd/analysis.h"
 #include "cmd/cmd.h"
-#include "cmd/load.h"
+#include "formats/load.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
 #include "formats/tct.h"
@@ -13,6 +13,7 @@
 #include "lib/accuracy.h"
 #include "lib/error.h"
 #include "lib/event.h"
+#include "lib/json.h"
 #include "lib/merge.h"
 #include "lib/pool.h"
 #include "lib/replay.h"
@@ -98,11 +99,14 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 	struct stat st;
 	double t0 = tc_anl_now();
 
+	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
+
+	if (flags & TC_ANL_ROPTS)
+		ropts = a->ropts;
 	memset(a, 0, sizeof(*a));
+	a->ropts = ropts;
 	a->path = path;
 	a->timing = TC_GTIMING_STATS;
-	a->ropts.window = TC_RSD_WINDOW_DEFAULT;
-	a->ropts.match = TC_RSD_MATCH_CALLSITE;
 	if (is_tct(path)) {
 		if (flags & TC_ANL_NEED_DIR)
 			return tc_error_set(err, -1, path, -1, "a trace set is needed, not a global trace");
@@ -595,13 +599,53 @@ double tc_anl_space(const struct tc_anl *a, const struct tc_clustering *cl)
 				    cl->nclusters, cl->nmains, false);
 }
 
+void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
+		     const struct tc_replay_params *p, double t0, bool deadlock0,
+		     struct tc_anl_fidelity *out)
+{
+	struct tc_replay_result r;
+
+	memset(out, 0, sizeof(*out));
+	tc_anl_match(a, g, pool, &out->match);
+	if (t0 < 0) {
+		tc_anl_replay(a, NULL, p, &r);
+		t0 = r.makespan;
+		deadlock0 = r.deadlock;
+		tc_replay_result_release(&r);
+	}
+	tc_anl_replay(a, g, p, &r);
+	out->t = t0;
+	out->t_clustered = r.makespan;
+	out->deadlock = deadlock0 || r.deadlock;
+	out->forced = r.forced;
+	tc_replay_result_release(&r);
+	out->acc = t0 > 0 ? 1 - fabs(t0 - out->t_clustered) / t0 : (out->t_clustered == 0 ? 1 : 0);
+}
+
+struct tc_json *tc_anl_match_json(const struct tc_match *m)
+{
+	struct tc_json *o = tc_json_object();
+
+	for (int i = 0; i < TC_MATCH_N; i++)
+		tc_json_set_real(o, tc_match_name(i), tc_match_pct(m, i));
+	return o;
+}
+
+void tc_anl_match_print(FILE *f, const struct tc_match *m)
+{
+	fprintf(f, "COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  TAG %.2f%%",
+		tc_match_pct(m, TC_MATCH_COUNT), tc_match_pct(m, TC_MATCH_LOOP),
+		tc_match_pct(m, TC_MATCH_EVENTS), tc_match_pct(m, TC_MATCH_SRC),
+		tc_match_pct(m, TC_MATCH_DEST), tc_match_pct(m, TC_MATCH_TAG));
+}
+
 int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 		    struct tc_pool *pool, const struct tc_replay_params *p, double t0,
 		    bool deadlock0, const struct tc_matrix *orig, int metric,
 		    struct tc_anl_eval *out, struct tc_error *err)
 {
 	struct tc_anl_built b;
-	struct tc_replay_result r;
+	struct tc_anl_fidelity f;
 	struct tc_matrix own, clus, delta;
 	double dummy;
 	int rc = -1;
@@ -616,20 +660,13 @@ int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 	out->bytes = b.bytes;
 	out->seconds = b.seconds;
 	out->space = tc_anl_space(a, &b.cl);
-	tc_anl_match(a, b.g, pool, &out->match);
-	if (t0 < 0) {
-		tc_anl_replay(a, NULL, p, &r);
-		t0 = r.makespan;
-		deadlock0 = r.deadlock;
-		tc_replay_result_release(&r);
-	}
-	tc_anl_replay(a, b.g, p, &r);
-	out->t = t0;
-	out->t_clustered = r.makespan;
-	out->deadlock = deadlock0 || r.deadlock;
-	out->forced = r.forced;
-	tc_replay_result_release(&r);
-	out->acc = t0 > 0 ? 1 - fabs(t0 - out->t_clustered) / t0 : (out->t_clustered == 0 ? 1 : 0);
+	tc_anl_fidelity(a, b.g, pool, p, t0, deadlock0, &f);
+	out->match = f.match;
+	out->t = f.t;
+	out->t_clustered = f.t_clustered;
+	out->deadlock = f.deadlock;
+	out->forced = f.forced;
+	out->acc = f.acc;
 	tc_matrix_init(&own, 0);
 	if (!orig) {
 		tc_anl_matrix(a, NULL, metric, false, pool, &own);

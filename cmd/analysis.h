@@ -12,8 +12,11 @@
 #include "cluster/cluster.h"
 #include "lib/rsd.h"
 
+#include <stdio.h>
+
 struct tc_error;
 struct tc_gtrace;
+struct tc_json;
 struct tc_match;
 struct tc_matrix;
 struct tc_pool;
@@ -41,7 +44,11 @@ struct tc_anl {
 	double t_load;
 };
 
-enum { TC_ANL_SIZES = 1u << 0, TC_ANL_NEED_DIR = 1u << 1 };
+enum {
+	TC_ANL_SIZES = 1u << 0,
+	TC_ANL_NEED_DIR = 1u << 1,
+	TC_ANL_ROPTS = 1u << 2,   /* load with a->ropts as set (else the defaults) */
+};
 
 /* Open DIR (or a raw trace file) or a .tct file. flags: TC_ANL_*.
  * Returns 0, or -1 with err filled. */
@@ -112,6 +119,24 @@ struct tc_anl_eval {
 	double l1, max, total;   /* heatmap difference and the original's total */
 	double seconds;          /* clustering and merging */
 };
+
+/* How well a global trace reproduces the original, as accuracy measures
+ * it: matching per measure (Table 4.2) and the simulated replay. */
+struct tc_anl_fidelity {
+	struct tc_match match;
+	double t, t_clustered;   /* replay makespans (s) */
+	double acc;              /* 1 - |t - t'| / t */
+	bool deadlock;           /* either replay stalled */
+	uint64_t forced;         /* operations g's replay completed unmatched */
+};
+/* Measure g expanded to every rank against a's original traces; t0 is the
+ * original's replay makespan (< 0: run it). */
+void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
+		     const struct tc_replay_params *p, double t0, bool deadlock0,
+		     struct tc_anl_fidelity *out);
+/* The matching percentages as a JSON object, and as one line of text. */
+struct tc_json *tc_anl_match_json(const struct tc_match *m);
+void tc_anl_match_print(FILE *f, const struct tc_match *m);
 
 /* Build mode's global trace of a (loaded with TC_ANL_SIZES) and measure
  * it against the original; t0 is the original's replay makespan (< 0: run

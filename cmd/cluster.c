@@ -5,7 +5,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
-#include "cmd/load.h"
+#include "formats/load.h"
 #include "cmd/progress.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
@@ -68,7 +68,8 @@ static const char cluster_usage[] =
 
 struct load_ctx {
 	struct tc_signatures *sigs;
-	struct tc_rank_trace **traces; /* NULL: traces are freed after signatures */
+	struct tc_rank_trace **traces; /* kept (a mode that needs its own) */
+	bool borrowed;                 /* tc_load_shared keeps the trace */
 };
 
 static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error *err)
@@ -79,7 +80,7 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 	tc_signatures_compute(t, &ctx->sigs[i]);
 	if (ctx->traces)
 		ctx->traces[i] = t;
-	else
+	else if (!ctx->borrowed)
 		tc_rank_trace_free(&t);
 	return 0;
 }
@@ -524,7 +525,9 @@ int cmd_cluster(int argc, char **argv)
 	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
 	struct tc_cluster_input in;
 	struct tc_clustering result;
-	struct load_ctx ctx = { NULL, NULL };
+	struct load_ctx ctx = { NULL, NULL, false };
+	struct tc_load_shared shared = { NULL, NULL, 0, 0 };
+	bool keep;
 	struct tc_traceset *ts = NULL;
 	struct tc_pool *pool = NULL;
 	struct tc_raw_stats *rstats = NULL;
@@ -657,13 +660,21 @@ int cmd_cluster(int argc, char **argv)
 		goto out;
 	}
 	ctx.sigs = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*ctx.sigs));
-	/* the traces stay in memory for exact comparison of members */
-	if (verify || (mode->flags & TC_CMF_TRACES) || (refine && (mode->flags & TC_CMF_REFINE)))
+	/* the traces stay in memory for exact comparison of members: one per
+	 * class of equal traces unless the mode needs every rank's own */
+	keep = verify || (mode->flags & TC_CMF_TRACES) || (refine && (mode->flags & TC_CMF_REFINE));
+	if (keep && (mode->flags & TC_CMF_OWN))
 		ctx.traces = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*ctx.traces));
+	ctx.borrowed = keep && !ctx.traces;
 	rstats = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*rstats));
 	prog = tc_progress_start("reading", ts->nfiles);
 	ts->progress = tc_progress_counter(prog);
-	rc = tc_load_each(ts, pool, &ropts, load_one, &ctx, rstats, &err);
+	if (ctx.borrowed)
+		rc = tc_load_shared(ts, pool, &ropts, load_one, &ctx, rstats, &shared, &err);
+	else
+		rc = tc_load_each(ts, pool, &ropts, load_one, &ctx, rstats, &err);
+	if (!rc && ctx.borrowed)
+		ctx.traces = shared.traces;
 	tc_progress_stop(&prog);
 	ts->progress = NULL;
 	if (rc) {
@@ -697,7 +708,9 @@ int cmd_cluster(int argc, char **argv)
 	status = TC_EXIT_OK;
 out:
 	tc_clustering_release(&result);
-	if (ctx.traces)
+	if (ctx.borrowed)
+		tc_load_shared_release(&shared);
+	else if (ctx.traces)
 		tc_load_free_all(ctx.traces, ts ? ts->nfiles : 0);
 	free(ctx.sigs);
 	free(rstats);

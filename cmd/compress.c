@@ -13,7 +13,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
-#include "cmd/load.h"
+#include "formats/load.h"
 #include "cmd/progress.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
@@ -27,6 +27,7 @@
 #include "lib/merge.h"
 #include "lib/pool.h"
 #include "lib/ranklist.h"
+#include "lib/replay.h"
 #include "lib/rsd.h"
 #include "lib/strbuf.h"
 #include "lib/trace.h"
@@ -48,7 +49,7 @@ static const char compress_usage[] =
 	"                             [--threshold F] [--match callsite|params]\n"
 	"                             [--window N] [--report-json] [--salvage]\n"
 	"                             [--format F] [--marker OP[@CALLSITE]]\n"
-	"                             [--call-frequency N] [-j N] DIR|FILE\n"
+	"                             [--call-frequency N] [--accuracy] [-j N] DIR|FILE\n"
 	"\n"
 	"Cluster the ranks of the trace set in DIR (or of the trace FILE), merge the\n"
 	"compressed traces of the cluster leads into one global compressed trace and\n"
@@ -88,6 +89,9 @@ static const char compress_usage[] =
 	"      --match M       loop compression: callsite (default) or params\n"
 	"      --window N      loop compression looks back N nodes (default 256)\n"
 	"      --report-json   print the report as one JSON document\n"
+	"      --accuracy      measure the trace written as tracecluster accuracy does\n"
+	"                      (matching per measure, simulated replay ACC) and report\n"
+	"                      it in one line; reads the whole set into memory again\n"
 	"      --salvage       read damaged files up to their damage; warn instead of fail\n"
 	"      --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
 	"      --marker OP[@CALLSITE]\n"
@@ -129,7 +133,7 @@ struct load_ctx {
 	bool none;                     /* --mode none: convert at once */
 	const struct tc_merge_opts *mopts;
 	struct tc_signatures *sigs;    /* clustering: per file */
-	struct tc_rank_trace **traces; /* clustering: kept */
+	struct tc_rank_trace **traces; /* chameleon: kept */
 	struct tc_gtrace **leaves;     /* none: per file */
 };
 
@@ -145,7 +149,79 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 		return 0;
 	}
 	tc_signatures_compute(t, &c->sigs[i]);
-	c->traces[i] = t;
+	if (c->traces)
+		c->traces[i] = t;
+	return 0;
+}
+
+static void free_leads(struct tc_rank_trace **tr, bool *fresh, size_t n)
+{
+	for (size_t i = 0; tr && i < n; i++)
+		if (fresh[i])
+			tc_rank_trace_free(&tr[i]);
+	free(tr);
+	free(fresh);
+}
+
+/*
+ * The traces the leaves are made of: the shared ones, except where a
+ * rank's own times can show. Those are each cluster's lead and the first
+ * member of each class of equal traces in the cluster (the one that
+ * stands for its group of equal members in tc_anl_make_leaves, keeping
+ * its times where the lead's do not fit): their own traces, read again
+ * when their class's trace is another file's. Returns a new array (free
+ * with free_leads), or NULL with err filled.
+ */
+static struct tc_rank_trace **own_traces(const struct tc_traceset *ts,
+					 const struct tc_rsd_opts *ropts,
+					 const struct tc_load_shared *sh,
+					 const struct tc_clustering *cl, bool **fresh_out,
+					 struct tc_error *err)
+{
+	struct tc_rank_trace **tr = tc_xcalloc(sh->n + 1, sizeof(*tr));
+	bool *fresh = tc_xcalloc(sh->n + 1, sizeof(*fresh));
+	uint32_t *seen = tc_xcalloc(sh->n + 1, sizeof(*seen)); /* class: cluster + 1 */
+
+	memcpy(tr, sh->traces, sh->n * sizeof(*tr));
+	for (size_t k = 0; k < cl->nclusters; k++) {
+		const struct tc_cluster *c = &cl->clusters[k];
+		for (size_t m = 0; m <= c->nranks; m++) {
+			size_t i = m == c->nranks ? c->lead_index : c->index[m];
+			if (m < c->nranks && seen[sh->cls[i]] == k + 1)
+				continue;
+			seen[sh->cls[i]] = (uint32_t)k + 1;
+			if (fresh[i] || sh->cls[i] == i)
+				continue;
+			if (tc_load_own(ts, ropts, sh, i, &tr[i], &fresh[i], err)) {
+				free_leads(tr, fresh, sh->n);
+				free(seen);
+				return NULL;
+			}
+		}
+	}
+	free(seen);
+	*fresh_out = fresh;
+	return tr;
+}
+
+
+/* --accuracy: the trace set read again, whole (as accuracy reads it), and
+ * g measured against it. */
+static int measure(const char *path, const struct tc_gtrace *g, const struct tc_rsd_opts *ropts,
+		   struct tc_pool *pool, struct tc_anl_fidelity *out, struct tc_error *err)
+{
+	struct tc_anl a;
+	struct tc_replay_params p;
+
+	tc_replay_params_init(&p);
+	p.lenient = true;
+	a.ropts = *ropts;
+	if (tc_anl_open(&a, path, TC_ANL_NEED_DIR | TC_ANL_ROPTS, pool, err)) {
+		tc_anl_release(&a);
+		return -1;
+	}
+	tc_anl_fidelity(&a, g, pool, &p, -1, false, out);
+	tc_anl_release(&a);
 	return 0;
 }
 
@@ -168,6 +244,8 @@ struct report {
 	uint64_t bytes, input_bytes;
 	double t_load, t_cluster, t_merge, t_write, t_total;
 	const struct tc_chameleon *ch; /* chameleon: its numbers (Table 5.2) */
+	const struct tc_anl_fidelity *acc; /* --accuracy: the trace measured */
+	double t_accuracy;
 };
 
 static void report_text(FILE *f, const struct report *r)
@@ -199,8 +277,19 @@ static void report_text(FILE *f, const struct report *r)
 		fprintf(f, "%.2fx LARGER than the input\n", (double)r->bytes / (double)r->input_bytes);
 	else
 		fprintf(f, "no input bytes\n");
-	fprintf(f, "time:         %.3f s (load %.3f, cluster %.3f, merge %.3f, write %.3f)\n",
+	if (r->acc) {
+		fprintf(f, "accuracy:     ");
+		tc_anl_match_print(f, &r->acc->match);
+		fprintf(f, ", replay ACC %.2f%%", 100 * r->acc->acc);
+		if (r->acc->deadlock)
+			fprintf(f, " (a replay stalled)");
+		fprintf(f, "\n");
+	}
+	fprintf(f, "time:         %.3f s (load %.3f, cluster %.3f, merge %.3f, write %.3f",
 		r->t_total, r->t_load, r->t_cluster, r->t_merge, r->t_write);
+	if (r->acc)
+		fprintf(f, ", accuracy %.3f", r->t_accuracy);
+	fprintf(f, ")\n");
 }
 
 static void report_json(FILE *f, const struct report *r)
@@ -250,6 +339,17 @@ static void report_json(FILE *f, const struct report *r)
 	tc_json_set_real(t, "cluster", r->t_cluster);
 	tc_json_set_real(t, "merge", r->t_merge);
 	tc_json_set_real(t, "write", r->t_write);
+	if (r->acc) {
+		struct tc_json *a = tc_json_object();
+		tc_json_set(a, "match", tc_anl_match_json(&r->acc->match));
+		tc_json_set_real(a, "acc", r->acc->acc);
+		tc_json_set_real(a, "t", r->acc->t);
+		tc_json_set_real(a, "t_clustered", r->acc->t_clustered);
+		tc_json_set_bool(a, "stalled", r->acc->deadlock);
+		tc_json_set_uint(a, "forced", r->acc->forced);
+		tc_json_set(o, "accuracy", a);
+		tc_json_set_real(t, "accuracy", r->t_accuracy);
+	}
 	tc_json_set(o, "seconds", t);
 	tc_json_write(o, f, TC_JSON_COMPACT);
 	tc_json_free(o);
@@ -280,6 +380,7 @@ int cmd_compress(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "marker", required_argument, NULL, 'K' },
 		{ "call-frequency", required_argument, NULL, 'C' },
+		{ "accuracy", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
@@ -292,12 +393,14 @@ int cmd_compress(int argc, char **argv)
 	struct tc_progress *prog = NULL;
 	struct tc_raw_stats *rstats = NULL;
 	struct load_ctx lc;
+	struct tc_load_shared shared = { NULL, NULL, 0, 0 };
 	struct tc_clustering result;
 	struct tc_gtrace *g = NULL, **leaves = NULL;
 	struct tc_strbuf sb = TC_STRBUF_INIT;
 	struct tc_error err;
 	struct report rep;
-	bool rjson = false, none = false, force = false, lead_only = false;
+	bool rjson = false, none = false, force = false, lead_only = false, accuracy = false;
+	struct tc_anl_fidelity fid;
 	int form = TC_TCT_BINARY;
 	int timing = TC_GTIMING_STATS;
 	enum tc_format fmt = TC_FMT_AUTO;
@@ -333,6 +436,9 @@ int cmd_compress(int argc, char **argv)
 			break;
 		case 'L':
 			lead_only = true;
+			break;
+		case 'Y':
+			accuracy = true;
 			break;
 		case 'G':
 			if ((rc = tc_parse_timing(cmd, optarg, &timing)))
@@ -451,12 +557,16 @@ int cmd_compress(int argc, char **argv)
 		lc.leaves = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.leaves));
 	} else {
 		lc.sigs = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.sigs));
-		lc.traces = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.traces));
+		if (mode->flags & TC_CMF_OWN)
+			lc.traces = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.traces));
 	}
 	rstats = tc_xcalloc(ts->nfiles + 1, sizeof(*rstats));
 	prog = tc_progress_start("reading", ts->nfiles);
 	ts->progress = tc_progress_counter(prog);
-	rc = tc_load_each(ts, pool, &ropts, load_one, &lc, rstats, &err);
+	if (none || lc.traces)
+		rc = tc_load_each(ts, pool, &ropts, load_one, &lc, rstats, &err);
+	else
+		rc = tc_load_shared(ts, pool, &ropts, load_one, &lc, rstats, &shared, &err);
 	tc_progress_stop(&prog);
 	ts->progress = NULL;
 	if (rc) {
@@ -479,7 +589,8 @@ int cmd_compress(int argc, char **argv)
 		g = tc_gtrace_merge_tree(leaves, ts->nfiles, pool, &mopts);
 		rep.t_merge = now_s() - t0;
 	} else {
-		struct tc_cluster_input in = { lc.sigs, ts->nfiles, lc.traces };
+		struct tc_cluster_input in = { lc.sigs, ts->nfiles,
+					       lc.traces ? lc.traces : shared.traces };
 		t0 = now_s();
 		/* chameleon builds the online global trace as it goes (§5.1, Alg. 8) */
 		copts.online = true;
@@ -507,8 +618,16 @@ int cmd_compress(int argc, char **argv)
 			for (size_t i = 0; g && i < ts->nfiles; i++)
 				tc_anl_copy_sites(g, lc.traces[i]);
 		} else {
-			leaves = tc_anl_make_leaves(&result, lc.traces, ts->world_size, &mopts,
+			struct tc_rank_trace **tr;
+			bool *fresh = NULL;
+			tr = own_traces(ts, &ropts, &shared, &result, &fresh, &err);
+			if (!tr) {
+				tc_report(&err);
+				goto out;
+			}
+			leaves = tc_anl_make_leaves(&result, tr, ts->world_size, &mopts,
 						    !lead_only, pool);
+			free_leads(tr, fresh, ts->nfiles);
 			g = tc_anl_merge_clusters(&result, leaves, pool, &mopts);
 		}
 		rep.t_merge = now_s() - t0;
@@ -547,7 +666,16 @@ int cmd_compress(int argc, char **argv)
 	tc_gtrace_info(g, &rep.info);
 	rep.bytes = sb.len;
 	rep.input_bytes = input_bytes(ts);
-	rep.t_total = rep.t_load + rep.t_cluster + rep.t_merge + rep.t_write;
+	if (accuracy) {
+		t0 = now_s();
+		if (measure(argv[optind], g, &ropts, pool, &fid, &err)) {
+			tc_report(&err);
+			goto out;
+		}
+		rep.acc = &fid;
+		rep.t_accuracy = now_s() - t0;
+	}
+	rep.t_total = rep.t_load + rep.t_cluster + rep.t_merge + rep.t_write + rep.t_accuracy;
 	rf = strcmp(out, "-") ? stdout : stderr;
 	if (rf == stderr)
 		fflush(stdout);
@@ -574,6 +702,7 @@ out:
 	}
 	if (lc.traces)
 		tc_load_free_all(lc.traces, ts ? ts->nfiles : 0);
+	tc_load_shared_release(&shared);
 	free(lc.sigs);
 	free(rstats);
 	tc_clustering_release(&result);

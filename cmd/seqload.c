@@ -7,7 +7,7 @@
 #include "align/align.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
-#include "cmd/load.h"
+#include "formats/load.h"
 #include "formats/raw.h"
 #include "formats/reader.h"
 #include "formats/traceset.h"

@@ -5,7 +5,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
-#include "cmd/load.h"
+#include "formats/load.h"
 #include "cmd/progress.h"
 #include "cluster/signature.h"
 #include "formats/raw.h"

@@ -5,12 +5,14 @@
 #include "formats/traceset.h"
 #include "formats/foreign.h"
 #include "lib/error.h"
+#include "lib/hash.h"
 #include "lib/event.h"
 #include "lib/pool.h"
 #include "lib/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,24 +48,151 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* ---- interned strings ---------------------------------------------------- */
+
+/* Open addressing over the set's distinct strings, behind a lock (files
+ * are opened on the pool). */
+struct tc_strtab {
+	pthread_mutex_t lock;
+	char **slot;
+	size_t cap, n;
+};
+
+static struct tc_strtab *strtab_new(void)
+{
+	struct tc_strtab *t = tc_xcalloc(1, sizeof(*t));
+
+	pthread_mutex_init(&t->lock, NULL);
+	t->cap = 16;
+	t->slot = tc_xcalloc(t->cap, sizeof(*t->slot));
+	return t;
+}
+
+static void strtab_free(struct tc_strtab **tp)
+{
+	struct tc_strtab *t = *tp;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->slot[i]);
+	free(t->slot);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+	*tp = NULL;
+}
+
+static char **strtab_find(char **slot, size_t cap, const char *s)
+{
+	size_t i = (size_t)tc_hash64(s, strlen(s), 0) & (cap - 1);
+
+	while (slot[i] && strcmp(slot[i], s))
+		i = (i + 1) & (cap - 1);
+	return &slot[i];
+}
+
+/* The table's copy of s (s may be unterminated within len bytes). */
+static const char *strtab_intern(struct tc_strtab *t, const char *s, size_t len)
+{
+	char *key = tc_xstrndup(s, strnlen(s, len)), **at;
+
+	pthread_mutex_lock(&t->lock);
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap * 2;
+		char **slot = tc_xcalloc(cap, sizeof(*slot));
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slot[i])
+				*strtab_find(slot, cap, t->slot[i]) = t->slot[i];
+		free(t->slot);
+		t->slot = slot;
+		t->cap = cap;
+	}
+	at = strtab_find(t->slot, t->cap, key);
+	if (*at) {
+		free(key);
+	} else {
+		*at = key;
+		t->n++;
+	}
+	key = *at;
+	pthread_mutex_unlock(&t->lock);
+	return key;
+}
+
+/* ---- the first failure of a parallel loop --------------------------------- */
+
+/* The error of the lowest-indexed item that failed, whatever the order the
+ * workers run in, without an error record per item. */
+struct first_err {
+	pthread_mutex_t lock;
+	size_t index;           /* SIZE_MAX: none */
+	int rc;
+	struct tc_error err;
+};
+
+static void first_err_init(struct first_err *f)
+{
+	pthread_mutex_init(&f->lock, NULL);
+	f->index = SIZE_MAX;
+	f->rc = 0;
+	tc_error_clear(&f->err);
+}
+
+static void first_err_note(struct first_err *f, size_t i, int rc, const struct tc_error *e)
+{
+	pthread_mutex_lock(&f->lock);
+	if (i < f->index) {
+		f->index = i;
+		f->rc = rc;
+		f->err = *e;
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Returns the first failure's code (0: none) with *err filled. */
+static int first_err_done(struct first_err *f, struct tc_error *err)
+{
+	pthread_mutex_destroy(&f->lock);
+	if (f->rc && err)
+		*err = f->err;
+	return f->rc;
+}
+
+/* ---- opening ---------------------------------------------------------------- */
+
 struct open_job {
 	struct tc_traceset *ts;
 	unsigned flags;
-	int *rc;
-	struct tc_error *errs;
+	struct first_err fail;
 };
+
+static void keep_header(struct tc_traceset *ts, struct tc_traceset_file *f,
+			const struct tc_raw_header *h)
+{
+	f->hdr.rank = h->rank;
+	f->hdr.world_size = h->world_size;
+	f->hdr.start_time_ns = h->start_time_ns;
+	f->hdr.pid = h->pid;
+	f->hdr.stack_depth = h->stack_depth;
+	f->hdr.flags = h->flags;
+	f->hdr.host = strtab_intern(ts->strings, h->host, sizeof(h->host));
+	f->hdr.writer = strtab_intern(ts->strings, h->writer, sizeof(h->writer));
+}
 
 static void open_one(size_t i, void *p)
 {
 	struct open_job *j = p;
 	struct tc_traceset_file *f = &j->ts->files[i];
 	struct tc_reader *r;
+	struct tc_error e;
 	struct stat st;
+	int rc = tc_reader_open(&r, f->path, f->format, f->index, j->flags, &e);
 
-	j->rc[i] = tc_reader_open(&r, f->path, f->format, f->index, j->flags, &j->errs[i]);
-	if (j->rc[i])
+	if (rc) {
+		first_err_note(&j->fail, i, rc, &e);
 		return;
-	f->hdr = *tc_reader_header(r);
+	}
+	keep_header(j->ts, f, tc_reader_header(r));
 	tc_reader_close(&r);
 	if (stat(f->path, &st) == 0)
 		f->file_bytes = (uint64_t)st.st_size;
@@ -332,6 +461,7 @@ int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 	ts->format = fmt;
 	ts->nfiles = n;
 	ts->files = tc_xcalloc(n, sizeof(*ts->files));
+	ts->strings = strtab_new();
 	for (i = 0; i < n; i++) {
 		ts->files[i].path = c.v[i].path;
 		ts->files[i].format = c.v[i].format;
@@ -340,19 +470,9 @@ int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 	free(c.v);
 	job.ts = ts;
 	job.flags = flags;
-	job.rc = tc_xcalloc(n, sizeof(int));
-	job.errs = tc_xcalloc(n, sizeof(struct tc_error));
+	first_err_init(&job.fail);
 	tc_pool_for(pool, n, open_one, &job);
-	for (i = 0; i < n; i++) {
-		if (job.rc[i]) {
-			rc = job.rc[i];
-			if (err)
-				*err = job.errs[i];
-			break;
-		}
-	}
-	free(job.rc);
-	free(job.errs);
+	rc = first_err_done(&job.fail, err);
 	if (rc) {
 		tc_traceset_free(&ts);
 		return rc;
@@ -403,6 +523,7 @@ void tc_traceset_free(struct tc_traceset **tsp)
 	for (size_t i = 0; i < ts->nfiles; i++)
 		free(ts->files[i].path);
 	free(ts->files);
+	strtab_free(&ts->strings);
 	free(ts->missing);
 	free(ts->duplicates);
 	free(ts->dir);
@@ -449,20 +570,22 @@ struct each_job {
 	const struct tc_traceset *ts;
 	tc_traceset_fn fn;
 	void *ctx;
-	int *rc;
-	struct tc_error *errs;
+	struct first_err fail;
 };
 
 static void each_one(size_t i, void *p)
 {
 	struct each_job *j = p;
 	struct tc_reader *r;
+	struct tc_error e;
+	int rc = tc_traceset_open_file(j->ts, i, &r, &e);
 
-	j->rc[i] = tc_traceset_open_file(j->ts, i, &r, &j->errs[i]);
-	if (j->rc[i])
-		return;
-	j->rc[i] = j->fn(i, r, j->ctx, &j->errs[i]);
-	tc_reader_close(&r);
+	if (!rc) {
+		rc = j->fn(i, r, j->ctx, &e);
+		tc_reader_close(&r);
+	}
+	if (rc)
+		first_err_note(&j->fail, i, rc, &e);
 	if (j->ts->progress)
 		atomic_fetch_add(j->ts->progress, 1);
 }
@@ -470,23 +593,14 @@ static void each_one(size_t i, void *p)
 int tc_traceset_each(const struct tc_traceset *ts, struct tc_pool *pool,
 		     tc_traceset_fn fn, void *ctx, struct tc_error *err)
 {
-	struct each_job job = { ts, fn, ctx, NULL, NULL };
-	int rc = 0;
+	struct each_job job;
 
-	job.rc = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(int));
-	job.errs = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(struct tc_error));
+	job.ts = ts;
+	job.fn = fn;
+	job.ctx = ctx;
+	first_err_init(&job.fail);
 	tc_pool_for(pool, ts->nfiles, each_one, &job);
-	for (size_t i = 0; i < ts->nfiles; i++) {
-		if (job.rc[i]) {
-			rc = job.rc[i];
-			if (err)
-				*err = job.errs[i];
-			break;
-		}
-	}
-	free(job.rc);
-	free(job.errs);
-	return rc;
+	return first_err_done(&job.fail, err);
 }
 
 /* ---- stats ------------------------------------------------------------ */

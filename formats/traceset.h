@@ -23,12 +23,26 @@
 struct tc_error;
 struct tc_pool;
 
+/* What the set keeps of a file's header (struct tc_raw_header without its
+ * long strings: a set of 65,536 files holds one copy of each distinct
+ * host and writer, not 1.5 KB per file). */
+struct tc_traceset_hdr {
+	int32_t rank;
+	int32_t world_size;
+	uint64_t start_time_ns;
+	uint32_t pid;
+	uint32_t stack_depth;
+	uint32_t flags;
+	const char *host;          /* shared by the files that name the same */
+	const char *writer;
+};
+
 struct tc_traceset_file {
 	char *path;
 	enum tc_format format;     /* detected or forced */
 	uint32_t index;            /* rank stream inside the file (0: one per file;
 				    * the world rank in a ScalaTrace trace) */
-	struct tc_raw_header hdr;
+	struct tc_traceset_hdr hdr;
 	uint64_t file_bytes;       /* a shared file's size is split between its streams */
 };
 
@@ -45,6 +59,7 @@ struct tc_traceset {
 	size_t nduplicates;
 	size_t nworld_mismatch;    /* files whose world size differs */
 	int32_t ranks;             /* distinct ranks present */
+	struct tc_strtab *strings; /* the hosts and writers of hdr (private) */
 	/* optional: tc_traceset_each adds 1 per file read (for progress) */
 	atomic_uint_least64_t *progress;
 };

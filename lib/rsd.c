@@ -993,8 +993,13 @@ void tc_rsd_info(const struct tc_rsd *r, struct tc_rsd_info *info)
 	info->events = r->nin;
 	info->distinct = r->nevs;
 	info->top = r->n;
-	info->digest = tc_hash_mix(r->digest, r->nin);
+	info->digest = tc_rsd_digest(r);
 	count_nodes(r->q, r->n, 0, info);
+}
+
+uint64_t tc_rsd_digest(const struct tc_rsd *r)
+{
+	return tc_hash_mix(r->digest, r->nin);
 }
 
 /* Same values in the same representation, events compared by content. */
@@ -1034,6 +1039,8 @@ static bool node_equal_x(const struct tc_rsd *ra, const struct tc_rsd_node *a,
 
 bool tc_rsd_equal(const struct tc_rsd *a, const struct tc_rsd *b)
 {
+	if (a == b)
+		return true;
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++)

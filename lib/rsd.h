@@ -270,6 +270,8 @@ struct tc_rsd_info {
 	uint64_t digest;
 };
 void tc_rsd_info(const struct tc_rsd *rsd, struct tc_rsd_info *info);
+/* tc_rsd_info's digest alone, in constant time. */
+uint64_t tc_rsd_digest(const struct tc_rsd *rsd);
 
 /*
  * Whether two compressed sequences (of the same or different ranks,

@@ -4,6 +4,7 @@
 #include "compat.h"
 #include "trace.h"
 #include "event.h"
+#include "hash.h"
 #include "rsd.h"
 #include "xalloc.h"
 
@@ -147,4 +148,40 @@ const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, ui
 	size_t i = comm_pos(t, id);
 
 	return i < t->ncomms && t->comms[i].id == id ? &t->comms[i] : NULL;
+}
+
+static bool comm_same(const struct tc_trace_comm *a, const struct tc_trace_comm *b)
+{
+	if (a->id != b->id || a->parent != b->parent || a->creator != b->creator ||
+	    a->size != b->size || a->ndims != b->ndims)
+		return false;
+	for (uint32_t k = 0; k < a->ndims && k < 8; k++)
+		if (a->dims[k] != b->dims[k])
+			return false;
+	return true;
+}
+
+bool tc_rank_trace_same(const struct tc_rank_trace *a, const struct tc_rank_trace *b)
+{
+	if (a == b)
+		return true;
+	if (a->world_size != b->world_size || a->events != b->events || a->ncomms != b->ncomms)
+		return false;
+	for (size_t i = 0; i < a->ncomms; i++)
+		if (!comm_same(&a->comms[i], &b->comms[i]))
+			return false;
+	return tc_rsd_equal(a->seq, b->seq);
+}
+
+uint64_t tc_rank_trace_digest(const struct tc_rank_trace *t)
+{
+	uint64_t h = tc_hash_mix(tc_rsd_digest(t->seq), (uint64_t)(uint32_t)t->world_size);
+
+	h = tc_hash_mix(h, t->events);
+	for (size_t i = 0; i < t->ncomms; i++) {
+		const struct tc_trace_comm *c = &t->comms[i];
+		h = tc_hash_mix(h, (uint64_t)c->id << 32 | c->size);
+		h = tc_hash_mix(h, (uint64_t)c->creator << 32 | c->parent);
+	}
+	return tc_hash_fmix(h);
 }

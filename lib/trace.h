@@ -16,7 +16,7 @@
  *                              tc_rank_trace_on_comm };
  *   tc_raw_read(reader, &ops, trace, &stats, &err);
  *
- * (cmd/load.h does this for a whole trace set on the thread pool).
+ * (formats/load.h does this for a whole trace set on the thread pool).
  */
 #ifndef TC_TRACE_H
 #define TC_TRACE_H
@@ -75,6 +75,17 @@ int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c);
 
 /* The call site with this file-local id (borrowed), or NULL. */
 const struct tc_trace_site *tc_rank_trace_site(const struct tc_rank_trace *t, uint32_t id);
+
+/*
+ * Whether two ranks' traces stand for the same thing once times are left
+ * out: equal compressed sequences (tc_rsd_equal: relative peers, call
+ * sites by stack signature), equal communicator tables, world sizes and
+ * event counts. Ranks for which it holds are interchangeable everywhere a
+ * trace is used in relative terms (signatures, clustering, merging).
+ */
+bool tc_rank_trace_same(const struct tc_rank_trace *a, const struct tc_rank_trace *b);
+/* A digest equal for traces for which tc_rank_trace_same holds. */
+uint64_t tc_rank_trace_digest(const struct tc_rank_trace *t);
 
 /* The communicator with this id (borrowed), or NULL if never defined. */
 const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, uint32_t id);

@@ -138,3 +138,29 @@ med() { sort -n "$1" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] 
 ma=$(med "$work/ta")
 mb=$(med "$work/tb")
 echo "default $ma s, text/rank/lead-only $mb s (medians of $reps, interleaved): $(ratio "$ma" "$mb")x  $(pf "$(ratio "$ma" "$mb")" 1.05)"
+
+echo
+echo "== memory of the default compress and cluster, synthetic stencil2d, 65,536 ranks"
+echo "   (goals: <= 150 MB, <= 2 KB per rank; beside: tracecluster info on the same set)"
+# peak RSS in KB of a command, its output discarded
+rss() { python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"; }
+s="$work/gtrace-stencil2d-65536"
+[ -f "$s/truth.json" ] || "$tc" synth --pattern stencil2d --ranks 65536 --force -q -o "$s"
+s4="$work/mem-stencil2d-4096"
+[ -f "$s4/truth.json" ] || "$tc" synth --pattern stencil2d --ranks 4096 --force -q -o "$s4"
+for cmd in compress cluster; do
+	if [ $cmd = compress ]; then
+		k=$(rss "$tc" compress -q "$s" -o "$work/mem.tct")
+		k4=$(rss "$tc" compress -q "$s4" -o "$work/mem4.tct")
+	else
+		k=$(rss "$tc" cluster "$s")
+		k4=$(rss "$tc" cluster "$s4")
+	fi
+	base=$(rss "$tc" info "$s")
+	per=$(awk -v a="$k" -v b="$k4" 'BEGIN { printf "%.0f", (a - b) * 1024 / (65536 - 4096) }')
+	printf "%-8s %6.1f MB (info %5.1f MB: %sx)  %s;  %5s bytes per rank (4096 -> 65,536)  %s\n" \
+		"$cmd" "$(awk -v k="$k" 'BEGIN { print k / 1024 }')" "$(awk -v k="$base" 'BEGIN { print k / 1024 }')" \
+		"$(ratio "$k" "$base")" "$(pf "$k" 153600)" "$per" "$(pf "$per" 2048)"
+done

@@ -387,3 +387,53 @@ assert d["form"] == "binary" and d["bytes"] < d["input_bytes"], d
 	# to a pipe, the binary form is written as to a file
 	tc compress -q --mode none "$SETS/stencil2d" | cmp - st.tct
 }
+
+@test "compress: ranks with equal traces share one in memory, and a lead keeps its own times" {
+	# a 5x5 grid: kmedoid's one lead is rank 19, on the right side, whose
+	# trace equals rank 9's but for its times; the trace built must carry
+	# rank 19's own times, as a compress of rank 19 alone does
+	tracecluster synth --pattern stencil2d --ranks 25 --dims 5x5 --iters 4 --jitter 0.2 -o g >/dev/null
+	run -0 tc cluster --mode kmedoid -k 1 --json g
+	python3 -c 'import json, sys; assert [c["lead"] for c in json.loads(sys.argv[1])["clusters"]] == [19]' "$output"
+	tc compress -q --mode kmedoid -k 1 --lead-only --timing rank -o k.tct g
+	tc compress -q --mode none --timing rank -o own19.tct g/rank-00019.tcr
+	tc compress -q --mode none --timing rank -o own9.tct g/rank-00009.tcr
+	tc expand --rank 19 k.tct >k19
+	tc expand --rank 19 own19.tct >o19
+	tc expand --rank 9 own9.tct >o9
+	cmp k19 o19
+	# rank 9's times differ: the check can fail
+	! cmp -s <(cut -c1-30 o9) <(cut -c1-30 o19)
+	# any thread count, every mode that keeps the traces
+	for m in callpath-param kfarthest structural reference; do
+		tc -j1 compress -q --mode "$m" -o a.tct g
+		tc -j3 compress -q --mode "$m" -o b.tct g
+		cmp a.tct b.tct
+	done
+}
+
+@test "compress --accuracy: one line with the numbers tracecluster accuracy gives" {
+	for t in stats rank; do
+		run -0 tc compress --accuracy --timing "$t" -o t.tct "$SETS/jitter"
+		line=$(grep '^accuracy:' <<<"$output")
+		run -0 tc accuracy --mode callpath-param --timing "$t" --json "$SETS/jitter"
+		python3 - "$line" "$output" <<'PY'
+import json, re, sys
+line, acc = sys.argv[1], json.loads(sys.argv[2])
+got = dict(re.findall(r"(#?[A-Z]+) ([0-9.]+)%", line))
+for k, j in (("COUNT", "count"), ("LOOP", "loop"), ("#EVENTS", "events"), ("SRC", "src"),
+             ("DEST", "dest"), ("TAG", "tag")):
+    assert abs(float(got[k]) - acc["match"][j]) < 0.006, (k, got, acc["match"])
+assert abs(float(got["ACC"]) - 100 * acc["acc"]) < 0.006, (got, acc["acc"])
+PY
+	done
+	run -0 tc compress --accuracy --mode none --report-json -o n.tct "$SETS/ft"
+	python3 -c '
+import json, sys
+a = json.loads(sys.argv[1])["accuracy"]
+assert all(v == 100 for v in a["match"].values()), a
+assert 0 <= a["acc"] <= 1 and not a["stalled"], a
+' "$output"
+	run -1 tc compress --accuracy -o x.tct n.tct
+	assert_output --partial "n.tct"
+}

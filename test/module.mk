@@ -6,3 +6,4 @@ UNIT_TESTS += test/unit/test_formats.c
 UNIT_TESTS += test/unit/test_merge.c
 UNIT_TESTS += test/unit/test_chameleon.c
 UNIT_TESTS += test/unit/test_replay.c
+UNIT_TESTS += test/unit/test_load.c

@@ -37,10 +37,10 @@ static const char run_usage[] =
 	"  -o, --output DIR   trace directory (default $TRACECLUSTER_DIR, else\n"
 	"                     ./tracecluster-trace)\n"
 	"  -d, --depth N      stack frames per call site (default 8)\n"
-	"  -b, --buffer BYTES bytes of encoded events per block (default 256K)\n"
+	"  -b, --buffer BYTES bytes of encoded events per block (default 64K)\n"
 	"      --shim PATH    the capture library (default: " SHIM "\n"
 	"                     next to tracecluster or in ../lib)\n"
-	"  -f, --force        remove rank files already in DIR\n"
+	"  -f, --force        remove an earlier job's rank files and job file in DIR\n"
 	"  -h, --help         this help\n";
 
 /* Append "name" to a ';'-separated list variable unless it is there. */
@@ -138,7 +138,9 @@ static int prepare_dir(const char *dir, bool force, char *abs, size_t len)
 		goto fail;
 	while ((de = readdir(d)) != NULL) {
 		size_t k = strlen(de->d_name);
-		if (strncmp(de->d_name, "rank-", 5) || k < 9 || strcmp(de->d_name + k - 4, ".tcr"))
+		/* the rank files and the job file of an earlier job */
+		if ((strncmp(de->d_name, "rank-", 5) || k < 9 || strcmp(de->d_name + k - 4, ".tcr")) &&
+		    strcmp(de->d_name, "tracecluster.job"))
 			continue;
 		if (!force) {
 			nfiles++;
@@ -154,8 +156,8 @@ static int prepare_dir(const char *dir, bool force, char *abs, size_t len)
 	}
 	closedir(d);
 	if (nfiles) {
-		tc_errorf("'%s' already holds %d rank files (use --force to replace them)", abs,
-			  nfiles);
+		tc_errorf("'%s' already holds another job's trace (%d files; use --force to "
+			  "replace it)", abs, nfiles);
 		return -1;
 	}
 	return 0;

@@ -71,7 +71,8 @@ struct tc_raw_writer;
 struct tc_raw_writer_opts {
 	int level;              /* zlib level 1-9; 0 = default (1); < 0 stores blocks */
 	size_t block_bytes;     /* seal a block at this many encoded bytes (default 256 KiB) */
-	bool atomic;            /* write PATH.tmp.PID and rename at close */
+	bool atomic;            /* write PATH.tmp.XXXXXX and rename at close */
+	bool exclusive;         /* not atomic: fail if PATH exists or is a symlink */
 };
 
 /* Returns 0 and a new writer in *out, or a negative code with err filled. */

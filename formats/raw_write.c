@@ -49,6 +49,7 @@ struct tc_raw_writer {
 	z_stream zs;
 	bool zinit;
 	bool failed;
+	uint64_t off;     /* bytes written, up to the end of the last whole block */
 };
 
 static void wbuf_reserve(struct wbuf *b, size_t extra)
@@ -139,7 +140,15 @@ static int write_block(struct tc_raw_writer *w, uint8_t type, const uint8_t *pay
 	rc = write_all(w, hdr, sizeof(hdr), err);
 	if (!rc)
 		rc = write_all(w, stored, stored_len, err);
-	return rc;
+	if (rc) {
+		/* a full disk: leave the file ending on its last whole block
+		 * (and give its space back to the other ranks) */
+		if (ftruncate(w->fd, (off_t)w->off) < 0)
+			w->failed = true;
+		return rc;
+	}
+	w->off += sizeof(hdr) + stored_len;
+	return 0;
 }
 
 static int seal_tables(struct tc_raw_writer *w, struct tc_error *err)
@@ -225,7 +234,8 @@ int tc_raw_writer_open(struct tc_raw_writer **out, const char *path,
 		snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
 	}
 	name = w->tmp ? w->tmp : w->path;
-	w->fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC |
+			   (opts && opts->exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC), 0644);
 	if (w->fd < 0) {
 		tc_error_sys(err, name, "create");
 		free(w->tmp);
@@ -239,7 +249,7 @@ int tc_raw_writer_open(struct tc_raw_writer **out, const char *path,
 	fh[10] = TC_RAW_VERSION_MINOR;
 	fh[11] = 0;
 	hlen = encode_header(hb, hdr);
-	if (write_all(w, fh, sizeof(fh), err) ||
+	if (write_all(w, fh, sizeof(fh), err) || (w->off = sizeof(fh), false) ||
 	    write_block(w, TC_BLK_HEADER, hb, hlen, 1, 0, err)) {
 		tc_raw_writer_abort(&w);
 		return TC_ERR_IO;

@@ -329,6 +329,41 @@ wait_size() {
 	assert_line --regexp "^S events=[0-9]{3,} .* trailer=1 dropped=0 bad_blocks=0 "
 }
 
+@test "capture: killing the whole job or one rank loses at most about the last second of each rank (12 trials)" {
+	d="$BATS_TEST_TMPDIR"
+	for trial in $(seq 12); do
+		t="$d/t$trial"
+		mkdir -p "$t/pids"
+		mpirun --oversubscribe -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$t/tr" \
+			"$TP/ring" 0 "$t/pids" >"$t/out" 2>&1 &
+		job=$!
+		for r in 0 1 2 3; do wait_size "$t/pids/pid-$r" 0; done
+		sleep "$(awk -v s="$trial" 'BEGIN { srand(s); printf "%.2f", 1.2 + 1.5 * rand() }')"
+		kt=$(date +%s%N)
+		if ((trial % 2)); then
+			# the whole job at once, as a scheduler at the time limit
+			kill -KILL $(cat "$t"/pids/pid-*) "$job" 2>/dev/null || true
+		else
+			# one rank: mpirun tears the others down
+			kill -KILL "$(cat "$t/pids/pid-$((trial / 2 % 4))")"
+		fi
+		wait "$job" || true
+		for r in 0 1 2 3; do
+			# every block whole, and the last event ended at most
+			# TRACECLUSTER_FLUSH_MS (1 s) and the time to write it
+			# before the kill
+			"$EV" -s "$t/tr/rank-0000$r.tcr" 2>/dev/null | awk -v k="$kt" -v n="trial $trial rank $r" '
+				/^H / { for (i = 1; i <= NF; i++) if ($i ~ /^start=/) start = substr($i, 7) }
+				/^E / { ne++; for (i = 1; i <= NF; i++) { if ($i ~ /^t=/) t = substr($i, 3); if ($i ~ /^d=/) dd = substr($i, 3) } }
+				/^S / { s = $0 }
+				END {
+					lost = (k - (start + t + dd)) / 1e9
+					printf "%s: %d events, %.2f s lost; %s\n", n, ne, lost, s
+					exit !(ne >= 100 && lost <= 1.6 && s ~ / bad_blocks=0 /) }'
+		done
+	done
+}
+
 @test "capture: SIGTERM to a rank writes what it recorded and a trailer" {
 	d="$BATS_TEST_TMPDIR"
 	mkdir -p "$d/pids"
@@ -350,15 +385,46 @@ wait_size() {
 	[[ "$stderr" == *"cannot create directory '/dev/null/trace': Not a directory (4 of 4 ranks); tracing disabled"* ]]
 }
 
-@test "capture: a full disk gives one warning per rank, tracing stops, the job goes on" {
-	d="$BATS_TEST_TMPDIR/full"
+@test "capture: a directory holding another job's trace is never written into; symlinks are not followed" {
+	d="$BATS_TEST_TMPDIR/taken"
 	mkdir -p "$d"
-	# at open: every rank file is /dev/full
-	for r in 0 1 2 3; do ln -s /dev/full "$d/rank-0000$r.tcr"; done
-	run --separate-stderr mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/ring" 2
+	echo precious >"$d/victim"
+	ln -s "$d/victim" "$d/rank-00001.tcr"
+	run --separate-stderr mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/ring" 2
 	assert_success
 	[ "$(grep -c tracecluster-capture <<<"$stderr")" = 1 ]
-	[[ "$stderr" == *"No space left on device (4 of 4 ranks); tracing disabled"* ]]
+	[[ "$stderr" == *"'$d' holds another job's traces; this job writes to '$d/"* ]]
+	[ "$(cat "$d/victim")" = precious ]
+	sub=$(sed -n "s|.*this job writes to '\(.*\)'.*|\1|p" <<<"$stderr")
+	[ -f "$sub/tracecluster.job" ] && [ -f "$sub/rank-00001.tcr" ]
+	grep -q "^ranks 2$" "$sub/tracecluster.job"
+	# a second job into the same directory: a directory of its own again
+	run --separate-stderr mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$sub" "$TP/ring" 1
+	assert_success
+	[[ "$stderr" == *"'$sub' holds another job's traces; this job writes to '$sub/"* ]]
+	run "$EV" "$sub/rank-00000.tcr"
+	assert_success
+	[ "$(grep -c '^E op=MPI_Isend' <<<"$output")" = 4 ]
+}
+
+@test "capture: a full disk keeps what fits on every rank, one warning per rank, the job goes on" {
+	d="$BATS_TEST_TMPDIR/full"
+	mkdir -p "$d"
+	# a 200 KiB file system for 8 ranks (where mounting is allowed)
+	if mkdir -p "$d/fs" && mount -t tmpfs -o size=200k tmpfs "$d/fs" 2>/dev/null; then
+		run --separate-stderr timeout 120 mpirun --oversubscribe -np 8 -x LD_PRELOAD="$SHIM" \
+			-x TRACECLUSTER_DIR="$d/fs/tr" "$TP/halo2d" 20000
+		status_run=$status
+		for r in 0 1 2 3 4 5 6 7; do
+			"$EV" -s "$d/fs/tr/rank-0000$r.tcr" 2>/dev/null | tail -1 >"$d/s$r" || true
+		done
+		umount "$d/fs"
+		[ "$status_run" = 0 ]
+		[ "$(grep -c 'No space left on device; tracing stopped' <<<"$stderr")" = 8 ]
+		for r in 0 1 2 3 4 5 6 7; do
+			grep -qE "^S events=[0-9]{4,} .* bad_blocks=0 " "$d/s$r"
+		done
+	fi
 	# during the run: a 32 KiB file size limit (EFBIG) after the first blocks
 	run --separate-stderr mpirun -np 2 --mca btl self,tcp -x LD_PRELOAD="$SHIM" \
 		-x TRACECLUSTER_DIR="$d/limit" -x TRACECLUSTER_BUFFER=4096 \
@@ -436,7 +502,7 @@ wait_size() {
 	# existing rank files are kept unless --force
 	run --separate-stderr tc run -o out -- mpirun -np 2 "$TP/ring" 1
 	assert_failure 1
-	[[ "$stderr" == *"already holds 2 rank files (use --force to replace them)"* ]]
+	[[ "$stderr" == *"already holds another job's trace (3 files; use --force to replace it)"* ]]
 	run tc run -f -o out -- mpirun -np 2 "$TP/ring" 1
 	assert_success
 	run tc run -o out2 -- sh -c 'exit 3'

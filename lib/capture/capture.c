@@ -25,8 +25,11 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -35,12 +38,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TC_BATCH_SLOTS 1024
 #define TC_MAX_BATCHES 4
 #define TC_ARENA_BYTES (64 * 1024)
 #define TC_SIGNAL_WAIT_S 3
+/* A block seals at this many encoded bytes: on a full disk the part that
+ * fits is kept block by block; ~10k events of a halo exchange. */
+#define TC_CAP_DEFAULT_BLOCK (64 * 1024)
+#define TC_CAP_DEFAULT_FLUSH_MS 1000
 
 struct tc_cap_state tc_cap = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -67,6 +75,7 @@ struct batch {
 	atomic_int state;
 	uint64_t seq;            /* fill order = write order */
 	atomic_uint n;           /* committed slots */
+	unsigned done;           /* slots written already (writer side) */
 	uint8_t *arena;
 	size_t alen, acap;
 	struct slot slots[TC_BATCH_SLOTS];
@@ -79,6 +88,7 @@ static struct {
 	atomic_int state;
 	struct tc_raw_writer *w;
 	char path[PATH_MAX];
+	char dir[PATH_MAX];             /* the job's trace directory */
 	struct batch *_Atomic cur;      /* filled by the application */
 	struct batch *batches[TC_MAX_BATCHES];
 	atomic_uint nbatches;
@@ -89,6 +99,8 @@ static struct {
 	bool threaded;
 	atomic_int stop, emergency, failed;
 	atomic_uint_fast64_t dropped;
+	uint64_t flush_ms;              /* write what is committed this often (0: never) */
+	uint64_t unflushed;             /* slots written since the last flush (writer) */
 	struct sigaction old_term, old_int;
 	bool handlers;
 } W;
@@ -131,12 +143,15 @@ static void writer_failed(const struct tc_error *e)
 	tc_raw_writer_abort(&W.w);
 }
 
-static void write_slots(struct batch *b, unsigned from, unsigned to)
+/* Write the committed slots of b not written yet. */
+static void write_slots(struct batch *b)
 {
+	unsigned to = atomic_load_explicit(&b->n, memory_order_acquire);
 	struct tc_error err;
 
 	tc_error_clear(&err);
-	for (unsigned i = from; i < to; i++) {
+	W.unflushed += to - b->done;
+	for (unsigned i = b->done; i < to; i++) {
 		const struct slot *s = &b->slots[i];
 		int rc = 0;
 
@@ -159,11 +174,13 @@ static void write_slots(struct batch *b, unsigned from, unsigned to)
 		if (rc)
 			writer_failed(&err);
 	}
+	b->done = to;
 }
 
 static void batch_reset(struct batch *b)
 {
 	atomic_store_explicit(&b->n, 0, memory_order_relaxed);
+	b->done = 0;
 	b->alen = 0;
 }
 
@@ -209,38 +226,99 @@ static void close_writer(void)
  * last committed slot, then close. Runs on the writer thread and takes
  * no lock, whatever the interrupted thread was holding.
  */
+/*
+ * Write the committed slots of the batch being filled when it is the next
+ * in order: the application goes on filling it, the writer only reads the
+ * slots published before n (release/acquire) and keeps its place in done.
+ */
+static void write_current(void)
+{
+	struct batch *b = atomic_load(&W.cur);
+
+	if (b && atomic_load(&b->state) == B_FILLING && b->seq == W.write_seq)
+		write_slots(b);
+}
+
 static void emergency_flush(void)
 {
 	struct batch *b;
 
 	while ((b = take_full()) != NULL)
-		write_slots(b, 0, atomic_load_explicit(&b->n, memory_order_acquire));
-	b = atomic_load(&W.cur);
-	if (b && atomic_load(&b->state) == B_FILLING && b->seq == W.write_seq)
-		write_slots(b, 0, atomic_load_explicit(&b->n, memory_order_acquire));
+		write_slots(b);
+	write_current();
 	close_writer();
+}
+
+/*
+ * Every flush_ms, what the application committed reaches the file as a
+ * block of its own: a rank killed without a chance to flush (SIGKILL,
+ * a node failure, mpirun tearing the job down) loses at most the last
+ * flush_ms of events, or the last block when that is shorter.
+ */
+static void timed_flush(void)
+{
+	struct tc_error err;
+
+	write_current();
+	if (!W.unflushed || !W.w || atomic_load(&W.failed))
+		return;
+	W.unflushed = 0;
+	tc_error_clear(&err);
+	if (tc_raw_writer_flush(W.w, &err))
+		writer_failed(&err);
+}
+
+static void deadline_after(struct timespec *ts, uint64_t ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += (time_t)(ms / 1000);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static bool past(const struct timespec *ts)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec > ts->tv_sec || (now.tv_sec == ts->tv_sec && now.tv_nsec >= ts->tv_nsec);
 }
 
 static void *writer_main(void *arg)
 {
+	struct timespec next;
+
 	(void)arg;
 	pthread_setname_np(pthread_self(), "tc-writer");
+	deadline_after(&next, W.flush_ms);
 	for (;;) {
 		struct batch *b;
+		int rc;
 
-		while (sem_wait(&W.work) < 0 && errno == EINTR)
-			;
+		if (W.flush_ms)
+			while ((rc = sem_timedwait(&W.work, &next)) < 0 && errno == EINTR)
+				;
+		else
+			while ((rc = sem_wait(&W.work)) < 0 && errno == EINTR)
+				;
 		if (atomic_load(&W.emergency)) {
 			emergency_flush();
 			sem_post(&W.done);
 			return NULL;
 		}
 		while (!atomic_load(&W.emergency) && (b = take_full()) != NULL) {
-			write_slots(b, 0, atomic_load_explicit(&b->n, memory_order_acquire));
+			write_slots(b);
 			release_batch(b);
 		}
 		if (atomic_load(&W.stop) && !atomic_load(&W.emergency))
 			return NULL;
+		if (W.flush_ms && (rc < 0 || past(&next))) {
+			timed_flush();
+			deadline_after(&next, W.flush_ms);
+		}
 	}
 }
 
@@ -279,7 +357,7 @@ static struct batch *grab_batch(void)
 static void pass_on(struct batch *b)
 {
 	if (!W.threaded) {
-		write_slots(b, 0, atomic_load(&b->n));
+		write_slots(b);
 		batch_reset(b);
 		return;
 	}
@@ -667,6 +745,113 @@ static void job_id(char *out, size_t len)
 	}
 }
 
+/* ---- the trace directory: owned by one job ------------------------------ */
+
+#define TC_CAP_JOB_FILE "tracecluster.job"
+
+/* Whether dir holds a job's traces: rank files, or the job file of one. */
+static bool dir_taken(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool taken = false;
+
+	if (!d)
+		return false;
+	while (!taken && (de = readdir(d)) != NULL)
+		taken = !strcmp(de->d_name, TC_CAP_JOB_FILE) ||
+			(!strncmp(de->d_name, "rank-", 5) && strstr(de->d_name, ".tcr"));
+	closedir(d);
+	return taken;
+}
+
+/*
+ * Claim dir for this job by creating its job file, exclusively: who wrote
+ * here, so that another job finds the directory taken. Returns 0, 1 when
+ * dir holds another job's traces, -1 (errno) on failure.
+ */
+static int claim_dir(const char *dir, const char *job)
+{
+	char path[PATH_MAX], host[256] = "", when[64] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd;
+
+	if (dir_taken(dir))
+		return 1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, TC_CAP_JOB_FILE) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno == EEXIST ? 1 : -1;
+	gethostname(host, sizeof(host) - 1);
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	dprintf(fd, "job %s\npid %ld\nhost %s\nranks %d\nstart %s\nwriter tracecluster-capture "
+		TC_VERSION "\n", *job ? job : "-", (long)getpid(), host, (int)tc_cap.size, when);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Rank 0: the directory the job writes to. dir itself when it holds no
+ * other job's traces; else a fresh subdirectory named after the batch job
+ * (job-ID) or the time and pid (run-YYYYMMDD-HHMMSS-PID): a trace is never
+ * overwritten or mixed with another job's.
+ */
+static int choose_dir(const char *dir, char *out, size_t len, bool *moved,
+		      struct tc_error *err)
+{
+	char job[128], base[200];
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	*moved = false;
+	job_id(job, sizeof(job));
+	if (make_dirs(dir) < 0)
+		return tc_error_sys(err, dir, "create directory");
+	rc = claim_dir(dir, job);
+	if (rc < 0)
+		return tc_error_sys(err, dir, "create the job file in");
+	if (rc == 0) {
+		if ((size_t)snprintf(out, len, "%s", dir) >= len)
+			return tc_error_set(err, TC_ERR, dir, -1, "path too long");
+		return 0;
+	}
+	if (*job) {
+		size_t k = (size_t)snprintf(base, sizeof(base), "job-%s", job);
+		for (size_t i = 4; i < k && i < sizeof(base); i++)
+			if (!(isalnum((unsigned char)base[i]) || base[i] == '.' || base[i] == '-' ||
+			      base[i] == '_'))
+				base[i] = '_';
+	} else {
+		localtime_r(&now, &tm);
+		snprintf(base, sizeof(base), "run-%04d%02d%02d-%02d%02d%02d-%ld", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)getpid());
+	}
+	for (int k = 1; k < 1000; k++) {
+		int n = k == 1 ? snprintf(out, len, "%s/%s", dir, base) :
+				 snprintf(out, len, "%s/%s-%d", dir, base, k);
+		if (n < 0 || (size_t)n >= len)
+			return tc_error_set(err, TC_ERR, dir, -1, "path too long");
+		if (mkdir(out, 0777) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return tc_error_sys(err, out, "create directory");
+		}
+		if ((rc = claim_dir(out, job)) == 0) {
+			*moved = true;
+			return 0;
+		}
+		if (rc < 0)
+			return tc_error_sys(err, out, "create the job file in");
+	}
+	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
+}
+
 static int open_trace(const char *dir, uint64_t realtime0, size_t block, int level,
 		      struct tc_error *err)
 {
@@ -675,6 +860,7 @@ static int open_trace(const char *dir, uint64_t realtime0, size_t block, int lev
 
 	memset(&h, 0, sizeof(h));
 	memset(&o, 0, sizeof(o));
+	/* rank 0 made it; on a file system of its own a node makes its own */
 	if (make_dirs(dir) < 0)
 		return tc_error_sys(err, dir, "create directory");
 	if ((size_t)snprintf(W.path, sizeof(W.path), "%s/rank-%05d.tcr", dir, (int)tc_cap.rank) >=
@@ -693,6 +879,7 @@ static int open_trace(const char *dir, uint64_t realtime0, size_t block, int lev
 	o.block_bytes = block;
 	o.level = level ? level : -1; /* 0: stored blocks */
 	o.atomic = false; /* a killed rank must leave its blocks under the real name */
+	o.exclusive = true; /* never another job's file, never through a symlink */
 	return tc_raw_writer_open(&W.w, W.path, &h, &o, err);
 }
 
@@ -774,13 +961,38 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 		dir = TC_CAP_DEFAULT_DIR;
 	tc_cap.depth = (int)env_u64("TRACECLUSTER_STACK_DEPTH", TC_CAP_DEFAULT_DEPTH, 0,
 				    TC_CAP_MAX_DEPTH);
-	block = (size_t)env_u64("TRACECLUSTER_BUFFER", 256 * 1024, 4096, 32u << 20);
+	block = (size_t)env_u64("TRACECLUSTER_BUFFER", TC_CAP_DEFAULT_BLOCK, 4096, 32u << 20);
+	W.flush_ms = env_u64("TRACECLUSTER_FLUSH_MS", TC_CAP_DEFAULT_FLUSH_MS, 0, 3600 * 1000);
 	level = (int)env_u64("TRACECLUSTER_COMPRESS", 1, 0, 9);
 	W.threaded = env_u64("TRACECLUSTER_THREAD", 1, 0, 1) != 0;
 	init_unwind();
 
+	/* rank 0 chooses the directory (the job's own), every rank takes it */
 	tc_error_clear(&err);
-	rc = open_trace(dir, realtime0, block, level, &err);
+	{
+		struct { int rc, moved; char path[PATH_MAX]; } pick;
+		bool moved = false;
+		memset(&pick, 0, sizeof(pick));
+		if (tc_cap.rank == 0) {
+			pick.rc = choose_dir(dir, pick.path, sizeof(pick.path), &moved, &err);
+			pick.moved = moved;
+		}
+		PMPI_Bcast(&pick, (int)sizeof(pick), MPI_BYTE, 0, MPI_COMM_WORLD);
+		if (pick.rc) {
+			if (tc_cap.rank == 0) {
+				char msg[1200];
+				tc_error_format(&err, msg, sizeof(msg));
+				cap_warn("%s (%d of %d ranks); tracing disabled", msg,
+					 (int)tc_cap.size, (int)tc_cap.size);
+			}
+			return;
+		}
+		if (pick.moved && tc_cap.rank == 0)
+			cap_warn("'%s' holds another job's traces; this job writes to '%s'", dir,
+				 pick.path);
+		snprintf(W.dir, sizeof(W.dir), "%s", pick.path);
+	}
+	rc = open_trace(W.dir, realtime0, block, level, &err);
 
 	/* one warning for the whole job: the lowest failing rank reports how
 	 * many ranks failed */

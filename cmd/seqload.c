@@ -12,6 +12,7 @@
 #include "formats/reader.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
+#include "lib/file.h"
 #include "lib/pool.h"
 #include "lib/rsd.h"
 #include "lib/strbuf.h"
@@ -311,58 +312,5 @@ int tc_cluster_set(const struct tc_traceset *ts, struct tc_pool *pool, const cha
 
 int tc_write_output(const char *path, const char *data, size_t len, struct tc_error *err)
 {
-	struct tc_strbuf tmp = TC_STRBUF_INIT;
-	struct stat st;
-	int fd, rc = 0;
-	size_t off = 0;
-
-	if (!path || !strcmp(path, "-")) {
-		if (len && fwrite(data, 1, len, stdout) != len)
-			return tc_error_sys(err, NULL, "write to standard output");
-		return 0;
-	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* a device or pipe (/dev/null, /dev/stdout): write it directly */
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return tc_error_sys(err, path, "open");
-		while (off < len) {
-			ssize_t w = write(fd, data + off, len - off);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				rc = tc_error_sys(err, path, "write");
-				break;
-			}
-			off += (size_t)w;
-		}
-		if (close(fd) < 0 && !rc)
-			rc = tc_error_sys(err, path, "close");
-		return rc;
-	}
-	tc_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = tc_error_sys(err, tmp.buf, "create");
-		tc_strbuf_release(&tmp);
-		return rc;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = tc_error_sys(err, tmp.buf, "write");
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) < 0 && !rc)
-		rc = tc_error_sys(err, tmp.buf, "close");
-	if (!rc && rename(tmp.buf, path) < 0)
-		rc = tc_error_sys(err, path, "rename to");
-	if (rc)
-		unlink(tmp.buf);
-	tc_strbuf_release(&tmp);
-	return rc;
+	return tc_write_file(path, data, len, err);
 }

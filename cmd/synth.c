@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "formats/raw.h"
 #include "lib/error.h"
+#include "lib/file.h"
 #include "lib/event.h"
 #include "lib/json.h"
 #include "lib/pool.h"
@@ -264,35 +265,7 @@ static int prepare_dir(const char *dir, bool force, struct tc_error *err)
 static int write_atomic(const char *path, const char *data, size_t len,
 			struct tc_error *err)
 {
-	struct tc_strbuf tmp = TC_STRBUF_INIT;
-	int fd, rc = 0;
-	size_t off = 0;
-
-	tc_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = tc_error_sys(err, tmp.buf, "create");
-		goto out;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = tc_error_sys(err, tmp.buf, "write");
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) < 0 && !rc)
-		rc = tc_error_sys(err, tmp.buf, "close");
-	if (!rc && rename(tmp.buf, path) < 0)
-		rc = tc_error_sys(err, path, "rename to");
-	if (rc)
-		unlink(tmp.buf);
-out:
-	tc_strbuf_release(&tmp);
-	return rc;
+	return tc_write_file(path, data, len, err);
 }
 
 /* ---- options -------------------------------------------------------------- */

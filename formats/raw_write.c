@@ -13,6 +13,7 @@
 #include "formats/raw.h"
 #include "formats/raw_internal.h"
 #include "lib/error.h"
+#include "lib/file.h"
 #include "lib/event.h"
 #include "lib/ranklist.h"
 #include "lib/varint.h"
@@ -229,15 +230,16 @@ int tc_raw_writer_open(struct tc_raw_writer **out, const char *path,
 	w->rank = hdr->rank;
 	w->delta.rank = hdr->rank;
 	if (opts && opts->atomic) {
-		size_t n = strlen(path) + 32;
-		w->tmp = tc_xmalloc(n);
-		snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+		w->fd = tc_tmp_create(path, &w->tmp, err);
+		name = w->tmp ? w->tmp : path;
+	} else {
+		name = w->path;
+		w->fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC |
+				   (opts && opts->exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC), 0644);
 	}
-	name = w->tmp ? w->tmp : w->path;
-	w->fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC |
-			   (opts && opts->exclusive ? O_EXCL | O_NOFOLLOW : O_TRUNC), 0644);
 	if (w->fd < 0) {
-		tc_error_sys(err, name, "create");
+		if (!opts || !opts->atomic)
+			tc_error_sys(err, name, "create");
 		free(w->tmp);
 		free(w->path);
 		free(w);
@@ -397,13 +399,13 @@ int tc_raw_writer_close(struct tc_raw_writer **wp, struct tc_error *err)
 		p = tc_varint_put(p, w->t_last);
 		rc = write_block(w, TC_BLK_TRAILER, tb, (size_t)(p - tb), 1, 0, err);
 	}
-	if (close(w->fd) < 0 && !rc)
-		rc = tc_error_sys(err, w->tmp ? w->tmp : w->path, "close");
 	if (w->tmp) {
-		if (!rc && rename(w->tmp, w->path) < 0)
-			rc = tc_error_sys(err, w->path, "rename to");
 		if (rc)
-			unlink(w->tmp);
+			tc_tmp_abort(w->fd, &w->tmp);
+		else
+			rc = tc_tmp_commit(w->fd, &w->tmp, w->path, err);
+	} else if (close(w->fd) < 0 && !rc) {
+		rc = tc_error_sys(err, w->path, "close");
 	}
 	writer_free(w);
 	return rc;

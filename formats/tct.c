@@ -10,6 +10,7 @@
 #include "formats/tct.h"
 #include "formats/tct_internal.h"
 #include "lib/error.h"
+#include "lib/file.h"
 #include "lib/event.h"
 #include "lib/merge.h"
 #include "lib/ranklist.h"
@@ -160,62 +161,7 @@ void tc_tct_format(const struct tc_gtrace *g, int form, struct tc_strbuf *out)
 
 int tc_tct_write_file(const char *path, const char *data, size_t len, struct tc_error *err)
 {
-	struct tc_strbuf tmp = TC_STRBUF_INIT;
-	struct stat st;
-	FILE *f;
-	int rc = 0;
-
-	if (!strcmp(path, "-")) {
-		if (len && fwrite(data, 1, len, stdout) != len)
-			return tc_error_sys(err, "standard output", "write to");
-		return 0;
-	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* a device or a pipe (/dev/null, /dev/stdout): never replace it */
-		f = fopen(path, "wb");
-		if (!f)
-			return tc_error_sys(err, path, "open");
-		if ((len && fwrite(data, 1, len, f) != len) || fflush(f) != 0) {
-			rc = tc_error_sys(err, path, "write to");
-			fclose(f);
-			return rc;
-		}
-		if (fclose(f) != 0)
-			return tc_error_sys(err, path, "close");
-		return 0;
-	}
-	tc_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp.buf, "wb");
-	if (!f) {
-		rc = tc_error_sys(err, tmp.buf, "create");
-		goto out;
-	}
-	if (len && fwrite(data, 1, len, f) != len) {
-		rc = tc_error_sys(err, tmp.buf, "write to");
-		fclose(f);
-		unlink(tmp.buf);
-		goto out;
-	}
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		if (errno != EINVAL && errno != EROFS) {
-			rc = tc_error_sys(err, tmp.buf, "write to");
-			fclose(f);
-			unlink(tmp.buf);
-			goto out;
-		}
-	}
-	if (fclose(f) != 0) {
-		rc = tc_error_sys(err, tmp.buf, "close");
-		unlink(tmp.buf);
-		goto out;
-	}
-	if (rename(tmp.buf, path) < 0) {
-		rc = tc_error_sys(err, path, "rename to");
-		unlink(tmp.buf);
-	}
-out:
-	tc_strbuf_release(&tmp);
-	return rc;
+	return tc_write_file(path, data, len, err);
 }
 
 /* ---- reading: shared ---------------------------------------------------- */

@@ -437,3 +437,20 @@ assert 0 <= a["acc"] <= 1 and not a["stalled"], a
 	run -1 tc compress --accuracy -o x.tct n.tct
 	assert_output --partial "n.tct"
 }
+
+@test "compress: the output replaces a symlink planted at its name, never its target, and leaves no temporary file" {
+	echo precious >victim
+	ln -s victim out.tct
+	tc compress -q -o out.tct "$SETS/stencil2d"
+	[ "$(cat victim)" = precious ]
+	[ ! -L out.tct ]
+	run -0 tc expand --rank 3 --limit 1 out.tct
+	[ "$(stat -c %a out.tct)" = 644 ]
+	[ -z "$(ls | grep '\.tmp\.')" ]
+	# a failed write leaves nothing behind either
+	mkdir ro && chmod 555 ro
+	if ! touch ro/probe 2>/dev/null; then
+		run -1 tc compress -q -o ro/x.tct "$SETS/stencil2d"
+		[ -z "$(ls ro)" ]
+	fi
+}

@@ -31,7 +31,7 @@ CAPTURE_SRCS := lib/capture/capture.c lib/capture/elfsym.c lib/capture/record.c 
 	lib/capture/sites.c lib/capture/tables.c lib/capture/unwind.c lib/capture/wrap_c.c \
 	lib/capture/wrap_f.c
 CAPTURE_CORE_SRCS := lib/error.c lib/event.c lib/hash.c lib/ranklist.c lib/varint.c \
-	lib/xalloc.c formats/raw_codec.c formats/raw_write.c
+	lib/xalloc.c lib/file.c lib/strbuf.c formats/raw_codec.c formats/raw_write.c
 CAPTURE_OBJS := $(CAPTURE_SRCS:%.c=$(BUILD)/pic/%.o) $(CAPTURE_CORE_SRCS:%.c=$(BUILD)/pic/%.o)
 CAPTURE_SO := $(BUILD)/libtracecluster-capture.so
 CAPTURE_A := $(BUILD)/libtracecluster-capture.a

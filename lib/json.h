@@ -3,6 +3,12 @@
  *
  * Builds documents with sorted keys and writes them compactly (one line)
  * or indented. Jansson's types stay out of every other header.
+ *
+ * Strings are bytes: a byte that is not part of valid UTF-8 is written as
+ * the character U+EF00 + byte (U+EF80..U+EFFF), and those characters in
+ * the text are themselves written byte by byte, so the output is valid
+ * UTF-8 and loading gives back the same bytes (formats/tct.md, "Bytes
+ * that are not UTF-8"). Strings and keys of a loaded document are decoded.
  */
 #ifndef TC_JSON_H
 #define TC_JSON_H
@@ -17,7 +23,8 @@ struct tc_json *tc_json_array(void);   /* returns new */
 struct tc_json *tc_json_int(int64_t v);
 struct tc_json *tc_json_uint(uint64_t v); /* above INT64_MAX: a real */
 struct tc_json *tc_json_real(double v);
-struct tc_json *tc_json_str(const char *s);
+struct tc_json *tc_json_str(const char *s);   /* NULL: "" */
+struct tc_json *tc_json_strn(const char *s, size_t n);
 struct tc_json *tc_json_bool(bool v);
 struct tc_json *tc_json_null(void);
 /* Set/append steal the value. */
@@ -35,6 +42,12 @@ enum { TC_JSON_COMPACT = 0, TC_JSON_PRETTY = 1 };
 int tc_json_write(const struct tc_json *v, FILE *f, int style);
 /* Returns new string (caller frees). */
 char *tc_json_dumps(const struct tc_json *v, int style);
+
+/* The encoding of bytes in JSON strings, as the functions above and below
+ * apply it. Each returns a new NUL-terminated string, its length in
+ * *outlen when outlen is not NULL. */
+char *tc_json_escape(const char *s, size_t n, size_t *outlen);
+char *tc_json_unescape(const char *s, size_t n, size_t *outlen);
 
 /* ---- reading ---- */
 /* Parse a file; returns new or NULL with err filled (line in offset). */

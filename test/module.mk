@@ -7,3 +7,11 @@ UNIT_TESTS += test/unit/test_merge.c
 UNIT_TESTS += test/unit/test_chameleon.c
 UNIT_TESTS += test/unit/test_replay.c
 UNIT_TESTS += test/unit/test_load.c
+UNIT_TESTS += test/unit/test_json.c
+
+# helper programs the Bats files run
+TEST_TOOLS := $(BUILD)/test/tools/tcr-rewrite
+unit-tests: $(TEST_TOOLS)
+$(BUILD)/test/tools/%: $(BUILD)/test/tools/%.o $(LIBTC)
+	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $< $(LIBTC) $(TC_LIBS)
+-include $(TEST_TOOLS:=.d)

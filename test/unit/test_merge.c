@@ -717,6 +717,45 @@ TEST(tct_round_trip_text_and_json)
 	}
 }
 
+/* Frames whose bytes are not UTF-8 come back from the JSON form exactly. */
+TEST(tct_json_keeps_bytes_that_are_not_utf8)
+{
+	static const char *mods[3] = { "/opt/m\xff/lib.so", "\xee\xbe\x80\xc3", "caf\xc3\xa9" };
+	struct tc_gframe fr[3];
+	struct stream s[3];
+	struct tc_gtrace *g = sample(s, 100), *j = NULL;
+	struct tc_error err;
+	char *js;
+
+	CHECK(g->nsites > 0);
+	for (int k = 0; k < 3; k++) {
+		fr[k].module = (char *)mods[k];
+		fr[k].offset = 16 * (uint64_t)k;
+		fr[k].symbol = (char *)mods[2 - k];
+	}
+	tc_gtrace_set_site(g, g->sites[0].sig, fr, 3);
+	js = text_of(g, TC_TCT_JSON);
+	CHECK(strstr(js, "\xff") == NULL);
+	CHECK(tc_tct_parse(js, strlen(js), "t.json", &j, &err) == 0);
+	if (j) {
+		ptrdiff_t i = tc_gtrace_site(j, g->sites[0].sig);
+		CHECK(i >= 0);
+		if (i >= 0) {
+			CHECK_EQ_U64(j->sites[i].nframes, 3);
+			for (uint32_t k = 0; k < 3 && k < j->sites[i].nframes; k++) {
+				CHECK_STR(j->sites[i].frames[k].module, mods[k]);
+				CHECK_STR(j->sites[i].frames[k].symbol, mods[2 - k]);
+				CHECK_EQ_U64(j->sites[i].frames[k].offset, 16 * k);
+			}
+		}
+	}
+	tc_gtrace_free(&j);
+	tc_gtrace_free(&g);
+	free(js);
+	for (int r = 0; r < 3; r++)
+		stream_release(&s[r]);
+}
+
 /* ---- time entries ------------------------------------------------------ */
 
 /* Every event of rank's expansion starts comp ns after the previous one

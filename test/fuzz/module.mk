@@ -30,7 +30,7 @@ fuzz-build:
 	@if [ -z "$(HAVE_FUZZ_CC)" ]; then \
 		echo "fuzz: $(FUZZ_CC) not found, fuzz targets not built"; \
 	else \
-		$(MAKE) --no-print-directory $(FUZZ_BINS); \
+		$(MAKE) -s --no-print-directory $(FUZZ_BINS); \
 	fi
 
 fuzz: deps fuzz-build

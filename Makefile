@@ -4,6 +4,7 @@
 #   make check      install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the main job
 #   make bench      benchmarks (figures and ratios against named baselines)
+#   make fuzz       fuzz every reader for FUZZ_SECONDS each (clang, libFuzzer)
 #   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
 #
 # Variables: CFLAGS (yours), SANITIZE=address,undefined (or thread),
@@ -26,7 +27,7 @@ CC := cc
 endif
 
 DEPS_PKGS := zlib1g-dev libzstd-dev libjansson-dev libcmph-dev pkg-config bats bats-assert \
-	bats-support openmpi-bin libopenmpi-dev gfortran groff-base python3
+	bats-support openmpi-bin libopenmpi-dev gfortran groff-base python3 clang
 
 comma := ,
 
@@ -70,6 +71,7 @@ include viz/module.mk
 include cmd/module.mk
 include test/module.mk
 include lib/capture/module.mk
+include test/fuzz/module.mk
 
 # make demo traces a bundled MPI program when an MPI compiler is there
 DEMO_TARGETS := $(if $(HAVE_MPICC),capture)
@@ -127,7 +129,7 @@ deps:
 	fi
 
 check: deps
-	@$(MAKE) --no-print-directory all unit-tests
+	@$(MAKE) --no-print-directory all unit-tests fuzz-build
 	@CI=$(CI) TC_BUILD=$(BUILD) sh test/run-tests.sh $(BUILD)
 
 unit-tests: $(UNIT_BINS)

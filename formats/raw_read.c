@@ -135,7 +135,9 @@ static int load_block(struct tc_raw_reader *r, uint64_t off, struct tc_raw_block
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
 				    "truncated block (needs %u bytes, file has %" PRIu64 ")",
 				    h->stored_len, r->size - off - TC_RAW_BLOCK_HEADER);
-	TC_ALLOC_GROW(r->zbuf, (size_t)h->stored_len, r->zalloc);
+	/* one byte more, so that an empty block still has a payload pointer:
+	 * callers compute payload + length, undefined on NULL */
+	TC_ALLOC_GROW(r->zbuf, (size_t)h->stored_len + 1, r->zalloc);
 	rc = read_at(r, r->zbuf, h->stored_len, off + TC_RAW_BLOCK_HEADER, err);
 	if (rc)
 		return rc;
@@ -143,7 +145,7 @@ static int load_block(struct tc_raw_reader *r, uint64_t off, struct tc_raw_block
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
 				    "block checksum mismatch");
 	if (h->encoding == TC_ENC_DEFLATE) {
-		TC_ALLOC_GROW(r->raw, (size_t)h->raw_len, r->rawalloc);
+		TC_ALLOC_GROW(r->raw, (size_t)h->raw_len + 1, r->rawalloc);
 		if (inflate_payload(r, r->zbuf, h->stored_len, r->raw, h->raw_len))
 			return tc_error_set(err, TC_ERR_FORMAT, r->path,
 					    (int64_t)off + TC_RAW_BLOCK_HEADER,

@@ -14,7 +14,8 @@
  * into compute gaps and call durations.
  *
  * Every number read is range-checked, every table has a hard cap, loop
- * nesting is bounded and expansion stops at TC_ST_MAX_EVENTS events.
+ * nesting is bounded and expansion stops at a number of events that the
+ * file's size makes believable (ST_EVENTS_PER_BYTE).
  */
 #include "lib/compat.h"
 #include "formats/foreign.h"
@@ -28,6 +29,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +51,18 @@
 #define ST_MAX_PARAMS 512             /* parameter lines of one event */
 #define ST_MAX_STATS 65536            /* COMP/COMM lines of one event */
 #define ST_MAX_NEST 512               /* nested loop walks */
-#define ST_MAX_STEPS ((uint64_t)1 << 33) /* loop-walk steps per rank */
+/*
+ * A few kilobytes of loops can stand for more events than any run made
+ * ("iter: ( 1000000000000 )"), so expansion is capped by what the file's
+ * size makes believable, never below a generous fixed floor: per rank,
+ * and over every rank stream of the file read in this process. Loop-walk
+ * steps (events visited, shown or not) get ST_STEPS_FACTOR times more.
+ */
+#define ST_EVENTS_PER_BYTE 1024u              /* per rank */
+#define ST_MIN_EVENTS ((uint64_t)1 << 20)     /* per rank */
+#define ST_TOTAL_PER_BYTE 4096u               /* over every rank */
+#define ST_MIN_TOTAL ((uint64_t)1 << 24)      /* over every rank */
+#define ST_STEPS_FACTOR 4u
 #define ST_REQ_RING 10000             /* ScalaTrace's request buffer */
 #define ST_USER_COMM 1000             /* PTR_HANDLER_SZ: first user handle */
 #define ST_NIDS 128                   /* parameter ids we keep (paramtype.h) */
@@ -133,6 +146,7 @@ struct st_trace {
 	bool damaged;           /* salvage kept the events before damage */
 	char damage[160];       /* the first damage, when damaged */
 	int32_t world;
+	_Atomic uint64_t expanded; /* events given out by every rank stream */
 
 	struct st_event *ev;
 	size_t nev, aev;
@@ -1219,6 +1233,7 @@ struct st_reader {
 	struct tc_error *err;
 	struct tc_raw_stats *stats;
 	uint64_t steps, events;
+	uint64_t max_steps, max_events, max_total; /* st_caps */
 	uint64_t now;           /* ns */
 	uint32_t prev_sig;
 	uint8_t *defined;       /* call sites already given to ops->callsite */
@@ -1606,10 +1621,16 @@ static int emit(struct st_reader *r, uint32_t i)
 	r->prev_sig = e->sig;
 	if (e->op == TC_OP_NONE)
 		return 0;
-	if (++r->events > TC_ST_MAX_EVENTS)
+	if (++r->events > r->max_events)
 		return tc_error_set(r->err, TC_ERR_FORMAT, t->path, -1,
-				    "line %u: rank %d expands to more than %" PRIu64 " events",
-				    e->line, r->rank, (uint64_t)TC_ST_MAX_EVENTS);
+				    "line %u: rank %d expands to more than %" PRIu64
+				    " events, the cap for a file of %lld bytes",
+				    e->line, r->rank, r->max_events, (long long)t->size);
+	if (atomic_load_explicit(&r->t->expanded, memory_order_relaxed) + r->events > r->max_total)
+		return tc_error_set(r->err, TC_ERR_FORMAT, t->path, -1,
+				    "line %u: the ranks expand to more than %" PRIu64
+				    " events in all, the cap for a file of %lld bytes",
+				    e->line, r->max_total, (long long)t->size);
 	ev.op = e->op;
 	kind = tc_op_kind(e->op);
 	if (e->sig != ST_SIG_NULL) {
@@ -1679,7 +1700,7 @@ static int walk(struct st_reader *r, uint32_t head, uint32_t depth, uint32_t nes
 
 		while (!done) {
 			uint64_t l2;
-			if (++r->steps > ST_MAX_STEPS)
+			if (++r->steps > r->max_steps)
 				return walk_fail(r, head, "loops expand beyond the step limit");
 			if (e == head && h->nloops > depth + 1) {
 				if ((rc = walk(r, head, depth + 1, nest + 1, &l2)))
@@ -1722,6 +1743,23 @@ static const struct tc_raw_header *st_header(void *impl)
 	return &((struct st_reader *)impl)->hdr;
 }
 
+static uint64_t cap_by_size(off_t size, uint64_t per_byte, uint64_t floor, uint64_t ceil)
+{
+	uint64_t n = (uint64_t)size > ceil / per_byte ? ceil : (uint64_t)size * per_byte;
+
+	return n < floor ? floor : n;
+}
+
+/* How far the rank may expand (see ST_EVENTS_PER_BYTE). */
+static void st_caps(struct st_reader *r)
+{
+	off_t size = r->t->size;
+
+	r->max_events = cap_by_size(size, ST_EVENTS_PER_BYTE, ST_MIN_EVENTS, TC_ST_MAX_EVENTS);
+	r->max_steps = r->max_events * ST_STEPS_FACTOR;
+	r->max_total = cap_by_size(size, ST_TOTAL_PER_BYTE, ST_MIN_TOTAL, UINT64_MAX / 2);
+}
+
 static int st_read(void *impl, const struct tc_read_ops *ops, void *ctx,
 		   struct tc_raw_stats *stats, struct tc_error *err)
 {
@@ -1753,6 +1791,7 @@ static int st_read(void *impl, const struct tc_read_ops *ops, void *ctx,
 	r->err = err;
 	r->stats = stats;
 	r->steps = r->events = r->now = 0;
+	st_caps(r);
 	r->prev_sig = ST_SIG_NULL;
 	r->nreq = 0;
 	r->comm_slot = 0;
@@ -1785,6 +1824,7 @@ static int st_read(void *impl, const struct tc_read_ops *ops, void *ctx,
 	}
 	stats->trailer.events = stats->events;
 	stats->trailer.t_last = r->now;
+	atomic_fetch_add_explicit(&r->t->expanded, r->events, memory_order_relaxed);
 	return rc;
 }
 

@@ -401,6 +401,46 @@ void tc_tct_node_free_parts(struct tc_gnode *nd)
 	memset(nd, 0, sizeof(*nd));
 }
 
+void tc_tct_rd_node_at(struct rd *r, size_t line)
+{
+	TC_ALLOC_GROW(r->node_line, r->nnode_line + 1, r->anode_line);
+	r->node_line[r->nnode_line++] = line;
+}
+
+static uint64_t bound_limit(uint64_t events, uint64_t factor)
+{
+	uint64_t m = events > UINT64_MAX / factor ? UINT64_MAX : events * factor;
+
+	return m > UINT64_MAX - BOUND_SLACK ? UINT64_MAX : m + BOUND_SLACK;
+}
+
+/*
+ * Refuse a tree whose loops stand for far more than the header's event
+ * count (lib/merge.h: tc_gtrace_check_bound), naming the loop: its line
+ * in the text form, its pre-order number otherwise.
+ */
+static int check_bound(struct rd *r, const struct tc_gtrace *g)
+{
+	char where[64] = "the trace";
+	uint32_t node;
+	int over;
+
+	over = tc_gtrace_check_bound(g, bound_limit(g->events, BOUND_EVENTS_FACTOR),
+				     bound_limit(g->events, BOUND_WORK_FACTOR), &node);
+	if (!over)
+		return 0;
+	if (node != UINT32_MAX && node < r->nnode_line)
+		snprintf(where, sizeof(where), "the loop at line %zu", r->node_line[node]);
+	else if (node != UINT32_MAX)
+		snprintf(where, sizeof(where), "loop node %" PRIu32, node);
+	r->line = 0;
+	r->where = NULL;
+	return tc_error_set(r->err, TC_ERR_FORMAT, r->name, -1,
+			    "%s: iteration counts imply far more %s than the %" PRIu64
+			    " events the header declares",
+			    where, over == 1 ? "events" : "loop steps", g->events);
+}
+
 bool tc_tct_probe(const void *buf, size_t len)
 {
 	const char *s = buf;
@@ -445,10 +485,17 @@ parsed:
 	if (rc) {
 		if (!err->code)
 			tc_error_set(err, TC_ERR_FORMAT, name, -1, "malformed global trace");
+		free(r.node_line);
 		tc_gtrace_free(&r.g);
 		return rc;
 	}
 	tc_gtrace_finish(r.g);
+	rc = check_bound(&r, r.g);
+	free(r.node_line);
+	if (rc) {
+		tc_gtrace_free(&r.g);
+		return rc;
+	}
 	*out = r.g;
 	return 0;
 }

@@ -32,6 +32,17 @@ struct tc_ranklist;
 #define MAX_WORDS ((uint64_t)1 << 24) /* words of one array value */
 #define MAX_OCC ((uint64_t)1 << 62)   /* occurrences of one sequence */
 #define MAX_FILE ((size_t)1 << 31)
+/*
+ * Expanding one rank may take at most this many times the events the
+ * header declares, plus BOUND_SLACK: a rank's bound takes the largest
+ * value of every sequence and histogram of loop counts for every entry,
+ * which an honest trace with varying counts can exceed; a loop of four
+ * billion iterations over a trace of a few hundred events cannot hide in
+ * that. Iterator steps (events and loop iterations) get a wider margin.
+ */
+#define BOUND_EVENTS_FACTOR 2
+#define BOUND_WORK_FACTOR 64
+#define BOUND_SLACK ((uint64_t)1 << 16)
 
 /* ---- ranklists as items of up to three extra dimensions ----------------- */
 
@@ -66,6 +77,10 @@ struct rd {
 	const char *where;      /* JSON: the element being read */
 	struct tc_gtrace *g;
 	bool have_world, have_ranks;
+	/* text: the line of each node, in file (pre-order) order, so that
+	 * checks made once the tree is whole can still name a line */
+	size_t *node_line;
+	size_t nnode_line, anode_line;
 };
 
 /* The text form (formats/tct_text.c). */
@@ -113,6 +128,8 @@ bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist 
 /* A format error naming the line (text) or the element (JSON) being
  * read; returns the error code. */
 int tc_tct_rd_fail(struct rd *r, const char *fmt, ...) TC_PRINTF(2, 3);
+/* Note that the next node of the tree starts at line `line`. */
+void tc_tct_rd_node_at(struct rd *r, size_t line);
 
 /* The kind of the values of parameter p (TC_GP_N: a loop count, whose
  * kind is TC_GPK_UINT); false when p is neither. */

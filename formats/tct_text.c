@@ -1329,6 +1329,7 @@ int tc_tct_text_parse(struct rd *r, const char *buf, size_t len)
 			continue;
 		}
 		if (!strcmp(word, "loop")) {
+			tc_tct_rd_node_at(r, r->line);
 			rc = t_loop_line(&t, &l);
 			continue;
 		}
@@ -1341,6 +1342,7 @@ int tc_tct_text_parse(struct rd *r, const char *buf, size_t len)
 					op = (unsigned)num;
 			}
 			if (op && (!strncmp(word, "MPI_", 4) || !strncmp(word, "op", 2))) {
+				tc_tct_rd_node_at(r, r->line);
 				rc = t_event_line(&t, &l, op);
 				continue;
 			}

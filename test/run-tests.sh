@@ -1,6 +1,7 @@
 #!/bin/sh
-# Run every C unit test and every Bats file; print one closing line
-# "N passed, N failed" counting each unit test case and each Bats test.
+# Run every C unit test, each fuzz target over its seed corpus and every
+# Bats file; print one closing line "N passed, N failed" counting each
+# unit test case, each fuzz target and each Bats test.
 # Usage: sh test/run-tests.sh BUILD_DIR
 set -u
 build=${1:-build/default}
@@ -42,6 +43,24 @@ for t in "$build"/test/unit/test_*; do
 	fi
 	rm -f "$out"
 done
+
+# each fuzz target once over its seed corpus (make fuzz-build; clang)
+echo "# fuzz corpora"
+have_fuzz=
+for t in build/fuzz/fuzz_*; do
+	[ -x "$t" ] || continue
+	have_fuzz=1
+	name=${t##*/fuzz_}
+	out=$(mktemp)
+	if "$t" -runs=0 "test/fuzz/corpus/$name" >"$out" 2>&1; then
+		echo "ok - fuzz $name: seed corpus replays cleanly"
+	else
+		sed 's/^/# /' "$out" | tail -40
+		echo "not ok - fuzz $name: seed corpus replay failed"
+	fi | count
+	rm -f "$out"
+done
+[ -n "$have_fuzz" ] || echo "# fuzz targets not built (no clang): corpus replay skipped"
 
 echo "# bats tests"
 jobs=${J:-}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# Hostile input: a tiny file whose declared structure stands for far more
+# work than its header or its size allow fails at once with one error line
+# naming the file and where, exit 1 (formats/tct.md "Readers",
+# formats/scalatrace.md section 7).
+
+load helper
+
+setup_file() {
+	export SET="$BATS_FILE_TMPDIR/set"
+	tracecluster synth --pattern stencil1d --ranks 4 --iters 4 -o "$SET" >/dev/null
+}
+
+# one_line_error: the command failed with status 1 and one stderr line
+one_line_error() {
+	[ "$status" -eq 1 ] || { echo "status $status"; return 1; }
+	[ "${#stderr_lines[@]}" -eq 1 ] || { printf '%s\n' "$stderr"; return 1; }
+}
+
+@test "tct text: a loop of four billion iterations is refused by its line" {
+	tc compress -q --mode none --text "$SET" -o g.tct
+	sed '0,/^loop 4 {/s//loop 4000000000 {/' g.tct >bad.tct
+	line=$(grep -n '^loop 4000000000 {' bad.tct | cut -d: -f1)
+	[ -n "$line" ]
+	run --separate-stderr timeout 10 tracecluster expand --rank 0 bad.tct
+	one_line_error
+	assert_equal "$stderr" "tracecluster: 'bad.tct': the loop at line $line: iteration counts imply far more loop steps than the 88 events the header declares"
+	run --separate-stderr timeout 10 tracecluster replay bad.tct
+	one_line_error
+}
+
+@test "tct text: loops holding far more events than the header declares are refused" {
+	tc compress -q --mode none --text "$SET" -o g.tct
+	sed '0,/^loop 4 {/s//loop 40000 {/' g.tct >bad.tct
+	run --separate-stderr timeout 10 tracecluster expand --rank 1 bad.tct
+	one_line_error
+	[[ $stderr == *"'bad.tct': the loop at line "*": iteration counts imply far more "*" than the 88 events the header declares" ]]
+	# the honest trace still expands
+	run -0 tc expand --rank 1 g.tct
+}
+
+@test "tct text: a loop whose body never holds the rank cannot spin" {
+	cat >spin.tct <<'TCT'
+tracecluster-tct 1
+world 2
+ranks [0-1]
+events 1
+site 0 0x1
+trace
+loop 4000000000 ranks=[0-1] {
+  MPI_Barrier site=0 ranks=[1] n=1 comp=1.000/0.000/1/1 comm=1.000/0.000/1/1
+}
+end
+TCT
+	run --separate-stderr timeout 10 tracecluster expand --rank 0 spin.tct
+	one_line_error
+	[[ $stderr == *"'spin.tct': the loop at line 7: "* ]]
+}
+
+@test "tct JSON: a loop of four billion iterations is refused" {
+	tc compress -q --mode none --json "$SET" -o g.json
+	python3 - <<'PY'
+import json
+d = json.load(open("g.json"))
+for n in d["trace"]:
+    if n.get("type") == "loop":
+        n["iters"]["variants"][0]["value"] = 4000000000
+        break
+json.dump(d, open("bad.json", "w"))
+PY
+	run --separate-stderr timeout 10 tracecluster expand --rank 0 bad.json
+	one_line_error
+	[[ $stderr == *"'bad.json': loop node "*"far more"*"than the 88 events the header declares" ]]
+}
+
+@test "scalatrace: a loop of 10^12 iterations stops at the cap for the file's size" {
+	sed 's/iter: ( 5 )\[ 1 -1 0 3 1 \]/iter: ( 1000000000000 )[ 1 -1 0 3 1 ]/' \
+		"$TC_ROOT/testdata/scalatrace/chain4.st" >bad.st
+	grep -q 1000000000000 bad.st
+	run --separate-stderr timeout 10 tracecluster info bad.st
+	one_line_error
+	[[ $stderr == *"'bad.st': line "*": rank 0 expands to more than "*" events, the cap for a file of "*" bytes" ]]
+}

@@ -70,6 +70,7 @@ include viz/module.mk
 include cmd/module.mk
 include test/module.mk
 include lib/capture/module.mk
+include testdata/mpi/module.mk
 
 # make demo traces a bundled MPI program when an MPI compiler is there
 DEMO_TARGETS := $(if $(HAVE_MPICC),capture)

@@ -633,10 +633,12 @@ struct tc_json *tc_anl_match_json(const struct tc_match *m)
 
 void tc_anl_match_print(FILE *f, const struct tc_match *m)
 {
-	fprintf(f, "COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  TAG %.2f%%",
+	fprintf(f, "COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  TAG %.2f%%  "
+		"COMM %.2f%%",
 		tc_match_pct(m, TC_MATCH_COUNT), tc_match_pct(m, TC_MATCH_LOOP),
 		tc_match_pct(m, TC_MATCH_EVENTS), tc_match_pct(m, TC_MATCH_SRC),
-		tc_match_pct(m, TC_MATCH_DEST), tc_match_pct(m, TC_MATCH_TAG));
+		tc_match_pct(m, TC_MATCH_DEST), tc_match_pct(m, TC_MATCH_TAG),
+		tc_match_pct(m, TC_MATCH_COMM));
 }
 
 int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,

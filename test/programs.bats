@@ -2,7 +2,8 @@
 # Real MPI programs (testdata/mpi/), each the pattern of a real code that
 # an analysis must get right, traced with the capture shim and checked
 # through the commands that read the traces: accuracy and cluster --verify
-# on communicator splits (NPB FT).
+# on communicator splits (NPB FT), replay and accuracy on cancelled
+# wildcard receives (HPCC).
 #
 # setup_file runs every program once; the tests read the trace sets.
 
@@ -19,7 +20,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
 
 have_mpi() {
-	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/split" ]
+	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/cancel" ]
 }
 
 # trace NAME NP: run $TP/NAME on NP ranks with the shim into
@@ -36,6 +37,7 @@ setup_file() {
 	have_mpi || return 0
 	cd "$BATS_FILE_TMPDIR" || return 1
 	trace split 4
+	trace cancel 4
 }
 
 setup() {
@@ -96,4 +98,28 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert all(c["verify"]["differ"]["comm"] == 0 for c in d["clusters"]), d
 ' "$output"
+}
+
+@test "replay: a cancelled MPI_ANY_SOURCE receive completes at its wait" {
+	d=$(traced cancel)
+	run -0 --separate-stderr tc replay "$d"
+	refute_output --partial deadlock
+	[ -z "$stderr" ]
+	assert_line --regexp '^ranks: +4, [0-9]+ events, 16 messages, 1 collectives$'
+	run -0 tc replay --json "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not d["deadlock"] and d["unmatched_sends"] == 0, d
+' "$output"
+	for m in callpath-param callpath; do
+		run -0 tc accuracy --mode "$m" --json "$d"
+		python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+r = d["replay"]
+assert not r["stalled"] and r["forced"] == 0, d
+assert all(v == 100.0 for v in d["match"].values()), d
+' "$output"
+	done
 }

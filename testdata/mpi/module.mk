@@ -2,12 +2,13 @@
 #
 # Each reproduces one pattern of a real code that an analysis must get
 # right; test/programs.bats traces them with the capture shim and checks
-# accuracy and cluster --verify on the traces:
+# accuracy, cluster --verify and replay on the traces:
 #   split    rank-dependent Comm_split colour and key (NPB FT)
+#   cancel   Irecv(MPI_ANY_SOURCE) + Cancel + Wait (HPCC)
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split
+MPI_TEST_C := split cancel
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

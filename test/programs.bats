@@ -3,7 +3,8 @@
 # an analysis must get right, traced with the capture shim and checked
 # through the commands that read the traces: accuracy and cluster --verify
 # on communicator splits (NPB FT), replay and accuracy on cancelled
-# wildcard receives (HPCC).
+# wildcard receives (HPCC), heatmap --collectives on communicators other
+# than MPI_COMM_WORLD (Quantum ESPRESSO).
 #
 # setup_file runs every program once; the tests read the trace sets.
 
@@ -20,7 +21,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
 
 have_mpi() {
-	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/cancel" ]
+	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/subcomm" ]
 }
 
 # trace NAME NP: run $TP/NAME on NP ranks with the shim into
@@ -38,6 +39,7 @@ setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	trace split 4
 	trace cancel 4
+	trace subcomm 4
 }
 
 setup() {
@@ -122,4 +124,37 @@ assert not r["stalled"] and r["forced"] == 0, d
 assert all(v == 100.0 for v in d["match"].values()), d
 ' "$output"
 	done
+}
+
+@test "heatmap --collectives: collectives on dup, split and Cartesian communicators" {
+	d=$(traced subcomm)
+	# on 4 ranks: Bcast of 400 bytes from rank 1 on a dup of world;
+	# halves {2,0} and {3,1} (split by parity, key -rank): Allreduce of 80
+	# bytes (one exchange), Bcast of 16 bytes from sub-rank 0 (ranks 2
+	# and 3), a Send of 8 bytes each way; Alltoall of 4 bytes on a
+	# Cartesian copy of world
+	tc heatmap --collectives --metric bytes -f csv -o hm.csv "$d"
+	cat >want.csv <<'CSV'
+src,dst,value
+0,1,4
+0,2,92
+0,3,4
+1,0,404
+1,2,404
+1,3,492
+2,0,108
+2,1,4
+2,3,4
+3,0,4
+3,1,108
+3,2,4
+CSV
+	diff -u want.csv hm.csv
+	# without collectives: the point-to-point messages alone
+	tc heatmap --metric bytes -f csv -o p2p.csv "$d"
+	printf 'src,dst,value\n0,2,8\n1,3,8\n2,0,8\n3,1,8\n' | diff -u - p2p.csv
+	# a clustered trace of the set maps them as well: no difference
+	tc heatmap --collectives --metric bytes --diff --mode callpath-param -f csv -o diff.csv "$d"
+	[ "$(wc -l <diff.csv)" = 13 ]
+	awk -F, 'NR > 1 && $5 != 0 { exit 1 }' diff.csv
 }

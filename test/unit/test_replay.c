@@ -306,6 +306,42 @@ TEST(replay_cancelled_receive_completes)
 	tc_replay_result_release(&res);
 }
 
+TEST(matrix_collectives_on_a_subcommunicator)
+{
+	static const int32_t members[3] = { 5, 1, 3 };
+	struct tc_matrix_comm sub = { 3, members };
+	struct tc_matrix m;
+	struct tc_event ev;
+
+	tc_matrix_init(&m, 6);
+	tc_event_init(&ev);
+	ev.op = TC_OP_BCAST;
+	ev.fields = TC_F_COMM | TC_F_COUNT | TC_F_DTYPE | TC_F_ROOT;
+	ev.comm = 3;
+	ev.count = 10;
+	ev.dtype = TC_DT_INT;
+	ev.dtype_size = 4;
+	ev.root = 1;
+	/* the root (world rank 1) sends to the other two members */
+	tc_matrix_add_event(&m, 1, &ev, TC_HM_BYTES, true, &sub);
+	/* not the root, not a member, or an unknown communicator: nothing */
+	tc_matrix_add_event(&m, 5, &ev, TC_HM_BYTES, true, &sub);
+	tc_matrix_add_event(&m, 0, &ev, TC_HM_BYTES, true, &sub);
+	tc_matrix_add_event(&m, 1, &ev, TC_HM_BYTES, true, NULL);
+	/* Allreduce: dissemination among comm ranks, 2 rounds from rank 3
+	 * (comm rank 2): to comm ranks 0 and 1 */
+	ev.op = TC_OP_ALLREDUCE;
+	ev.fields &= ~TC_F_ROOT;
+	tc_matrix_add_event(&m, 3, &ev, TC_HM_BYTES, true, &sub);
+	tc_matrix_finish(&m);
+	CHECK_EQ_U64(m.ncells, 4);
+	CHECK_NEAR(tc_matrix_get(&m, 1, 5), 40);
+	CHECK_NEAR(tc_matrix_get(&m, 1, 3), 40);
+	CHECK_NEAR(tc_matrix_get(&m, 3, 5), 40);
+	CHECK_NEAR(tc_matrix_get(&m, 3, 1), 40);
+	tc_matrix_release(&m);
+}
+
 TEST(space_formulas)
 {
 	/* ICS'14 §5.3 */

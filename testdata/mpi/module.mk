@@ -2,13 +2,14 @@
 #
 # Each reproduces one pattern of a real code that an analysis must get
 # right; test/programs.bats traces them with the capture shim and checks
-# accuracy, cluster --verify and replay on the traces:
+# accuracy, cluster --verify, replay and heatmap on the traces:
 #   split    rank-dependent Comm_split colour and key (NPB FT)
 #   cancel   Irecv(MPI_ANY_SOURCE) + Cancel + Wait (HPCC)
+#   subcomm  collectives on a dup, a split and a Cartesian communicator
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split cancel
+MPI_TEST_C := split cancel subcomm
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

@@ -72,6 +72,7 @@ include cmd/module.mk
 include test/module.mk
 include lib/capture/module.mk
 include test/fuzz/module.mk
+include testdata/mpi/module.mk
 
 # make demo traces a bundled MPI program when an MPI compiler is there
 DEMO_TARGETS := $(if $(HAVE_MPICC),capture)

@@ -335,6 +335,7 @@ static void verify_cluster(size_t k, void *p)
 			cl->check.differ[TC_LEVEL_CALLPATH] += !cp;
 			cl->check.differ[TC_LEVEL_PARAM] += !pp;
 			cl->check.differ[TC_LEVEL_EXACT] += !ex;
+			cl->check.comm_differ += !ex && !tc_seq_comm_alike(tr[lead], tr[i]);
 		}
 	}
 	cl->check.sequences = count_sequences(tr, d, cl->nranks);

@@ -127,6 +127,9 @@ const char *tc_seq_level_name(int level);   /* "callpath", "param", "exact" */
 struct tc_cluster_check {
 	uint32_t sequences;     /* distinct exact sequences among the members */
 	uint32_t differ[TC_NLEVELS]; /* members that differ from the lead at level */
+	uint32_t comm_differ;   /* members whose communicator-creation
+				 * parameters (colour and key of splits) differ
+				 * from the lead's (tc_seq_comm_alike()) */
 	uint32_t collisions;    /* differ[] at the level the mode claims */
 };
 
@@ -324,6 +327,11 @@ bool tc_count_alike(uint64_t a, uint64_t b, double t);
 /* Whether two ranks' sequences agree at level (enum tc_seq_level). */
 bool tc_seq_alike(const struct tc_rank_trace *a, const struct tc_rank_trace *b, int level,
 		  double threshold);
+
+/* Whether two ranks' calls that carry a colour and key (MPI_Comm_split,
+ * MPI_Comm_split_type), paired in order, have the same op, colour and key
+ * and are as many. No signature sees them (Table 3.1 has none). */
+bool tc_seq_comm_alike(const struct tc_rank_trace *a, const struct tc_rank_trace *b);
 
 /*
  * The distances of the K modes with §4.1.1's group normalisation: the

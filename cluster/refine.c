@@ -12,7 +12,9 @@
  * the event sequences themselves, loops expanded, at three levels (enum
  * tc_seq_level). callpath-param uses it to split the sub-clusters that
  * the parameter signature merged wrongly, reference to split reference
- * digests that collide, and tc_cluster_verify() to check any clustering.
+ * digests that collide, and tc_cluster_verify() to check any clustering,
+ * which also compares what no signature sees: the colour and key of
+ * communicator splits (tc_seq_comm_alike()).
  */
 #include "lib/compat.h"
 #include "cluster/internal.h"
@@ -121,6 +123,40 @@ bool tc_seq_alike(const struct tc_rank_trace *a, const struct tc_rank_trace *b, 
 			break;
 		if (x.ev.op != y.ev.op || x.stack != y.stack ||
 		    (level >= TC_LEVEL_PARAM && !param_alike(&x, &y, threshold))) {
+			alike = false;
+			break;
+		}
+	}
+	walker_release(&x);
+	walker_release(&y);
+	return alike;
+}
+
+/* The next event of w that carries a colour and key; false at the end. */
+static bool next_split(struct walker *w)
+{
+	while (walker_next(w))
+		if (w->ev.fields & TC_F_COLOR)
+			return true;
+	return false;
+}
+
+bool tc_seq_comm_alike(const struct tc_rank_trace *a, const struct tc_rank_trace *b)
+{
+	struct walker x, y;
+	bool alike = true;
+
+	walker_init(&x, a);
+	walker_init(&y, b);
+	for (;;) {
+		bool nx = next_split(&x), ny = next_split(&y);
+		if (nx != ny) {
+			alike = false;
+			break;
+		}
+		if (!nx)
+			break;
+		if (x.ev.op != y.ev.op || x.ev.color != y.ev.color || x.ev.key != y.ev.key) {
 			alike = false;
 			break;
 		}

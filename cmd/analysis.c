@@ -484,11 +484,45 @@ struct matrix_job {
 	struct tc_matrix *rows;
 };
 
+/* The loaded trace of world rank r, whose communicators (members
+ * included) stand for those of r's events in any source; NULL when a .tct
+ * file is the source. a->traces is sorted by rank. */
+static const struct tc_rank_trace *trace_of(const struct tc_anl *a, int32_t r)
+{
+	size_t lo = 0, hi = a->traces ? a->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->traces[mid]->rank < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < (a->traces ? a->n : 0) && a->traces[lo]->rank == r ? a->traces[lo] : NULL;
+}
+
+/* The communicator of ev as the matrices see it: world for communicator
+ * 0, the members the trace recorded for others; NULL when unknown. */
+static const struct tc_matrix_comm *matrix_comm(const struct tc_rank_trace *t,
+					       const struct tc_event *ev, struct tc_matrix_comm *c)
+{
+	const struct tc_trace_comm *tc;
+
+	if (ev->comm == TC_COMM_WORLD || !t || !(tc = tc_rank_trace_comm(t, ev->comm)) ||
+	    tc->size > INT32_MAX)
+		return NULL;
+	c->size = (int32_t)tc->size;
+	c->members = tc->members;
+	return c;
+}
+
 static void matrix_rank(size_t i, void *p)
 {
 	struct matrix_job *j = p;
+	const struct tc_rank_trace *t = j->g ? trace_of(j->a, j->ranks[i]) : j->a->traces[i];
 	struct stream s;
 	struct tc_event ev;
+	struct tc_matrix_comm mc;
 
 	tc_matrix_init(&j->rows[i], j->world);
 	if (!stream_open(&s, j->g, j->g ? NULL : j->a->traces[i], j->ranks[i], false))
@@ -497,7 +531,8 @@ static void matrix_rank(size_t i, void *p)
 		tc_event_init(&ev);
 		if (!stream_next(&s, &ev))
 			break;
-		tc_matrix_add_event(&j->rows[i], j->ranks[i], &ev, j->metric, j->coll);
+		tc_matrix_add_event(&j->rows[i], j->ranks[i], &ev, j->metric, j->coll,
+				    j->coll ? matrix_comm(t, &ev, &mc) : NULL);
 	}
 	stream_close(&s);
 	tc_matrix_finish(&j->rows[i]);
@@ -633,10 +668,12 @@ struct tc_json *tc_anl_match_json(const struct tc_match *m)
 
 void tc_anl_match_print(FILE *f, const struct tc_match *m)
 {
-	fprintf(f, "COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  TAG %.2f%%",
+	fprintf(f, "COUNT %.2f%%  LOOP %.2f%%  #EVENTS %.2f%%  SRC %.2f%%  DEST %.2f%%  TAG %.2f%%  "
+		"COMM %.2f%%",
 		tc_match_pct(m, TC_MATCH_COUNT), tc_match_pct(m, TC_MATCH_LOOP),
 		tc_match_pct(m, TC_MATCH_EVENTS), tc_match_pct(m, TC_MATCH_SRC),
-		tc_match_pct(m, TC_MATCH_DEST), tc_match_pct(m, TC_MATCH_TAG));
+		tc_match_pct(m, TC_MATCH_DEST), tc_match_pct(m, TC_MATCH_TAG),
+		tc_match_pct(m, TC_MATCH_COMM));
 }
 
 int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,

@@ -288,11 +288,12 @@ static void print_text(const struct tc_traceset *ts, const struct tc_clustering 
 		print_signatures(c, cl);
 		if (c->verified)
 			printf("  %-11s %" PRIu32 " distinct %s; differ from the lead: %" PRIu32
-			       " in call sites, %" PRIu32 " in parameters, %" PRIu32 " at all\n",
+			       " in call sites, %" PRIu32 " in parameters, %" PRIu32 " at all, %"
+			       PRIu32 " in split colour/key\n",
 			       "verify:", cl->check.sequences,
 			       plural(cl->check.sequences, "sequence", "sequences"),
 			       cl->check.differ[TC_LEVEL_CALLPATH], cl->check.differ[TC_LEVEL_PARAM],
-			       cl->check.differ[TC_LEVEL_EXACT]);
+			       cl->check.differ[TC_LEVEL_EXACT], cl->check.comm_differ);
 	}
 	for (size_t g = 0; g < c->filter.ngroups; g++) {
 		const struct tc_cluster *cl = &c->filter.groups[g];
@@ -370,6 +371,7 @@ static struct tc_json *json_cluster(const struct tc_cluster *cl, bool sub, bool 
 		tc_json_set_uint(v, "sequences", cl->check.sequences);
 		for (int l = 0; l < TC_NLEVELS; l++)
 			tc_json_set_uint(d, tc_seq_level_name(l), cl->check.differ[l]);
+		tc_json_set_uint(d, "comm", cl->check.comm_differ);
 		tc_json_set(v, "differ", d);
 		tc_json_set_uint(v, "collisions", cl->check.collisions);
 		tc_json_set(o, "verify", v);

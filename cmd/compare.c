@@ -27,7 +27,8 @@ static const char compare_usage[] =
 	"Read the trace set in DIR once and run each clustering mode on it; for each,\n"
 	"build the global compressed trace and measure it as tracecluster accuracy\n"
 	"does. One table: clusters (main clusters), leads, global trace bytes, average\n"
-	"space per process, matching percentages (COUNT LOOP #EVENTS SRC DEST TAG),\n"
+	"space per process, matching percentages (COUNT LOOP #EVENTS SRC DEST TAG\n"
+	"COMM),\n"
 	"replay accuracy ACC and the seconds clustering and merging took.\n"
 	"See tracecluster-compare(1).\n"
 	"\n"
@@ -182,7 +183,7 @@ int cmd_compare(int argc, char **argv)
 		tc_json_free(o);
 	} else if (csv) {
 		printf("mode,clusters,main_clusters,leads,bytes,space_per_process,count,loop,events,"
-		       "src,dest,tag,acc,heatmap_l1%s\n", notime ? "" : ",seconds");
+		       "src,dest,tag,comm,acc,heatmap_l1%s\n", notime ? "" : ",seconds");
 		for (size_t i = 0; i < nmodes; i++) {
 			const struct tc_anl_eval *e = &ev[i];
 			printf("%s,%zu,%zu,%zu,%" PRIu64 ",%.1f", e->mode, e->clusters, e->mains,
@@ -197,9 +198,9 @@ int cmd_compare(int argc, char **argv)
 	} else {
 		printf("trace set %s: %zu ranks, replay t %.9f s, space per process without "
 		       "clustering %.1f bytes\n\n", argv[optind], a.n, r.makespan, space_none);
-		printf("%-16s %8s %6s %6s %10s %11s %7s %7s %7s %7s %7s %7s %8s%s\n", "mode",
+		printf("%-16s %8s %6s %6s %10s %11s %7s %7s %7s %7s %7s %7s %7s %8s%s\n", "mode",
 		       "clusters", "main", "leads", "bytes", "space/proc", "COUNT", "LOOP", "EVENTS",
-		       "SRC", "DEST", "TAG", "ACC", notime ? "" : "  seconds");
+		       "SRC", "DEST", "TAG", "COMM", "ACC", notime ? "" : "  seconds");
 		for (size_t i = 0; i < nmodes; i++) {
 			const struct tc_anl_eval *e = &ev[i];
 			printf("%-16s %8zu %6zu %6zu %10" PRIu64 " %11.1f", e->mode, e->clusters,

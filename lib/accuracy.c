@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[TC_MATCH_N] = { "count", "loop", "events", "src", "dest", "tag" };
+static const char *const names[TC_MATCH_N] = { "count", "loop", "events", "src", "dest", "tag", "comm" };
 
 const char *tc_match_name(int which)
 {
@@ -77,6 +77,10 @@ static void compare(struct tc_match *m, const struct tc_event *a, const struct t
 		if (ka == TC_K_RECV)
 			count(m, TC_MATCH_TAG, true, same_op && a->tag == b->tag);
 	}
+	if (a->fields & TC_F_COLOR)
+		count(m, TC_MATCH_COMM, true,
+		      same_op && (b->fields & TC_F_COLOR) && a->color == b->color &&
+		      a->key == b->key);
 	if (ka == TC_K_WAIT) {
 		for (uint32_t i = 0; i < a->ncompl; i++) {
 			if (a->compl[i].source < 0)

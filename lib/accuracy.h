@@ -16,6 +16,11 @@
  *            the actual sources of completed receives) that are equal
  *   DEST     send destinations (sends, send side of sendrecv) that are equal
  *   TAG      point-to-point tags that are equal
+ *   COMM     communicator creation: calls that carry a colour and key
+ *            (MPI_Comm_split, MPI_Comm_split_type) whose op, colour and
+ *            key are equal; the signatures do not see them, so a lead
+ *            standing for members that split with their own colours (NPB
+ *            FT) gives them its own
  *
  * Each is matched / items of the original, summed over ranks; 100% when
  * the original has no such item.
@@ -29,9 +34,9 @@ struct tc_event;
 struct tc_rsd_opts;
 
 enum { TC_MATCH_COUNT = 0, TC_MATCH_LOOP, TC_MATCH_EVENTS, TC_MATCH_SRC, TC_MATCH_DEST,
-       TC_MATCH_TAG, TC_MATCH_N };
+       TC_MATCH_TAG, TC_MATCH_COMM, TC_MATCH_N };
 
-/* "count", "loop", "events", "src", "dest", "tag". */
+/* "count", "loop", "events", "src", "dest", "tag", "comm". */
 const char *tc_match_name(int which);
 
 struct tc_match {

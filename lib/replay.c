@@ -28,6 +28,7 @@ struct req {
 	int kind;
 	int32_t peer, tag;
 	double done;            /* sends: local completion */
+	bool cancel;            /* MPI_Cancel was called on it */
 };
 
 struct cmap {
@@ -477,7 +478,9 @@ static bool do_wait(struct sim *s, size_t idx, struct rstate *r)
 		} else {
 			int32_t src = cp->source >= 0 ? cp->source : q->peer;
 			int32_t tag = cp->source >= 0 ? cp->tag : q->tag;
-			if (src == TC_PROC_NULL) {
+			/* cancelled: completes without a message unless its
+			 * status names the message it got (the cancel failed) */
+			if (src == TC_PROC_NULL || (q->cancel && cp->source < 0)) {
 				req_remove(r, q);
 				continue;
 			}
@@ -526,6 +529,7 @@ static bool run_event(struct sim *s, size_t idx, struct rstate *r, int32_t rank)
 			q.peer = ev->peer;
 			q.tag = ev->tag;
 			q.done = r->clock;
+			q.cancel = false;
 			req_add(r, &q);
 		}
 		return true;
@@ -536,6 +540,7 @@ static bool run_event(struct sim *s, size_t idx, struct rstate *r, int32_t rank)
 			q.peer = ev->peer;
 			q.tag = ev->tag;
 			q.done = 0;
+			q.cancel = false;
 			req_add(r, &q);
 			return true;
 		}
@@ -556,6 +561,12 @@ static bool run_event(struct sim *s, size_t idx, struct rstate *r, int32_t rank)
 		r->busy = false;
 		return true;
 	case TC_K_WAIT:
+		if (ev->op == TC_OP_CANCEL) {
+			struct req *c = (ev->fields & TC_F_REQUEST) ? req_find(r, ev->request) : NULL;
+			if (c)
+				c->cancel = true;
+			return true;
+		}
 		return do_wait(s, idx, r);
 	case TC_K_COLL:
 		return do_coll(s, idx, r, r->total);

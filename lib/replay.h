@@ -16,7 +16,13 @@
  *                  (wait/test families), in MPI's order: the first
  *                  unmatched message from the source (the actual source
  *                  of an MPI_ANY_SOURCE receive from its completion) with
- *                  the tag;
+ *                  the tag; a receive request cancelled (MPI_Cancel)
+ *                  before its completion completes there without a
+ *                  message, as MPI completes a cancelled request, unless
+ *                  the completion names an actual source (the message
+ *                  had matched, so the cancel failed); a cancelled send
+ *                  completes as any send (its message stays sent: a trace
+ *                  does not tell whether the cancel of a send succeeded);
  *   collectives    synchronising: every member of the communicator
  *                  arrives, then all leave at the latest arrival plus the
  *                  cost of a standard algorithm, with a = L + 2o, b = G,

@@ -66,6 +66,8 @@ void tc_rank_trace_free(struct tc_rank_trace **tp)
 	for (size_t i = 0; i < t->nsites; i++)
 		site_release(&t->sites[i]);
 	free(t->sites);
+	for (size_t i = 0; i < t->ncomms; i++)
+		free(t->comms[i].members);
 	free(t->comms);
 	free(t);
 }
@@ -127,12 +129,22 @@ int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c)
 {
 	struct tc_rank_trace *t = ctx;
 	size_t i = comm_pos(t, c->id);
-	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size, 0, { 0 } };
+	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size, 0, { 0 }, NULL };
 
 	tc.ndims = c->ndims > 8 ? 8 : c->ndims;
 	for (uint32_t d = 0; d < tc.ndims; d++)
 		tc.dims[d] = c->dims[d];
+	if (c->members && c->id != TC_COMM_SELF) {
+		uint32_t k = 0;
+		while (k < c->size && c->members[k] == (int32_t)k)
+			k++;
+		if (k < c->size) {
+			tc.members = tc_xmalloc(tc_st_mult(c->size, sizeof(*tc.members)));
+			memcpy(tc.members, c->members, c->size * sizeof(*tc.members));
+		}
+	}
 	if (i < t->ncomms && t->comms[i].id == c->id) {
+		free(t->comms[i].members);
 		t->comms[i] = tc;
 		return 0;
 	}
@@ -154,6 +166,9 @@ static bool comm_same(const struct tc_trace_comm *a, const struct tc_trace_comm 
 {
 	if (a->id != b->id || a->parent != b->parent || a->creator != b->creator ||
 	    a->size != b->size || a->ndims != b->ndims)
+		return false;
+	if (!a->members != !b->members ||
+	    (a->members && memcmp(a->members, b->members, a->size * sizeof(*a->members))))
 		return false;
 	for (uint32_t k = 0; k < a->ndims && k < 8; k++)
 		if (a->dims[k] != b->dims[k])
@@ -182,6 +197,8 @@ uint64_t tc_rank_trace_digest(const struct tc_rank_trace *t)
 		const struct tc_trace_comm *c = &t->comms[i];
 		h = tc_hash_mix(h, (uint64_t)c->id << 32 | c->size);
 		h = tc_hash_mix(h, (uint64_t)c->creator << 32 | c->parent);
+		for (uint32_t k = 0; c->members && k < c->size; k++)
+			h = tc_hash_mix(h, (uint64_t)(uint32_t)c->members[k]);
 	}
 	return tc_hash_fmix(h);
 }

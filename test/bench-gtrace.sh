@@ -53,7 +53,7 @@ else
 		st=$(peer "$b" 3)
 		match=$(python3 -c 'import json,sys
 m = json.load(open(sys.argv[1]))["match"]
-print("%.2f" % min(m[k] for k in ("count", "loop", "events", "src", "dest", "tag")))' "$work/npb-$b-acc.json")
+print("%.2f" % min(m[k] for k in ("count", "loop", "events", "src", "dest", "tag", "comm")))' "$work/npb-$b-acc.json")
 		acc=$(python3 -c 'import json,sys; print("%.1f" % (100 * json.load(open(sys.argv[1]))["acc"]))' "$work/npb-$b-acc.json")
 		printf "%-4s %9s %9s %9s %9s %9s %8s %8s %8s %7s\n" "$b" "$raw" "$def" "$none" "$pil" "$st" \
 			"$(ratio "$def" "$pil")" "$(ratio "$none" "$pil")" "$match" "$acc"
@@ -69,7 +69,7 @@ n = [int(r[2]) / int(r[3]) for r in rows]
 ok = lambda c: "PASS" if c else "FAIL"
 print("default <= Pilgrim on each: max %.3f  %s" % (max(d), ok(max(d) <= 1)))
 print("default geometric mean / Pilgrim: %.3f (goal <= 0.5)  %s" % (gm(d), ok(gm(d) <= 0.5)))
-print("default matching COUNT/LOOP/#EVENTS/SRC/DEST/TAG: min %.2f%% (goal >= 99)  %s"
+print("default matching COUNT/LOOP/#EVENTS/SRC/DEST/TAG/COMM: min %.2f%% (goal >= 99)  %s"
       % (min(float(r[5]) for r in rows), ok(min(float(r[5]) for r in rows) >= 99)))
 print("lossless --mode none <= 2x Pilgrim on each: max %.3f  %s" % (max(n), ok(max(n) <= 2)))
 print("lossless geometric mean / Pilgrim: %.3f (goal <= 1)  %s" % (gm(n), ok(gm(n) <= 1)))

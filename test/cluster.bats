@@ -211,7 +211,7 @@ assert d['verify']['level'] == lvl
 	done
 	run -0 tc cluster --verify "$S"
 	assert_line --regexp "^verify: +0 signature collisions \(members that differ from their lead at level param\)$"
-	assert_line --regexp "^  verify: +1 distinct sequence; differ from the lead: 0 in call sites, 0 in parameters, 0 at all$"
+	assert_line --regexp "^  verify: +1 distinct sequence; differ from the lead: 0 in call sites, 0 in parameters, 0 at all, 0 in split colour/key$"
 	# K modes merge behaviours on purpose: verify counts what they merged
 	run -0 tc cluster --json --verify --mode kfarthest -k 2 "$S"
 	echo "$output" | python3 -c '

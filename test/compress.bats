@@ -422,7 +422,7 @@ import json, re, sys
 line, acc = sys.argv[1], json.loads(sys.argv[2])
 got = dict(re.findall(r"(#?[A-Z]+) ([0-9.]+)%", line))
 for k, j in (("COUNT", "count"), ("LOOP", "loop"), ("#EVENTS", "events"), ("SRC", "src"),
-             ("DEST", "dest"), ("TAG", "tag")):
+             ("DEST", "dest"), ("TAG", "tag"), ("COMM", "comm")):
     assert abs(float(got[k]) - acc["match"][j]) < 0.006, (k, got, acc["match"])
 assert abs(float(got["ACC"]) - 100 * acc["acc"]) < 0.006, (got, acc["acc"])
 PY

@@ -57,14 +57,14 @@ setup_file() {
 import json, sys
 d = json.loads(sys.argv[1])
 assert d["acc"] == 1.0, d
-for k in ("count", "loop", "events", "src", "dest", "tag"):
+for k in ("count", "loop", "events", "src", "dest", "tag", "comm"):
     assert d["match"][k] == 100.0, (k, d)
 assert d["heatmap_diff"]["l1"] == 0
 assert d["space_per_process"] > 0
 ' "$output"
 	done
 	run -0 tc accuracy --mode reference "$SETS/stencil2d"
-	assert_line --regexp '^matching: +COUNT 100.00%  LOOP 100.00%  #EVENTS 100.00%  SRC 100.00%  DEST 100.00%  TAG 100.00%$'
+	assert_line --regexp '^matching: +COUNT 100.00%  LOOP 100.00%  #EVENTS 100.00%  SRC 100.00%  DEST 100.00%  TAG 100.00%  COMM 100.00%$'
 }
 
 @test "reference: ACC 100% with compute gaps (times kept per rank set)" {
@@ -97,7 +97,7 @@ import json
 d = json.load(open("a.json"))
 for k in ("acc", "match", "space_per_process", "schema"):
     assert k in d, k
-assert set(d["match"]) == {"count", "loop", "events", "src", "dest", "tag"}
+assert set(d["match"]) == {"count", "loop", "events", "src", "dest", "tag", "comm"}
 assert 0 <= d["acc"] <= 1
 '
 	run -2 --separate-stderr tc accuracy "$SETS/mg"
@@ -138,7 +138,7 @@ for m in d["modes"]:
 '
 	run -0 tc compare --modes reference --csv --no-compute "$SETS/stencil2d"
 	assert_line --index 0 --partial 'mode,clusters,main_clusters,leads,bytes'
-	assert_line --index 1 --regexp '^reference,9,0,9,[0-9]+,[0-9.]+,100.00,100.00,100.00,100.00,100.00,100.00,100.0000,0,'
+	assert_line --index 1 --regexp '^reference,9,0,9,[0-9]+,[0-9.]+,100.00,100.00,100.00,100.00,100.00,100.00,100.00,100.0000,0,'
 	run -2 --separate-stderr tc compare "$SETS/mg"
 	run -2 --separate-stderr tc compare --modes a,b "$SETS/mg"
 	run -2 --separate-stderr tc compare --modes reference --json --csv "$SETS/mg"

@@ -171,14 +171,34 @@ static uint64_t peer_bytes(const struct tc_event *ev, const uint64_t *counts, ui
 	return k;
 }
 
-static void add_coll(struct tc_matrix *m, int32_t r, const struct tc_event *ev, int metric)
+/* The world rank of rank i of comm. */
+static int32_t world_of(const struct tc_matrix_comm *c, int32_t i)
 {
-	int32_t P = m->n, root = ev->root;
+	return c->members ? c->members[i] : i;
+}
+
+/* The rank of world rank w in comm, or -1. */
+static int32_t rank_in(const struct tc_matrix_comm *c, int32_t w)
+{
+	if (!c->members)
+		return w >= 0 && w < c->size ? w : -1;
+	for (int32_t i = 0; i < c->size; i++)
+		if (c->members[i] == w)
+			return i;
+	return -1;
+}
+
+static void add_coll(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
+		     const struct tc_matrix_comm *comm)
+{
+	struct tc_matrix_comm world = { m->n, NULL };
+	const struct tc_matrix_comm *c = comm ? comm : &world;
+	int32_t P = c->size, root = ev->root, r;
 	uint64_t k = tc_event_bytes(ev);
 	double us = ev->t_end > ev->t_start ? (double)(ev->t_end - ev->t_start) * 1e-3 : 0;
 	uint32_t rounds = 0;
 
-	if (ev->comm != TC_COMM_WORLD || P <= 1)
+	if ((!comm && ev->comm != TC_COMM_WORLD) || P <= 1 || (r = rank_in(c, rank)) < 0)
 		return;
 	while (((int64_t)1 << rounds) < P)
 		rounds++;
@@ -186,18 +206,18 @@ static void add_coll(struct tc_matrix *m, int32_t r, const struct tc_event *ev, 
 	case TC_OP_BCAST: case TC_OP_IBCAST:
 	case TC_OP_SCATTER: case TC_OP_ISCATTER:
 	case TC_OP_SCATTERV: case TC_OP_ISCATTERV:
-		if (r != root)
+		if (rank != root)
 			return;
 		for (int32_t j = 0; j < P; j++)
 			if (j != r)
-				add_msg(m, r, j, metric, peer_bytes(ev, ev->scounts, ev->nscounts, j, k),
-					us / (P - 1));
+				add_msg(m, rank, world_of(c, j), metric,
+					peer_bytes(ev, ev->scounts, ev->nscounts, j, k), us / (P - 1));
 		return;
 	case TC_OP_REDUCE: case TC_OP_IREDUCE:
 	case TC_OP_GATHER: case TC_OP_IGATHER:
 	case TC_OP_GATHERV: case TC_OP_IGATHERV:
-		if (r != root)
-			add_msg(m, r, root, metric, k, us);
+		if (rank != root)
+			add_msg(m, rank, root, metric, k, us);
 		return;
 	case TC_OP_ALLGATHER: case TC_OP_IALLGATHER:
 	case TC_OP_ALLGATHERV: case TC_OP_IALLGATHERV:
@@ -206,27 +226,28 @@ static void add_coll(struct tc_matrix *m, int32_t r, const struct tc_event *ev, 
 	case TC_OP_ALLTOALLW: case TC_OP_IALLTOALLW:
 		for (int32_t j = 0; j < P; j++)
 			if (j != r)
-				add_msg(m, r, j, metric, peer_bytes(ev, ev->scounts, ev->nscounts, j, k),
-					us / (P - 1));
+				add_msg(m, rank, world_of(c, j), metric,
+					peer_bytes(ev, ev->scounts, ev->nscounts, j, k), us / (P - 1));
 		return;
 	case TC_OP_REDUCE_SCATTER: case TC_OP_IREDUCE_SCATTER:
 	case TC_OP_REDUCE_SCATTER_BLOCK: case TC_OP_IREDUCE_SCATTER_BLOCK:
 		for (int32_t j = 0; j < P; j++)
 			if (j != r)
-				add_msg(m, r, j, metric, peer_bytes(ev, ev->rcounts, ev->nrcounts, j, k),
-					us / (P - 1));
+				add_msg(m, rank, world_of(c, j), metric,
+					peer_bytes(ev, ev->rcounts, ev->nrcounts, j, k), us / (P - 1));
 		return;
 	case TC_OP_ALLREDUCE: case TC_OP_IALLREDUCE:
 	case TC_OP_BARRIER: case TC_OP_IBARRIER:
 		for (uint32_t i = 0; i < rounds; i++)
-			add_msg(m, r, (int32_t)(((int64_t)r + ((int64_t)1 << i)) % P), metric,
+			add_msg(m, rank, world_of(c, (int32_t)(((int64_t)r + ((int64_t)1 << i)) % P)),
+				metric,
 				(ev->op == TC_OP_BARRIER || ev->op == TC_OP_IBARRIER) ? 0 : k,
 				us / rounds);
 		return;
 	case TC_OP_SCAN: case TC_OP_ISCAN:
 	case TC_OP_EXSCAN: case TC_OP_IEXSCAN:
 		if (r + 1 < P)
-			add_msg(m, r, r + 1, metric, k, us);
+			add_msg(m, rank, world_of(c, r + 1), metric, k, us);
 		return;
 	default:
 		return;
@@ -234,7 +255,7 @@ static void add_coll(struct tc_matrix *m, int32_t r, const struct tc_event *ev, 
 }
 
 void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
-			 bool collectives)
+			 bool collectives, const struct tc_matrix_comm *comm)
 {
 	enum tc_op_kind kind = tc_op_kind(ev->op);
 	double us = ev->t_end > ev->t_start ? (double)(ev->t_end - ev->t_start) * 1e-3 : 0;
@@ -243,6 +264,6 @@ void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_even
 		if (ev->peer >= 0)
 			add_msg(m, rank, ev->peer, metric, tc_event_bytes(ev), us);
 	} else if (kind == TC_K_COLL && collectives) {
-		add_coll(m, rank, ev, metric);
+		add_coll(m, rank, ev, metric, comm);
 	}
 }

@@ -52,12 +52,22 @@ const char *tc_hm_metric_name(int metric);
 const char *tc_hm_metric_unit(int metric);
 int tc_hm_metric_from_name(const char *name);
 
+/* A communicator as the matrices see it: its size and the world rank of
+ * each of its ranks (NULL: ranks 0 .. size-1 are world ranks). */
+struct tc_matrix_comm {
+	int32_t size;
+	const int32_t *members; /* borrowed */
+};
+
 /*
  * Add what one event of `rank` sends to the matrix (row `rank`):
  * point-to-point sends and the send side of sendrecv, one message to the
- * peer; with collectives, the collectives on the world communicator as
- * their point-to-point equivalents from this rank's side (P = m->n, k =
- * the rank's bytes, per peer for v-variants):
+ * peer; with collectives, the collectives on comm (the event's
+ * communicator, resolved by the caller; NULL: the world communicator of
+ * m->n ranks, taken for events on communicator 0 only) as their
+ * point-to-point equivalents from this rank's side, between the world
+ * ranks of the communicator's members (P = its size, ranks below are its
+ * ranks, k = the rank's bytes, per peer for v-variants):
  *
  *   bcast, scatter(v)   the root sends k (scatterv: its count) to each other rank
  *   reduce, gather(v)   each other rank sends k to the root
@@ -69,10 +79,12 @@ int tc_hm_metric_from_name(const char *name);
  *   scan, exscan        rank r sends k to r + 1
  *
  * Values: count 1 per message, bytes its bytes, time the microseconds of
- * the call (split evenly over the messages of a collective).
+ * the call (split evenly over the messages of a collective). A collective
+ * on another communicator with comm NULL, or whose communicator does not
+ * hold rank, adds nothing.
  */
 void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
-			 bool collectives);
+			 bool collectives, const struct tc_matrix_comm *comm);
 
 /* ---- heatmaps ----------------------------------------------------------- */
 

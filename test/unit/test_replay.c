@@ -218,6 +218,130 @@ TEST(replay_allreduce_recursive_doubling)
 	free(c.pos);
 }
 
+/*
+ * Cancelled receives on 2 ranks: each posts Irecv(MPI_ANY_SOURCE, tag 9)
+ * that no message matches, cancels it and waits (status without a
+ * source); rank 1 then sends rank 0 a message of tag 5 that rank 0 has
+ * received before its cancel (its status names rank 1: the cancel failed).
+ */
+struct cancel {
+	uint64_t pos[2];
+	struct tc_completion c;
+};
+
+static bool cancel_next(void *ctx, size_t idx, struct tc_event *ev)
+{
+	struct cancel *c = ctx;
+	uint64_t i = c->pos[idx]++;
+
+	ev->fields = TC_F_COMM | TC_F_REQUEST;
+	ev->comm = TC_COMM_WORLD;
+	switch (i) {
+	case 0: case 3:
+		ev->op = TC_OP_IRECV;
+		ev->fields |= TC_F_PEER | TC_F_TAG;
+		ev->peer = TC_ANY_SOURCE;
+		ev->tag = i ? 5 : 9;
+		ev->request = i + 1;
+		if (i && idx == 1)
+			return false;
+		return true;
+	case 1: case 4:
+		ev->op = TC_OP_CANCEL;
+		ev->request = i;
+		return true;
+	case 2: case 5:
+		ev->op = TC_OP_WAIT;
+		ev->fields = TC_F_COMPL;
+		c->c.request = i - 1;
+		c->c.source = i == 5 ? 1 : TC_ANY_SOURCE;
+		c->c.tag = i == 5 ? 5 : TC_ANY_TAG;
+		c->c.bytes = i == 5 ? 4 : 0;
+		ev->ncompl = 1;
+		ev->compl = &c->c;
+		return idx == 0 || i == 2;
+	default:
+		return false;
+	}
+}
+
+static bool cancel_next2(void *ctx, size_t idx, struct tc_event *ev)
+{
+	struct cancel *c = ctx;
+
+	/* rank 1: after its cancelled receive, one Send of tag 5 to rank 0 */
+	if (idx == 1 && c->pos[1] == 3) {
+		c->pos[1]++;
+		ev->op = TC_OP_SEND;
+		ev->fields = TC_F_COMM | TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE;
+		ev->peer = 0;
+		ev->tag = 5;
+		ev->count = 1;
+		ev->dtype = TC_DT_INT;
+		ev->dtype_size = 4;
+		return true;
+	}
+	if (idx == 1 && c->pos[1] > 3)
+		return false;
+	return cancel_next(ctx, idx, ev);
+}
+
+TEST(replay_cancelled_receive_completes)
+{
+	struct tc_replay_params p;
+	struct tc_replay_result res;
+	struct cancel c;
+
+	memset(&c, 0, sizeof(c));
+	tc_replay_params_init(&p);
+	p.gaps = false;
+	CHECK(tc_replay_run(2, NULL, 2, &p, cancel_next2, &c, &res) == 0);
+	CHECK(!res.deadlock);
+	CHECK_EQ_U64(res.messages, 1);
+	CHECK_EQ_U64(res.unmatched_sends, 0);
+	CHECK_EQ_U64(res.forced, 0);
+	/* rank 0 waited for rank 1's 4 bytes: sent at 0, arrived o + 3G + L
+	 * later, received in o */
+	CHECK_NEAR(res.time[0], p.o + 3 * p.G + p.L + p.o);
+	tc_replay_result_release(&res);
+}
+
+TEST(matrix_collectives_on_a_subcommunicator)
+{
+	static const int32_t members[3] = { 5, 1, 3 };
+	struct tc_matrix_comm sub = { 3, members };
+	struct tc_matrix m;
+	struct tc_event ev;
+
+	tc_matrix_init(&m, 6);
+	tc_event_init(&ev);
+	ev.op = TC_OP_BCAST;
+	ev.fields = TC_F_COMM | TC_F_COUNT | TC_F_DTYPE | TC_F_ROOT;
+	ev.comm = 3;
+	ev.count = 10;
+	ev.dtype = TC_DT_INT;
+	ev.dtype_size = 4;
+	ev.root = 1;
+	/* the root (world rank 1) sends to the other two members */
+	tc_matrix_add_event(&m, 1, &ev, TC_HM_BYTES, true, &sub);
+	/* not the root, not a member, or an unknown communicator: nothing */
+	tc_matrix_add_event(&m, 5, &ev, TC_HM_BYTES, true, &sub);
+	tc_matrix_add_event(&m, 0, &ev, TC_HM_BYTES, true, &sub);
+	tc_matrix_add_event(&m, 1, &ev, TC_HM_BYTES, true, NULL);
+	/* Allreduce: dissemination among comm ranks, 2 rounds from rank 3
+	 * (comm rank 2): to comm ranks 0 and 1 */
+	ev.op = TC_OP_ALLREDUCE;
+	ev.fields &= ~TC_F_ROOT;
+	tc_matrix_add_event(&m, 3, &ev, TC_HM_BYTES, true, &sub);
+	tc_matrix_finish(&m);
+	CHECK_EQ_U64(m.ncells, 4);
+	CHECK_NEAR(tc_matrix_get(&m, 1, 5), 40);
+	CHECK_NEAR(tc_matrix_get(&m, 1, 3), 40);
+	CHECK_NEAR(tc_matrix_get(&m, 3, 5), 40);
+	CHECK_NEAR(tc_matrix_get(&m, 3, 1), 40);
+	tc_matrix_release(&m);
+}
+
 TEST(space_formulas)
 {
 	/* ICS'14 §5.3 */

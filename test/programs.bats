@@ -1,0 +1,160 @@
+#!/usr/bin/env bats
+# Real MPI programs (testdata/mpi/), each the pattern of a real code that
+# an analysis must get right, traced with the capture shim and checked
+# through the commands that read the traces: accuracy and cluster --verify
+# on communicator splits (NPB FT), replay and accuracy on cancelled
+# wildcard receives (HPCC), heatmap --collectives on communicators other
+# than MPI_COMM_WORLD (Quantum ESPRESSO).
+#
+# setup_file runs every program once; the tests read the trace sets.
+
+load helper
+
+B="$TC_ROOT/${TC_BUILD:-build/default}"
+SHIM="$B/libtracecluster-capture.so"
+TP="$B/testdata/mpi"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# a container without ssh: launch locally only
+command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
+
+have_mpi() {
+	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/subcomm" ]
+}
+
+# trace NAME NP: run $TP/NAME on NP ranks with the shim into
+# $BATS_FILE_TMPDIR/NAME; output in NAME.out, exit status in NAME.rc
+trace() {
+	local d="$BATS_FILE_TMPDIR/$1"
+	rm -rf "$d"
+	timeout 60 mpirun -np "$2" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/$1" \
+		>"$d.out" 2>&1
+	echo $? >"$d.rc"
+}
+
+setup_file() {
+	have_mpi || return 0
+	cd "$BATS_FILE_TMPDIR" || return 1
+	trace split 4
+	trace cancel 4
+	trace subcomm 4
+}
+
+setup() {
+	have_mpi || skip "no MPI or capture shim built (mpicc not found)"
+}
+
+# traced NAME: the run exited 0 and left 4 rank files; echoes the directory
+traced() {
+	local d="$BATS_FILE_TMPDIR/$1"
+	[ "$(cat "$d.rc")" = 0 ] || { cat "$d.out" >&2; return 1; }
+	[ "$(ls "$d"/rank-*.tcr | wc -l)" = 4 ] || return 1
+	echo "$d"
+}
+
+# match_of JSON KEY: one matching percentage of an accuracy document
+match_of() {
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+print(d.get("accuracy", d)["match"][sys.argv[2]])' "$1" "$2"
+}
+
+@test "accuracy: the colour and key of Comm_split are matched (COMM)" {
+	d=$(traced split)
+	# every rank splits with its own colour and key from the same call
+	# sites: one call-path cluster, its lead standing for the others
+	run -0 tc compress --mode callpath --lead-only --accuracy --report-json -o l.tct "$d"
+	# ranks 1-3 get rank 0's (0, 0) and (0, 0): 2 of 8 splits match
+	[ "$(match_of "$output" comm)" = 25.0 ]
+	[ "$(match_of "$output" count)" = 100.0 ]
+	run -0 tc compress --mode callpath --accuracy --report-json -o d.tct "$d"
+	[ "$(match_of "$output" comm)" = 100.0 ]
+	run -0 tc compress --mode callpath --lead-only --accuracy -o l.tct "$d"
+	assert_line --regexp '^accuracy: .*  TAG 100.00%  COMM 25.00%, replay ACC'
+	for m in callpath callpath-param kmedoid reference; do
+		run -0 tc accuracy --mode "$m" --json "$d"
+		[ "$(match_of "$output" comm)" = 100.0 ]
+	done
+	run -0 tc accuracy --mode callpath "$d"
+	assert_line --regexp '^matching: .*  TAG 100.00%  COMM 100.00%$'
+	run -0 tc compare --modes callpath,reference --csv --no-time "$d"
+	assert_line --index 0 --partial ",tag,comm,acc,"
+}
+
+@test "cluster --verify: counts members whose split colour or key differ from their lead's" {
+	d=$(traced split)
+	run -0 tc cluster --mode callpath --verify --json "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+[c] = d["clusters"]
+assert c["verify"]["differ"]["comm"] == 3 and c["verify"]["differ"]["callpath"] == 0, c
+' "$output"
+	run -0 tc cluster --mode callpath --verify "$d"
+	assert_line --regexp "^  verify: +4 distinct sequences; .* 3 at all, 3 in split colour/key$"
+	run -0 tc cluster --mode reference --verify --json "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert all(c["verify"]["differ"]["comm"] == 0 for c in d["clusters"]), d
+' "$output"
+}
+
+@test "replay: a cancelled MPI_ANY_SOURCE receive completes at its wait" {
+	d=$(traced cancel)
+	run -0 --separate-stderr tc replay "$d"
+	refute_output --partial deadlock
+	[ -z "$stderr" ]
+	assert_line --regexp '^ranks: +4, [0-9]+ events, 16 messages, 1 collectives$'
+	run -0 tc replay --json "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not d["deadlock"] and d["unmatched_sends"] == 0, d
+' "$output"
+	for m in callpath-param callpath; do
+		run -0 tc accuracy --mode "$m" --json "$d"
+		python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+r = d["replay"]
+assert not r["stalled"] and r["forced"] == 0, d
+assert all(v == 100.0 for v in d["match"].values()), d
+' "$output"
+	done
+}
+
+@test "heatmap --collectives: collectives on dup, split and Cartesian communicators" {
+	d=$(traced subcomm)
+	# on 4 ranks: Bcast of 400 bytes from rank 1 on a dup of world;
+	# halves {2,0} and {3,1} (split by parity, key -rank): Allreduce of 80
+	# bytes (one exchange), Bcast of 16 bytes from sub-rank 0 (ranks 2
+	# and 3), a Send of 8 bytes each way; Alltoall of 4 bytes on a
+	# Cartesian copy of world
+	tc heatmap --collectives --metric bytes -f csv -o hm.csv "$d"
+	cat >want.csv <<'CSV'
+src,dst,value
+0,1,4
+0,2,92
+0,3,4
+1,0,404
+1,2,404
+1,3,492
+2,0,108
+2,1,4
+2,3,4
+3,0,4
+3,1,108
+3,2,4
+CSV
+	diff -u want.csv hm.csv
+	# without collectives: the point-to-point messages alone
+	tc heatmap --metric bytes -f csv -o p2p.csv "$d"
+	printf 'src,dst,value\n0,2,8\n1,3,8\n2,0,8\n3,1,8\n' | diff -u - p2p.csv
+	# a clustered trace of the set maps them as well: no difference
+	tc heatmap --collectives --metric bytes --diff --mode callpath-param -f csv -o diff.csv "$d"
+	[ "$(wc -l <diff.csv)" = 13 ]
+	awk -F, 'NR > 1 && $5 != 0 { exit 1 }' diff.csv
+}

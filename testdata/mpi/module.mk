@@ -1,0 +1,21 @@
+# testdata/mpi/module.mk - small MPI programs for the analysis commands.
+#
+# Each reproduces one pattern of a real code that an analysis must get
+# right; test/programs.bats traces them with the capture shim and checks
+# accuracy, cluster --verify, replay and heatmap on the traces:
+#   split    rank-dependent Comm_split colour and key (NPB FT)
+#   cancel   Irecv(MPI_ANY_SOURCE) + Cancel + Wait (HPCC)
+#   subcomm  collectives on a dup, a split and a Cartesian communicator
+# Built with the capture shim's MPI compiler (lib/capture/module.mk) into
+# $(BUILD)/testdata/mpi/; make check builds them.
+
+MPI_TEST_C := split cancel subcomm
+MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
+
+ifeq ($(HAVE_MPICC),yes)
+unit-tests: $(MPI_TESTPROGS)
+endif
+
+$(BUILD)/testdata/mpi/%: testdata/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC) -O2 -g -Wall -o $@ $<

@@ -50,6 +50,11 @@ static inline const uint8_t *tc_varint_get(const uint8_t *p, const uint8_t *end,
 		*out = *p;
 		return p + 1;
 	}
+	/* two bytes: times and counts of a regular loop mostly are */
+	if (TC_LIKELY(end - p >= 2 && p[1] < 0x80)) {
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
 	return tc_varint_get_slow(p, end, out);
 }
 

@@ -3,21 +3,6 @@
 
 #include <string.h>
 
-uint64_t tc_hash_fmix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-uint64_t tc_hash_mix(uint64_t h, uint64_t v)
-{
-	return tc_hash_fmix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
-}
-
 uint64_t tc_hash64(const void *data, size_t len, uint64_t seed)
 {
 	const unsigned char *p = data;

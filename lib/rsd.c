@@ -66,6 +66,15 @@ void tc_rsd_stat_add(struct tc_rsd_stat *s, int64_t x)
 	s->m2 += d * ((double)x - s->mean);
 }
 
+/* tc_rsd_stat_add on an empty statistic, exactly, without its division */
+static inline void stat_first(struct tc_rsd_stat *s, int64_t x)
+{
+	s->n = 1;
+	s->min = s->max = x;
+	s->mean = (double)x;
+	s->m2 = 0;
+}
+
 void tc_rsd_stat_merge(struct tc_rsd_stat *s, const struct tc_rsd_stat *o)
 {
 	double n, d;
@@ -821,8 +830,6 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 	nd.nbody = 0;
 	nd.vals = NULL;
 	nd.body = NULL;
-	tc_rsd_stat_init(&nd.comp);
-	tc_rsd_stat_init(&nd.comm);
 	/* in a loop, the next event is most likely the one the body has
 	 * next: compare with it directly and skip hashing and interning */
 	key = evi = UINT32_MAX;
@@ -854,8 +861,8 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 	nd.event = evi;
 	nd.key = key;
 	nd.hash = r->match == TC_RSD_MATCH_PARAMS ? r->evs[evi].hash : r->keys[key].hash;
-	tc_rsd_stat_add(&nd.comp, (int64_t)(ev->t_start - r->prev_end));
-	tc_rsd_stat_add(&nd.comm, (int64_t)(ev->t_end - ev->t_start));
+	stat_first(&nd.comp, (int64_t)(ev->t_start - r->prev_end));
+	stat_first(&nd.comm, (int64_t)(ev->t_end - ev->t_start));
 	r->prev_end = ev->t_end;
 	r->nin++;
 	r->digest = tc_hash_mix(r->digest, r->evs[evi].hash);

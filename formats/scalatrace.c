@@ -58,10 +58,12 @@
  * and over every rank stream of the file read in this process. Loop-walk
  * steps (events visited, shown or not) get ST_STEPS_FACTOR times more.
  */
-#define ST_EVENTS_PER_BYTE 1024u              /* per rank */
-#define ST_MIN_EVENTS ((uint64_t)1 << 20)     /* per rank */
-#define ST_TOTAL_PER_BYTE 4096u               /* over every rank */
-#define ST_MIN_TOTAL ((uint64_t)1 << 24)      /* over every rank */
+/* ScalaTrace's own NPB traces expand to about one event per byte per
+ * rank and seven in all: the caps leave a hundred times that */
+#define ST_EVENTS_PER_BYTE 128u               /* per rank */
+#define ST_MIN_EVENTS ((uint64_t)1 << 18)     /* per rank */
+#define ST_TOTAL_PER_BYTE 1024u               /* over every rank */
+#define ST_MIN_TOTAL ((uint64_t)1 << 22)      /* over every rank */
 #define ST_STEPS_FACTOR 4u
 #define ST_REQ_RING 10000             /* ScalaTrace's request buffer */
 #define ST_USER_COMM 1000             /* PTR_HANDLER_SZ: first user handle */

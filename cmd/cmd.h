@@ -62,6 +62,20 @@ struct tc_pool *tc_cmd_pool(void);
 /* Parse a non-negative integer option; returns 0 or usage error status. */
 int tc_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out);
 int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+/*
+ * A duration in human units, four significant digits: "1.234 s",
+ * "56.7 \u00b5s", "812 ns" (sign: also a '+' for positive values). Writes
+ * into buf (TC_DURATION_LEN bytes) and returns it.
+ */
+#define TC_DURATION_LEN 32
+const char *tc_fmt_seconds(double s, bool sign, char *buf);
+const char *tc_fmt_ns(int64_t ns, bool sign, char *buf);
+/* one or many by n: "1 cluster", "2 clusters" */
+static inline const char *tc_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* --timing stats|rank|none: enum tc_gtiming in *out, or a usage error. */
 int tc_parse_timing(const char *cmd, const char *s, int *out);
 

@@ -51,7 +51,7 @@ EOF
 	python3 - <<'EOF'
 import json
 d = json.load(open("al.json"))
-assert d["schema"] == 1 and d["ranks"] == [0, 5] and d["key"] == "site"
+assert d["schema"] == 2 and d["ranks"] == [0, 5] and d["key"] == "site"
 assert d["scores"] == {"match": 1, "mismatch": -2, "gap": -1}
 i = j = 0
 for c in d["columns"]:

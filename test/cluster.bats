@@ -115,7 +115,7 @@ EOF
 	python3 - <<'EOF'
 import json
 d = json.load(open("cp.json"))
-assert d["schema"] == 1 and d["mode"] == "callpath-param"
+assert d["schema"] == 2 and d["mode"] == "callpath-param"
 assert d["ranks"] == 16 and d["world_size"] == 16
 assert d["options"]["threshold"] == 0.05
 assert len(d["clusters"]) == 9 and len(d["main_clusters"]) == 9

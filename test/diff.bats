@@ -17,7 +17,7 @@ setup_file() {
 	run -0 tc diff "$A" "$B"
 	assert_line --regexp "^ranks: +16 compared, 16 identical in structure, 0 diverge$"
 	assert_line --regexp "^events: +A 544, B 544; 544 matched, 0 mismatched, 0 only in A, 0 only in B; parameters differ in 0$"
-	assert_line --regexp "^time B-A: +[-+][0-9]+ ns over matched events"
+	assert_line --regexp "^time B-A: +[-+][0-9.]+ (s|ms|µs|ns) over matched events"
 	assert_line "  none: every rank makes the same calls in the same order in both runs"
 	# one row per rank, in rank order
 	[ "$(echo "$output" | grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +0 +0 +0 +0 ')" -eq 16 ]

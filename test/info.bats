@@ -26,7 +26,7 @@ setup() {
 	echo "$output" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["schema"] == 1
+assert d["schema"] == 2
 assert d["ranks"] == 16 and d["world_size"] == 16
 assert len(d["files"]) == 16
 assert [f["rank"] for f in d["files"]] == list(range(16))

@@ -70,6 +70,14 @@ int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out
 #define TC_DURATION_LEN 32
 const char *tc_fmt_seconds(double s, bool sign, char *buf);
 const char *tc_fmt_ns(int64_t ns, bool sign, char *buf);
+/* The printf field width that shows s in w columns: w plus the UTF-8
+ * continuation bytes of s (the "\u00b5" of tc_fmt_seconds). */
+static inline int tc_fmt_width(const char *s, int w)
+{
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) == 0x80;
+	return w;
+}
 /* one or many by n: "1 cluster", "2 clusters" */
 static inline const char *tc_plural(uint64_t n, const char *one, const char *many)
 {

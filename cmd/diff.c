@@ -238,10 +238,11 @@ static void events_text(const struct opts *op, const struct job *j, struct tc_st
 				  dc);
 		}
 		where = ia != SIZE_MAX ? tc_aseq_where(j->a, ia) : tc_aseq_where(j->b, ib);
-		tc_strbuf_addf(out, "%7zu %c %7s %-15.15s %-30.30s %7s %-15.15s %12s %12s", c,
+		tc_strbuf_addf(out, "%7zu %c %7s %-15.15s %-30.30s %7s %-15.15s %*s %*s", c,
 			       kind, na, ia != SIZE_MAX ? op_name(j->a->ev[ia].op) : "-",
 			       where[0] ? where : "-", nb,
-			       ib != SIZE_MAX ? op_name(j->b->ev[ib].op) : "-", dl, dc);
+			       ib != SIZE_MAX ? op_name(j->b->ev[ib].op) : "-", tc_fmt_width(dl, 12),
+			       dl, tc_fmt_width(dc, 12), dc);
 		while (out->len && out->buf[out->len - 1] == ' ')
 			out->buf[--out->len] = '\0';
 		tc_strbuf_addch(out, '\n');
@@ -328,16 +329,18 @@ static void job_text(const struct opts *op, const struct job *j, const struct tc
 	const struct tc_diff_rank *d = &j->d;
 	char who[32], sa[TC_DURATION_LEN], sb[TC_DURATION_LEN], sd[TC_DURATION_LEN];
 
+	tc_fmt_ns((int64_t)d->span_a, false, sa);
+	tc_fmt_ns((int64_t)d->span_b, false, sb);
+	tc_fmt_ns((int64_t)d->span_b - (int64_t)d->span_a, true, sd);
 	if (d->rank_a == d->rank_b)
 		snprintf(who, sizeof(who), "%" PRId32, d->rank_a);
 	else
 		snprintf(who, sizeof(who), "%" PRId32 ":%" PRId32, d->rank_a, d->rank_b);
 	tc_strbuf_addf(rows, "%9s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %7" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 " %13s %13s %13s  %s\n", who, d->events_a,
+		       " %7" PRIu64 " %7" PRIu64 " %*s %*s %*s  %s\n", who, d->events_a,
 		       d->events_b, d->al.matches, d->al.mismatches, d->al.only_a, d->al.only_b,
-		       d->param_diffs, tc_fmt_ns((int64_t)d->span_a, false, sa),
-		       tc_fmt_ns((int64_t)d->span_b, false, sb),
-		       tc_fmt_ns((int64_t)d->span_b - (int64_t)d->span_a, true, sd),
+		       d->param_diffs, tc_fmt_width(sa, 13), sa, tc_fmt_width(sb, 13), sb,
+		       tc_fmt_width(sd, 13), sd,
 		       d->first_div == SIZE_MAX ? "-" : "yes");
 	if (d->first_div != SIZE_MAX) {
 		tc_strbuf_addf(divs, "  rank %s, column %zu:\n    ", who, d->first_div);
@@ -349,9 +352,11 @@ static void job_text(const struct opts *op, const struct job *j, const struct tc
 	for (size_t t = 0; t < d->ntop; t++) {
 		const struct tc_diff_delta *x = &d->top[t];
 		const char *where = a ? tc_aseq_where(a, x->a) : "";
-		tc_strbuf_addf(tops, "%9s %7zu %7zu %7zu  %-15.15s %-34.34s %13s %13s\n", who, x->col,
+		tc_fmt_ns(x->delta, true, sa);
+		tc_fmt_ns(x->delta_call, true, sb);
+		tc_strbuf_addf(tops, "%9s %7zu %7zu %7zu  %-15.15s %-34.34s %*s %*s\n", who, x->col,
 			       x->a, x->b, a ? op_name(a->ev[x->a].op) : "?", where[0] ? where : "-",
-			       tc_fmt_ns(x->delta, true, sa), tc_fmt_ns(x->delta_call, true, sb));
+			       tc_fmt_width(sa, 13), sa, tc_fmt_width(sb, 13), sb);
 	}
 	if (op->events && a && b)
 		events_text(op, j, evs);

@@ -192,9 +192,10 @@ static void print_text(const struct tc_traceset *ts, const struct tc_file_stats 
 	for (size_t i = 0; i < ts->nfiles; i++) {
 		const char *name = strrchr(ts->files[i].path, '/');
 		char sp[TC_DURATION_LEN];
-		printf("%8d %12" PRIu64 " %12" PRIu64 " %7" PRIu64 " %6zu %12s  %s%s\n",
+		tc_fmt_ns((int64_t)(st[i].t_last - st[i].t_first), false, sp);
+		printf("%8d %12" PRIu64 " %12" PRIu64 " %7" PRIu64 " %6zu %*s  %s%s\n",
 		       ts->files[i].hdr.rank, st[i].events, st[i].file_bytes, st[i].blocks,
-		       st[i].nsigs, tc_fmt_ns((int64_t)(st[i].t_last - st[i].t_first), false, sp),
+		       st[i].nsigs, tc_fmt_width(sp, 12), sp,
 		       name ? name + 1 : ts->files[i].path,
 		       st[i].has_trailer && !st[i].bad_blocks ? "" : " (salvaged)");
 	}

@@ -15,6 +15,7 @@ struct tc_progress {
 	atomic_uint_least64_t done;
 	atomic_bool stop;
 	bool tty;        /* redraw in place; else whole lines */
+	double delay;    /* seconds before the first line */
 	bool drawn;
 	double start;
 	pthread_t thread;
@@ -71,19 +72,23 @@ static void *run(void *arg)
 {
 	struct tc_progress *p = arg;
 	const struct timespec tick = { 0, 200 * 1000 * 1000 };
-	double last = 0;
+	double last = -1;
 	uint64_t last_d = UINT64_MAX;
 
+	if (p->drawn) {
+		last = 0;
+		last_d = 0;
+	}
 	while (!atomic_load(&p->stop)) {
 		double t;
 		uint64_t d;
 		nanosleep(&tick, NULL);
 		t = now_s() - p->start;
-		if (atomic_load(&p->stop) || t < 1.0)
+		if (atomic_load(&p->stop) || t < p->delay)
 			continue;
 		d = atomic_load(&p->done);
 		/* log files: a line a second at most, and only when it moved */
-		if (!p->tty && (t - last < 1.0 || (d == last_d && p->total)))
+		if (!p->tty && last >= 0 && (t - last < 1.0 || (d == last_d && p->total)))
 			continue;
 		draw(p, d, t, false);
 		last = t;
@@ -96,6 +101,7 @@ struct tc_progress *tc_progress_start(const char *label, uint64_t total)
 {
 	struct tc_progress *p;
 	bool tty = isatty(STDERR_FILENO);
+	const char *env;
 
 	if (tc_g.progress == 0 || tc_g.verbosity < 0)
 		return NULL;
@@ -106,8 +112,17 @@ struct tc_progress *tc_progress_start(const char *label, uint64_t total)
 	p->total = total;
 	p->tty = tty;
 	p->start = now_s();
+	p->delay = 1.0;
+	if ((env = getenv("TRACECLUSTER_PROGRESS_DELAY")) && *env) {
+		char *end;
+		double v = strtod(env, &end);
+		if (!*end && v >= 0 && v < 3600)
+			p->delay = v;
+	}
 	atomic_init(&p->done, 0);
 	atomic_init(&p->stop, false);
+	if (p->delay == 0)
+		draw(p, 0, 0, false); /* at once, before any work */
 	if (pthread_create(&p->thread, NULL, run, p)) {
 		free(p->label);
 		free(p);

@@ -2,7 +2,8 @@
  * progress.h - a progress line on stderr for long work.
  *
  * Shown when stderr is a terminal (or with --progress), after about one
- * second, by a thread of its own; workers only bump an atomic counter.
+ * second (TRACECLUSTER_PROGRESS_DELAY seconds when set), by a thread of
+ * its own; workers only bump an atomic counter.
  * On a terminal the line is redrawn in place at most five times a second:
  *   matching: 1024/4096 (25%), 812/s, ETA 0:04
  * Elsewhere (--progress into a log file) it is one whole line at most

@@ -80,7 +80,7 @@ print(d.get("accuracy", d)["match"][sys.argv[2] + "_pct"])' "$1" "$2"
 	run -0 tc accuracy --mode callpath "$d"
 	assert_line --regexp '^matching: .*  TAG 100.00%  COMM 100.00%$'
 	run -0 tc compare --modes callpath,reference --csv --no-time "$d"
-	assert_line --index 0 --partial ",tag,comm,acc,"
+	assert_line --index 0 --partial ",tag_pct,comm_pct,acc,"
 }
 
 @test "cluster --verify: counts members whose split colour or key differ from their lead's" {

@@ -154,3 +154,49 @@ for m in d["modes"]:
 	run -2 --separate-stderr tc topology --mode callpath --dims 2x2 -o x.svg "$SETS/stencil2d"
 	run -2 --separate-stderr tc topology --mode callpath --dims 3 -o x.svg "$SETS/stencil2d"
 }
+
+@test "accuracy takes the mode's options and names them; human units, singulars" {
+	run -0 tc accuracy --mode kmedoid -k 3 --seed 7 --distance euclidean --json "$SETS/stencil2d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["schema"] == 2 and d["input"] == sys.argv[2]
+assert d["options"] == {"k": 3, "seed": 7, "distance": "euclidean", "steps": "single"}, d
+assert d["clusters"] == 3 and 0 <= d["acc"] <= 1
+assert all(k.endswith("_pct") for k in d["match"])
+' "$output" "$SETS/stencil2d"
+	run -0 tc accuracy --mode kfarthest -k 1 "$SETS/stencil2d"
+	assert_line --regexp "^mode: +kfarthest: 1 cluster, 1 lead, global trace [0-9]+ bytes"
+	assert_line "options:    k=1 steps=single distance=manhattan"
+	assert_line --regexp "^replay: +t [0-9.]+ (s|ms|µs|ns), t' [0-9.]+ (s|ms|µs|ns), ACC "
+	run -0 tc accuracy --mode callpath-param --threshold 0.3 --json "$SETS/stencil2d"
+	python3 -c 'import json, sys; assert json.loads(sys.argv[1])["options"] == {"threshold": 0.3}' "$output"
+	run -2 --separate-stderr tc accuracy --mode kfarthest -k 0 "$SETS/stencil2d"
+	run -2 --separate-stderr tc accuracy --mode chameleon --call-frequency 0 "$SETS/stencil2d"
+}
+
+@test "topology and heatmap --diff take the mode's options" {
+	run -0 tc topology --mode kfarthest -k 2 --dims 3x3 -o t2.svg "$SETS/stencil2d"
+	grep -q ': kfarthest, 2 clusters' t2.svg
+	run -0 tc topology --mode kfarthest -k 1 -o t1.svg "$SETS/stencil2d"
+	grep -q ': kfarthest, 1 cluster<' t1.svg
+	run -0 tc heatmap --diff --mode kfarthest -k 2 -f csv -o d.csv "$SETS/mg"
+	head -1 d.csv | grep -qx 'src,dst,original_messages,clustered_messages,difference_messages'
+	run -0 tc heatmap --diff --mode chameleon --marker MPI_Allreduce -o d.svg "$SETS/stencil2d"
+	run -2 --separate-stderr tc heatmap -k 2 -o x.svg "$SETS/mg"
+	[[ "$stderr" == *"for --diff only"* ]]
+	run -2 --separate-stderr tc topology --mode kmedoid --seed x -o x.svg "$SETS/mg"
+}
+
+@test "replay and accuracy --progress into a file: lines, not redraws" {
+	TRACECLUSTER_PROGRESS_DELAY=0 tc --progress replay "$SETS/mg" >/dev/null 2>r.txt
+	! grep -q $'\r' r.txt
+	grep -q '^reading: 16/16, done in ' r.txt
+	grep -q '^replay, events: 0/[0-9]* (0%), ' r.txt
+	TRACECLUSTER_PROGRESS_DELAY=0 tc accuracy --progress --mode callpath "$SETS/mg" \
+		>/dev/null 2>a.txt
+	grep -q '^callpath: matching, ranks: 16/16, done in ' a.txt
+	grep -q '^callpath: replay (clustered), events: ' a.txt
+	TRACECLUSTER_PROGRESS_DELAY=0 tc heatmap --progress -o h.svg "$SETS/mg" 2>h.txt
+	grep -q '^matrix, ranks: 16/16, done in ' h.txt
+}

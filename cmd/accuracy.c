@@ -37,8 +37,6 @@ static const char accuracy_usage[] =
 	"See tracecluster-accuracy(1).\n"
 	"\n"
 	"  -m, --mode M        the clustering mode (see tracecluster cluster --list-modes)\n"
-	"MODE OPTIONS, as tracecluster cluster takes them:\n"
-	TC_MODE_HELP
 	"      --metric M      matrix of the heatmap difference: count (default), bytes,\n"
 	"                      time\n"
 	"      --timing T      times the global trace keeps, as compress --timing:\n"
@@ -46,7 +44,10 @@ static const char accuracy_usage[] =
 	"      --json          one JSON document\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them:\n"
+	TC_MODE_HELP;
 
 static void print_text(const char *path, const struct tc_anl *a, const struct tc_anl_eval *e,
 		       const struct tc_cluster_mode *m, double space_none, int metric)

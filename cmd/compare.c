@@ -41,16 +41,17 @@ static const char compare_usage[] =
 	"                      options: MODE:OPT=V[,V...][:OPT=V...], OPT one of k,\n"
 	"                      steps, distance, threshold, seed, marker,\n"
 	"                      call-frequency\n"
-	"MODE OPTIONS, as tracecluster cluster takes them; for every mode they apply\n"
-	"to and do not set themselves, each a value or a comma-separated list:\n"
-	TC_MODE_HELP
 	"      --json          one JSON document ({\"schema\":2,\"modes\":[...]})\n"
 	"      --csv           CSV, one row per mode\n"
 	"      --no-time       leave out the seconds (output then depends on nothing but\n"
 	"                      the input)\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them; for every mode they apply\n"
+	"to and do not set themselves, each a value or a comma-separated list:\n"
+	TC_MODE_HELP;
 
 /* Rows a sweep may make at most. */
 #define MAX_ROWS 4096

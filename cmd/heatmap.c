@@ -44,13 +44,14 @@ static const char heatmap_usage[] =
 	"      --diff          original, clustered and their difference side by side\n"
 	"                      (needs DIR and --mode)\n"
 	"      --mode M        the clustering mode of --diff\n"
-	"MODE OPTIONS, as tracecluster cluster takes them (with --diff):\n"
-	TC_MODE_HELP
 	"      --max-cells N   at most N bins per axis (default 128 for SVG, 512 for PNG)\n"
 	"      --title T       the picture's title\n"
 	"      --force         write PNG to a terminal\n"
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them (with --diff):\n"
+	TC_MODE_HELP;
 
 enum { FMT_SVG = 0, FMT_PNG, FMT_CSV };
 

@@ -30,13 +30,14 @@ static const char topology_usage[] =
 	"across), else the ranks stand in a line. See tracecluster-topology(1).\n"
 	"\n"
 	"  -m, --mode M        the clustering mode (see tracecluster cluster --list-modes)\n"
-	"MODE OPTIONS, as tracecluster cluster takes them:\n"
-	TC_MODE_HELP
 	"      --dims CxR      C columns by R rows (C*R must cover the ranks)\n"
 	"  -o, --output FILE   where to write ('-': standard output)\n"
 	"      --title T       the picture's title\n"
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them:\n"
+	TC_MODE_HELP;
 
 static int parse_dims(const char *s, uint32_t dims[2])
 {

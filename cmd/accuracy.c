@@ -5,6 +5,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
+#include "cmd/modeopt.h"
 #include "lib/merge.h"
 #include "cluster/cluster.h"
 #include "lib/accuracy.h"
@@ -20,8 +21,8 @@
 #include <string.h>
 
 static const char accuracy_usage[] =
-	"usage: tracecluster accuracy --mode M [--metric count|bytes|time] [--json]\n"
-	"                             [--timing stats|rank|none]\n"
+	"usage: tracecluster accuracy --mode M [MODE OPTIONS] [--metric count|bytes|time]\n"
+	"                             [--json] [--timing stats|rank|none]\n"
 	"                             [--latency US] [--overhead US] [--gap US]\n"
 	"                             [--per-byte NS] [--no-compute] DIR\n"
 	"\n"
@@ -43,23 +44,33 @@ static const char accuracy_usage[] =
 	"      --json          one JSON document\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them:\n"
+	TC_MODE_HELP;
 
 static void print_text(const char *path, const struct tc_anl *a, const struct tc_anl_eval *e,
-		       double space_none, int metric)
+		       const struct tc_cluster_mode *m, double space_none, int metric)
 {
-	printf("trace set:  %s (%zu ranks)\n", path, a->n);
-	printf("mode:       %s: %zu clusters", e->mode, e->clusters);
+	char opts[256];
+	char t0[TC_DURATION_LEN], t1[TC_DURATION_LEN];
+
+	printf("trace set:  %s (%zu %s)\n", path, a->n, tc_plural(a->n, "rank", "ranks"));
+	printf("mode:       %s: %zu %s", e->mode, e->clusters,
+	       tc_plural(e->clusters, "cluster", "clusters"));
 	if (e->mains)
 		printf(" (%zu main)", e->mains);
-	printf(", %zu leads, global trace %" PRIu64 " bytes (timing %s)\n", e->leads, e->bytes,
-	       tc_gtiming_name((unsigned)a->timing));
+	printf(", %zu %s, global trace %" PRIu64 " bytes (timing %s)\n", e->leads,
+	       tc_plural(e->leads, "lead", "leads"), e->bytes, tc_gtiming_name((unsigned)a->timing));
+	if (*tc_mode_opts_text(m, &e->opts, opts, sizeof(opts)))
+		printf("options:    %s\n", opts);
 	printf("matching:   ");
 	tc_anl_match_print(stdout, &e->match);
 	printf("\n");
 	printf("heatmap:    %s difference L1 %g (of %g), max %g\n", tc_hm_metric_name(metric), e->l1,
 	       e->total, e->max);
-	printf("replay:     t %.9f s, t' %.9f s, ACC %.2f%%", e->t, e->t_clustered, 100 * e->acc);
+	printf("replay:     t %s, t' %s, ACC %.2f%%", tc_fmt_seconds(e->t, false, t0),
+	       tc_fmt_seconds(e->t_clustered, false, t1), 100 * e->acc);
 	if (e->forced)
 		printf(" (%" PRIu64 " clustered operation%s completed unmatched)", e->forced,
 		       e->forced == 1 ? "" : "s");
@@ -79,11 +90,14 @@ int cmd_accuracy(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "timing", required_argument, NULL, 'G' },
 		TC_ANL_MODEL_LONGOPTS,
+		TC_MODE_LONGOPTS,
+		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct tc_cluster_mode *mode = NULL;
 	const char *mode_name = NULL;
 	struct tc_replay_params p;
+	struct tc_mode_args margs;
 	struct tc_anl a;
 	struct tc_anl_eval e;
 	struct tc_pool *pool = NULL;
@@ -95,8 +109,10 @@ int cmd_accuracy(int argc, char **argv)
 	tc_replay_params_init(&p);
 	p.lenient = true;
 	memset(&a, 0, sizeof(a));
-	while ((c = getopt_long(argc, argv, "m:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_anl_model_option(cmd, c, optarg, &p, &rc)) {
+	tc_mode_args_init(&margs, false);
+	while ((c = getopt_long(argc, argv, "m:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tc_anl_model_option(cmd, c, optarg, &p, &rc) ||
+		    tc_mode_option(cmd, c, optarg, &margs, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -135,17 +151,18 @@ int cmd_accuracy(int argc, char **argv)
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
 	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err) ||
-	    (a.timing = timing, false) ||
-	    tc_anl_evaluate(&a, mode, pool, &p, -1, false, NULL, metric, &e, &err)) {
+	    (a.timing = timing, a.what = mode->name, false) ||
+	    tc_anl_evaluate(&a, mode, &margs.o, pool, &p, -1, false, NULL, metric, &e, &err)) {
 		tc_report(&err);
 		goto out;
 	}
 	space_none = tc_anl_space(&a, NULL);
 	if (json) {
 		struct tc_json *o = tc_json_object(), *h = tc_json_object(), *r = tc_json_object();
-		tc_json_set_int(o, "schema", 1);
+		tc_json_set_int(o, "schema", 2);
 		tc_json_set_str(o, "input", argv[optind]);
 		tc_json_set_str(o, "mode", e.mode);
+		tc_json_set(o, "options", tc_mode_opts_json(mode, &e.opts));
 		tc_json_set_uint(o, "ranks", a.n);
 		tc_json_set_uint(o, "clusters", e.clusters);
 		tc_json_set_uint(o, "main_clusters", e.mains);
@@ -169,7 +186,7 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_write(o, stdout, TC_JSON_COMPACT);
 		tc_json_free(o);
 	} else {
-		print_text(argv[optind], &a, &e, space_none, metric);
+		print_text(argv[optind], &a, &e, mode, space_none, metric);
 	}
 	status = TC_EXIT_OK;
 out:

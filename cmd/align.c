@@ -6,6 +6,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/progress.h"
+#include "cmd/modeopt.h"
 #include "cmd/seqload.h"
 #include "align/align.h"
 #include "cluster/cluster.h"
@@ -25,7 +26,8 @@
 
 static const char align_usage[] =
 	"usage: tracecluster align [OPTIONS] --ranks A,B DIR\n"
-	"       tracecluster align [OPTIONS] --ranks LIST|--cluster N [--hierarchical] DIR\n"
+	"       tracecluster align [OPTIONS] --ranks LIST|--cluster N\n"
+	"                          [--mode M [MODE OPTIONS]] [--hierarchical] DIR\n"
 	"       tracecluster align --graph dot|svg|json [--ranks LIST] [-o FILE] DIR\n"
 	"       tracecluster align --similarity csv|json [--ranks LIST] [-o FILE] DIR\n"
 	"\n"
@@ -38,6 +40,10 @@ static const char align_usage[] =
 	"  -r, --ranks LIST      ranks, e.g. 3,5 or 0,3,5-7 (rows in the order given)\n"
 	"  -c, --cluster N       the ranks of cluster N of a clustering (see --mode)\n"
 	"  -m, --mode M          clustering mode for --cluster (default structural)\n"
+	"      --max-clusters K, --steps S, --distance D, --count-threshold F,\n"
+	"      --seed S, --marker OP[@CALLSITE], --call-frequency N\n"
+	"                        the options of --mode, as tracecluster cluster takes\n"
+	"                        them (-k and --threshold there); with --cluster only\n"
 	"      --hierarchical    multiple alignment split along the call tree\n"
 	"  -k, --key K           events are equal by site (MPI operation and call\n"
 	"                        site, the default), function (operation and the\n"
@@ -62,6 +68,7 @@ struct opts {
 	const char *ranks;
 	int64_t cluster;
 	const char *mode;
+	struct tc_mode_args margs; /* its options */
 	bool hierarchical;
 	int key;
 	struct tc_ascore score;
@@ -228,8 +235,8 @@ static int do_pair(const struct opts *op, const struct tc_traceset *ts, struct t
 		struct tc_json *ev = tc_json_array(), *only = tc_json_array();
 		char *txt;
 
-		tc_json_set_int(o, "schema", 1);
-		tc_json_set_str(o, "dir", ts->dir);
+		tc_json_set_int(o, "schema", 2);
+		tc_json_set_str(o, "input", ts->dir);
 		json_scores(o, op, al.engine);
 		tc_json_append(r, tc_json_int(a->rank));
 		tc_json_append(r, tc_json_int(b->rank));
@@ -452,8 +459,8 @@ static int do_msa(const struct opts *op, const struct tc_traceset *ts, struct tc
 		struct tc_json *stj = tc_json_object();
 		char *txt;
 
-		tc_json_set_int(o, "schema", 1);
-		tc_json_set_str(o, "dir", ts->dir);
+		tc_json_set_int(o, "schema", 2);
+		tc_json_set_str(o, "input", ts->dir);
 		tc_json_set_str(o, "method", op->hierarchical ? "hierarchical" : "progressive");
 		json_scores(o, op, op->engine);
 		tc_json_set_uint(o, "columns_total", m.ncols);
@@ -499,7 +506,8 @@ static int do_msa(const struct opts *op, const struct tc_traceset *ts, struct tc
 		tc_json_free(o);
 		goto done;
 	}
-	tc_strbuf_addf(out, "multiple alignment of %zu ranks of %s\n", n, ts->dir);
+	tc_strbuf_addf(out, "multiple alignment of %zu %s of %s\n", n, tc_plural(n, "rank", "ranks"),
+		       ts->dir);
 	tc_strbuf_addf(out, "%-12s %s, key %s, scores %d,%d,%d\n", "method:",
 		       op->hierarchical ? "hierarchical (along the call tree)" : "progressive",
 		       tc_akey_name(op->key), op->score.match, op->score.mismatch, op->score.gap);
@@ -623,13 +631,14 @@ static int cluster_ranks(const struct opts *op, const struct tc_traceset *ts,
 	if (!tc_cluster_mode_find(op->mode))
 		return tc_usage_error("align", "--mode: unknown clustering mode '%s'", op->mode);
 	tc_clustering_init(&cl);
-	if (tc_cluster_set(ts, pool, op->mode, &cl, &err)) {
+	if (tc_cluster_set(ts, pool, op->mode, &op->margs.o, &cl, &err)) {
 		tc_report(&err);
 		goto out;
 	}
 	if (op->cluster < 0 || (uint64_t)op->cluster >= cl.nclusters) {
-		tc_errorf("--cluster %" PRId64 ": mode %s made %zu clusters (0 to %zu)",
-			  op->cluster, op->mode, cl.nclusters, cl.nclusters ? cl.nclusters - 1 : 0);
+		tc_errorf("--cluster %" PRId64 ": mode %s made %zu %s (0 to %zu)", op->cluster,
+			  op->mode, cl.nclusters, tc_plural(cl.nclusters, "cluster", "clusters"),
+			  cl.nclusters ? cl.nclusters - 1 : 0);
 		status = TC_EXIT_USAGE;
 		goto out;
 	}
@@ -692,6 +701,7 @@ int cmd_align(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "salvage", no_argument, NULL, O_SALVAGE },
+		TC_MODE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tc_ascore defscore = TC_ASCORE_DEFAULT;
@@ -710,6 +720,7 @@ int cmd_align(int argc, char **argv)
 	memset(&op, 0, sizeof(op));
 	op.cluster = -1;
 	op.mode = "structural";
+	tc_mode_args_init(&op.margs, false);
 	op.key = TC_AKEY_SITE;
 	op.score = defscore;
 	op.engine = TC_AENGINE_AUTO;
@@ -718,6 +729,11 @@ int cmd_align(int argc, char **argv)
 	op.max_events = MAX_RANKS_DEFAULT;
 	while ((c = getopt_long(argc, argv, ":" TC_COMMON_SHORTOPTS "r:c:m:k:C:o:", longopts,
 				NULL)) != -1) {
+		if (c != 'k' && tc_mode_option("align", c, optarg, &op.margs, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'h':
 			return tc_print_help(align_usage);
@@ -803,6 +819,9 @@ int cmd_align(int argc, char **argv)
 	op.dir = argv[optind];
 	if (op.ranks && op.cluster >= 0)
 		return tc_usage_error("align", "--ranks and --cluster exclude each other");
+	if (op.cluster < 0 && tc_mode_args_first(&op.margs))
+		return tc_usage_error("align", "%s is an option of --mode, for --cluster only",
+				      tc_mode_args_first(&op.margs));
 	if (op.graph && op.similarity)
 		return tc_usage_error("align", "--graph and --similarity exclude each other");
 	if ((op.graph || op.similarity) && op.json)

@@ -5,6 +5,7 @@
 #include "lib/compat.h"
 #include "cmd/analysis.h"
 #include "cmd/cmd.h"
+#include "cmd/progress.h"
 #include "formats/load.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
@@ -37,6 +38,16 @@ double tc_anl_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A progress line for one stage of the work on a ("WHAT: STAGE"). */
+static struct tc_progress *stage(const struct tc_anl *a, const char *name, uint64_t total)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", a && a->what ? a->what : "",
+		 a && a->what ? ": " : "", name);
+	return tc_progress_start(buf, total);
 }
 
 /* ---- loading -------------------------------------------------------------- */
@@ -127,8 +138,16 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 	a->trace_bytes = tc_xcalloc(a->n + 1, sizeof(*a->trace_bytes));
 	lc.a = a;
 	lc.sizes = flags & TC_ANL_SIZES;
-	if (tc_load_each(a->ts, pool, &a->ropts, load_one, &lc, NULL, err))
-		return -1;
+	{
+		struct tc_progress *prog = stage(NULL, "reading", a->n);
+		int rc;
+		a->ts->progress = tc_progress_counter(prog);
+		rc = tc_load_each(a->ts, pool, &a->ropts, load_one, &lc, NULL, err);
+		tc_progress_stop(&prog);
+		a->ts->progress = NULL;
+		if (rc)
+			return -1;
+	}
 	for (size_t i = 0; i < a->n; i++)
 		if (a->traces[i]->rank >= a->world)
 			a->world = a->traces[i]->rank + 1;
@@ -295,7 +314,8 @@ struct tc_gtrace *tc_anl_merge_clusters(const struct tc_clustering *cl, struct t
 	return g;
 }
 
-int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, struct tc_pool *pool,
+int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+		 const struct tc_cluster_opts *co, struct tc_pool *pool,
 		 struct tc_anl_built *out, struct tc_error *err)
 {
 	struct tc_merge_opts mopts = { 100, TC_HIST_BINS_DEFAULT, false };
@@ -303,18 +323,25 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, str
 	struct tc_cluster_input in = { a->sigs, a->n, a->traces };
 	struct tc_gtrace **leaves;
 	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_progress *prog;
 	double t0 = tc_anl_now();
 
 	memset(out, 0, sizeof(*out));
 	tc_clustering_init(&out->cl);
 	if (!a->traces)
 		return tc_error_set(err, -1, a->path, -1, "a trace set is needed, not a global trace");
-	tc_cluster_opts_init(&copts);
+	if (co)
+		copts = *co;
+	else
+		tc_cluster_opts_init(&copts);
 	copts.pool = pool;
 	copts.online = true;
 	copts.merge = &mopts;
-	if (tc_cluster_run(mode, &in, &copts, &out->cl, err))
+	prog = stage(a, "clustering and merging", 0);
+	if (tc_cluster_run(mode, &in, &copts, &out->cl, err)) {
+		tc_progress_stop(&prog);
 		return -1;
+	}
 	if (out->cl.filter.applied)
 		mopts.filtering = true; /* §3.6, as compress does */
 	if (out->cl.chameleon) {
@@ -330,6 +357,7 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, str
 		out->g = tc_anl_merge_clusters(&out->cl, leaves, pool, &mopts);
 		free(leaves);
 	}
+	tc_progress_stop(&prog);
 	if (!out->g)
 		return tc_error_set(err, -1, a->path, -1, "no rank to merge");
 	snprintf(out->g->mode, sizeof(out->g->mode), "%s", mode->name);
@@ -443,12 +471,14 @@ static size_t source_ranks(const struct tc_anl *a, const struct tc_gtrace *g, in
 
 struct replay_ctx {
 	struct stream *s;
+	atomic_uint_least64_t *done;
 };
 
 static bool replay_next(void *p, size_t idx, struct tc_event *ev)
 {
 	struct replay_ctx *c = p;
 
+	tc_progress_add(c->done, 1);
 	return stream_next(&c->s[idx], ev);
 }
 
@@ -458,6 +488,8 @@ int tc_anl_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 	int32_t *ranks;
 	size_t n;
 	struct replay_ctx c;
+	struct tc_progress *prog;
+	uint64_t events = 0;
 	int rc;
 
 	if (!g && !a->traces)
@@ -466,7 +498,13 @@ int tc_anl_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 	c.s = tc_xcalloc(n + 1, sizeof(*c.s));
 	for (size_t i = 0; i < n; i++)
 		stream_open(&c.s[i], g, g ? NULL : a->traces[i], ranks[i], false);
+	/* the original's events: what the clustered replay also comes near */
+	for (size_t i = 0; a->traces && i < a->n; i++)
+		events += a->traces[i]->events;
+	prog = stage(a, g ? "replay (clustered), events" : "replay, events", events);
+	c.done = tc_progress_counter(prog);
 	rc = tc_replay_run(n, ranks, g ? g->world_size : a->world, p, replay_next, &c, res);
+	tc_progress_stop(&prog);
 	for (size_t i = 0; i < n; i++)
 		stream_close(&c.s[i]);
 	free(c.s);
@@ -482,6 +520,7 @@ struct matrix_job {
 	bool coll;
 	int32_t world;
 	struct tc_matrix *rows;
+	atomic_uint_least64_t *done;
 };
 
 /* The loaded trace of world rank r, whose communicators (members
@@ -536,12 +575,14 @@ static void matrix_rank(size_t i, void *p)
 	}
 	stream_close(&s);
 	tc_matrix_finish(&j->rows[i]);
+	tc_progress_add(j->done, 1);
 }
 
 void tc_anl_matrix(const struct tc_anl *a, const struct tc_gtrace *g, int metric, bool collectives,
 		   struct tc_pool *pool, struct tc_matrix *out)
 {
 	struct matrix_job j;
+	struct tc_progress *prog;
 	int32_t *ranks;
 	size_t n;
 
@@ -555,7 +596,10 @@ void tc_anl_matrix(const struct tc_anl *a, const struct tc_gtrace *g, int metric
 	j.coll = collectives;
 	j.world = g ? g->world_size : a->world;
 	j.rows = tc_xcalloc(n + 1, sizeof(*j.rows));
+	prog = stage(a, g ? "matrix (clustered), ranks" : "matrix, ranks", n);
+	j.done = tc_progress_counter(prog);
 	tc_pool_for(pool, n, matrix_rank, &j);
+	tc_progress_stop(&prog);
 	tc_matrix_init(out, j.world);
 	for (size_t i = 0; i < n; i++) {
 		tc_matrix_append(out, &j.rows[i]);
@@ -570,6 +614,7 @@ struct match_job {
 	const struct tc_anl *a;
 	const struct tc_gtrace *g;
 	struct tc_match *res;
+	atomic_uint_least64_t *done;
 };
 
 static void match_rank(size_t i, void *p)
@@ -593,15 +638,19 @@ static void match_rank(size_t i, void *p)
 	tc_match_rank(&j->res[i], t->rank, &ea, &eb, &j->a->ropts);
 	stream_close(&sa);
 	stream_close(&sb);
+	tc_progress_add(j->done, 1);
 }
 
 void tc_anl_match(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
 		  struct tc_match *out)
 {
-	struct match_job j = { a, g, tc_xcalloc(a->n + 1, sizeof(struct tc_match)) };
+	struct tc_progress *prog = stage(a, "matching, ranks", a->n);
+	struct match_job j = { a, g, tc_xcalloc(a->n + 1, sizeof(struct tc_match)),
+			       tc_progress_counter(prog) };
 
 	memset(out, 0, sizeof(*out));
 	tc_pool_for(pool, a->n, match_rank, &j);
+	tc_progress_stop(&prog);
 	for (size_t i = 0; i < a->n; i++)
 		tc_match_add(out, &j.res[i]);
 	free(j.res);
@@ -661,8 +710,11 @@ struct tc_json *tc_anl_match_json(const struct tc_match *m)
 {
 	struct tc_json *o = tc_json_object();
 
-	for (int i = 0; i < TC_MATCH_N; i++)
-		tc_json_set_real(o, tc_match_name(i), tc_match_pct(m, i));
+	for (int i = 0; i < TC_MATCH_N; i++) {
+		char key[32];
+		snprintf(key, sizeof(key), "%s_pct", tc_match_name(i));
+		tc_json_set_real(o, key, tc_match_pct(m, i));
+	}
 	return o;
 }
 
@@ -677,7 +729,7 @@ void tc_anl_match_print(FILE *f, const struct tc_match *m)
 }
 
 int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
-		    struct tc_pool *pool, const struct tc_replay_params *p, double t0,
+		    const struct tc_cluster_opts *copts, struct tc_pool *pool, const struct tc_replay_params *p, double t0,
 		    bool deadlock0, const struct tc_matrix *orig, int metric,
 		    struct tc_anl_eval *out, struct tc_error *err)
 {
@@ -689,7 +741,13 @@ int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 
 	memset(out, 0, sizeof(*out));
 	out->mode = mode->name;
-	if (tc_anl_build(a, mode, pool, &b, err))
+	if (copts)
+		out->opts = *copts;
+	else
+		tc_cluster_opts_init(&out->opts);
+	out->opts.pool = NULL;
+	out->opts.merge = NULL;
+	if (tc_anl_build(a, mode, copts, pool, &b, err))
 		goto out;
 	out->clusters = b.cl.nclusters;
 	out->mains = b.cl.nmains;

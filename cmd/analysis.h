@@ -42,6 +42,8 @@ struct tc_anl {
 	int timing;                    /* enum tc_gtiming of built traces
 					* (tc_anl_open: TC_GTIMING_STATS) */
 	double t_load;
+	const char *what;              /* prefix of the progress lines (e.g. the
+					* mode), or NULL; set after tc_anl_open */
 };
 
 enum {
@@ -64,7 +66,10 @@ struct tc_anl_built {
 	double seconds;          /* clustering and merging */
 };
 
-int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode, struct tc_pool *pool,
+/* mode's options in copts (NULL: the defaults; pool, online and merge are
+ * set here). */
+int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+		 const struct tc_cluster_opts *copts, struct tc_pool *pool,
 		 struct tc_anl_built *out, struct tc_error *err);
 void tc_anl_built_release(struct tc_anl_built *b);
 
@@ -107,6 +112,7 @@ double tc_anl_now(void);
 
 struct tc_anl_eval {
 	const char *mode;
+	struct tc_cluster_opts opts; /* as run (pool and merge cleared) */
 	size_t clusters, mains, leads;
 	uint64_t bytes;          /* global trace, binary .tct */
 	double space;            /* average space per process, bytes */
@@ -134,7 +140,8 @@ struct tc_anl_fidelity {
 void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
 		     const struct tc_replay_params *p, double t0, bool deadlock0,
 		     struct tc_anl_fidelity *out);
-/* The matching percentages as a JSON object, and as one line of text. */
+/* The matching percentages as a JSON object (count_pct, loop_pct, ...:
+ * percentages, 0 to 100), and as one line of text. */
 struct tc_json *tc_anl_match_json(const struct tc_match *m);
 void tc_anl_match_print(FILE *f, const struct tc_match *m);
 
@@ -142,7 +149,7 @@ void tc_anl_match_print(FILE *f, const struct tc_match *m);
  * it against the original; t0 is the original's replay makespan (< 0: run
  * it), orig its matrix of metric (NULL: make it). */
 int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
-		    struct tc_pool *pool, const struct tc_replay_params *p, double t0,
+		    const struct tc_cluster_opts *copts, struct tc_pool *pool, const struct tc_replay_params *p, double t0,
 		    bool deadlock0, const struct tc_matrix *orig, int metric,
 		    struct tc_anl_eval *out, struct tc_error *err);
 /* The replay model's options (replay, accuracy, compare). */

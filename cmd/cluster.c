@@ -6,6 +6,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "formats/load.h"
+#include "cmd/modeopt.h"
 #include "cmd/progress.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
@@ -29,7 +30,7 @@
 static const char cluster_usage[] =
 	"usage: tracecluster cluster [--mode M] [-k K] [--steps single|double]\n"
 	"                            [--distance manhattan|euclidean] [--threshold F]\n"
-	"                            [--seed S] [--verify] [--no-refine] [--json]\n"
+	"                            [--seed S] [--verify] [--no-refine] [--json | --csv]\n"
 	"                            [--match callsite|params] [--window N] [--salvage]\n"
 	"                            [--marker OP[@CALLSITE]] [--call-frequency N]\n"
 	"                            [-j N] DIR|FILE\n"
@@ -42,24 +43,14 @@ static const char cluster_usage[] =
 	"\n"
 	"  -m, --mode M      clustering mode (default callpath-param; see --list-modes)\n"
 	"      --list-modes  list the modes and the paper sections they follow\n"
-	"  -k K              kfarthest, kmedoid: at most K clusters (default 9);\n"
-	"                    chameleon: K / #call-paths leads per call-path cluster\n"
-	"      --steps S     kfarthest, kmedoid: single (all signatures at once) or\n"
-	"                    double (Call-Path first, then the rest); default single\n"
-	"      --distance D  kfarthest, kmedoid: manhattan (default) or euclidean\n"
-	"      --threshold F callpath-param: COUNTs within F are alike (default 0.05)\n"
-	"      --seed S      kmedoid: seed of PAM's initial medoids (default 1)\n"
+	TC_MODE_HELP
 	"      --verify      compare every member's sequence with its lead's and\n"
 	"                    report signature collisions\n"
 	"      --no-refine   callpath-param, reference: signatures only, no exact\n"
 	"                    comparison of members\n"
-	"      --marker OP[@CALLSITE]\n"
-	"                    chameleon: the marker call (default MPI_Barrier at its\n"
-	"                    most frequent call site)\n"
-	"      --call-frequency N\n"
-	"                    chameleon: run the transition graph every N marker\n"
-	"                    calls (default 1)\n"
 	"      --json        one JSON document instead of text\n"
+	"      --csv         cluster membership as CSV: rank,cluster,lead, one row\n"
+	"                    per rank (lead: the lead rank of its cluster)\n"
 	"      --match M     loop compression: callsite (default) or params\n"
 	"      --window N    loop compression looks back N nodes (default 256)\n"
 	"      --salvage     read damaged files up to their damage; warn instead of fail\n"
@@ -415,10 +406,10 @@ static void print_json(const struct tc_traceset *ts, const struct tc_clustering 
 	struct tc_json *arr = tc_json_array();
 	const struct tc_cluster_opts *o = &c->opts;
 
-	tc_json_set_int(doc, "schema", 1);
+	tc_json_set_int(doc, "schema", 2);
 	tc_json_set_str(doc, "mode", c->mode);
 	tc_json_set_str(doc, "section", m->section);
-	tc_json_set_str(doc, "dir", ts->dir);
+	tc_json_set_str(doc, "input", ts->dir);
 	tc_json_set_uint(doc, "ranks", c->nranks);
 	tc_json_set_int(doc, "world_size", ts->world_size);
 	tc_json_set_str(opt, "match", tc_rsd_match_name(ro->match));
@@ -489,6 +480,35 @@ static void print_json(const struct tc_traceset *ts, const struct tc_clustering 
 	tc_json_free(doc);
 }
 
+static int cmp_rank(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* rank,cluster,lead: one row per rank, by rank. */
+static void print_csv(const struct tc_clustering *c)
+{
+	size_t n = 0, k = 0;
+	struct { int32_t rank; uint32_t id; int32_t lead; } *rows;
+
+	for (size_t i = 0; i < c->nclusters; i++)
+		n += c->clusters[i].nranks;
+	rows = tc_xcalloc(n + 1, sizeof(*rows));
+	for (size_t i = 0; i < c->nclusters; i++)
+		for (size_t r = 0; r < c->clusters[i].nranks; r++) {
+			rows[k].rank = c->clusters[i].ranks[r];
+			rows[k].id = c->clusters[i].id;
+			rows[k++].lead = c->clusters[i].lead;
+		}
+	qsort(rows, n, sizeof(*rows), cmp_rank);
+	printf("rank,cluster,lead\n");
+	for (size_t i = 0; i < n; i++)
+		printf("%" PRId32 ",%" PRIu32 ",%" PRId32 "\n", rows[i].rank, rows[i].id, rows[i].lead);
+	free(rows);
+}
+
 static int list_modes(void)
 {
 	size_t n;
@@ -507,22 +527,20 @@ int cmd_cluster(int argc, char **argv)
 		TC_COMMON_LONGOPTS,
 		{ "mode", required_argument, NULL, 'm' },
 		{ "list-modes", no_argument, NULL, 'L' },
-		{ "steps", required_argument, NULL, 'T' },
-		{ "distance", required_argument, NULL, 'D' },
-		{ "threshold", required_argument, NULL, 'F' },
-		{ "seed", required_argument, NULL, 'S' },
+		TC_MODE_LONGOPTS,
+		TC_MODE_THRESHOLD_LONGOPT,
 		{ "verify", no_argument, NULL, 'V' },
 		{ "no-refine", no_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "csv", no_argument, NULL, 'c' },
 		{ "match", required_argument, NULL, 'M' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "salvage", no_argument, NULL, 'A' },
-		{ "marker", required_argument, NULL, 'K' },
-		{ "call-frequency", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = "cluster";
 	const struct tc_cluster_mode *mode = tc_cluster_mode_find("callpath-param");
+	struct tc_mode_args margs;
 	struct tc_cluster_opts copts;
 	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
 	struct tc_cluster_input in;
@@ -536,15 +554,19 @@ int cmd_cluster(int argc, char **argv)
 	struct tc_progress *prog = NULL;
 	struct tc_error err;
 	struct stat st;
-	bool json = false, verify = false, refine = true, list = false;
+	bool json = false, csv = false, verify = false, refine = true, list = false;
 	unsigned flags = 0;
 	uint64_t u;
-	double d;
 	int c, rc, status = TC_EXIT_FAIL;
 
-	tc_cluster_opts_init(&copts);
+	tc_mode_args_init(&margs, false);
 	tc_clustering_init(&result);
 	while ((c = getopt_long(argc, argv, ":m:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tc_mode_option(cmd, c, optarg, &margs, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'h':
 			return tc_print_help(cluster_usage);
@@ -557,44 +579,6 @@ int cmd_cluster(int argc, char **argv)
 		case 'L':
 			list = true;
 			break;
-		case 'k':
-			rc = tc_parse_u64(cmd, "-k", optarg, &u);
-			if (rc)
-				return rc;
-			if (u < 1 || u > 4096)
-				return tc_usage_error(cmd, "-k: %s is out of range (1 to 4096)", optarg);
-			copts.k = (uint32_t)u;
-			break;
-		case 'T':
-			rc = tc_cluster_steps_from_name(optarg);
-			if (rc < 0)
-				return tc_usage_error(cmd, "--steps: expected single or double, got '%s'",
-						      optarg);
-			copts.steps = rc;
-			break;
-		case 'D':
-			rc = tc_cluster_distance_from_name(optarg);
-			if (rc < 0)
-				return tc_usage_error(cmd,
-						      "--distance: expected manhattan or euclidean, got '%s'",
-						      optarg);
-			copts.distance = rc;
-			break;
-		case 'F':
-			rc = tc_parse_double(cmd, "--threshold", optarg, &d);
-			if (rc)
-				return rc;
-			if (!(d >= 0.0 && d < 1.0))
-				return tc_usage_error(cmd, "--threshold: %s is out of range (0 to below 1)",
-						      optarg);
-			copts.threshold = d;
-			break;
-		case 'S':
-			rc = tc_parse_u64(cmd, "--seed", optarg, &u);
-			if (rc)
-				return rc;
-			copts.seed = u;
-			break;
 		case 'V':
 			verify = true;
 			break;
@@ -603,6 +587,9 @@ int cmd_cluster(int argc, char **argv)
 			break;
 		case 'J':
 			json = true;
+			break;
+		case 'c':
+			csv = true;
 			break;
 		case 'M':
 			rc = tc_rsd_match_from_name(optarg);
@@ -623,20 +610,6 @@ int cmd_cluster(int argc, char **argv)
 		case 'A':
 			flags |= TC_RAW_SALVAGE;
 			break;
-		case 'K':
-			if (tc_chameleon_parse_marker(optarg, &copts.marker_op, &copts.marker_site))
-				return tc_usage_error(cmd, "--marker: expected OP[@CALLSITE], e.g. "
-						      "MPI_Barrier@0x1234, got '%s'", optarg);
-			break;
-		case 'C':
-			rc = tc_parse_u64(cmd, "--call-frequency", optarg, &u);
-			if (rc)
-				return rc;
-			if (u < 1 || u > UINT32_MAX)
-				return tc_usage_error(cmd, "--call-frequency: %s is out of range "
-						      "(1 to %" PRIu32 ")", optarg, UINT32_MAX);
-			copts.call_frequency = (uint32_t)u;
-			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
 				return rc;
@@ -649,9 +622,12 @@ int cmd_cluster(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
+	if (json && csv)
+		return tc_usage_error(cmd, "--json and --csv exclude each other");
 
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
+	copts = margs.o;
 	copts.pool = pool;
 	if (tc_traceset_open(&ts, argv[optind], flags, pool, &err)) {
 		tc_report(&err);
@@ -705,6 +681,8 @@ int cmd_cluster(int argc, char **argv)
 	}
 	if (json)
 		print_json(ts, &result, mode, &ropts);
+	else if (csv)
+		print_csv(&result);
 	else
 		print_text(ts, &result, mode);
 	status = TC_EXIT_OK;

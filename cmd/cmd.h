@@ -62,6 +62,28 @@ struct tc_pool *tc_cmd_pool(void);
 /* Parse a non-negative integer option; returns 0 or usage error status. */
 int tc_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out);
 int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out);
+/*
+ * A duration in human units, four significant digits: "1.234 s",
+ * "56.7 \u00b5s", "812 ns" (sign: also a '+' for positive values). Writes
+ * into buf (TC_DURATION_LEN bytes) and returns it.
+ */
+#define TC_DURATION_LEN 32
+const char *tc_fmt_seconds(double s, bool sign, char *buf);
+const char *tc_fmt_ns(int64_t ns, bool sign, char *buf);
+/* The printf field width that shows s in w columns: w plus the UTF-8
+ * continuation bytes of s (the "\u00b5" of tc_fmt_seconds). */
+static inline int tc_fmt_width(const char *s, int w)
+{
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) == 0x80;
+	return w;
+}
+/* one or many by n: "1 cluster", "2 clusters" */
+static inline const char *tc_plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* --timing stats|rank|none: enum tc_gtiming in *out, or a usage error. */
 int tc_parse_timing(const char *cmd, const char *s, int *out);
 

@@ -5,6 +5,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
+#include "cmd/modeopt.h"
 #include "cluster/cluster.h"
 #include "lib/accuracy.h"
 #include "lib/error.h"
@@ -20,7 +21,8 @@
 #include <string.h>
 
 static const char compare_usage[] =
-	"usage: tracecluster compare --modes M1,M2,... [--json | --csv] [--no-time]\n"
+	"usage: tracecluster compare --modes M1[:OPT=V[,V...]...],M2,... [MODE OPTIONS]\n"
+	"                            [--json | --csv] [--no-time]\n"
 	"                            [--latency US] [--overhead US] [--gap US]\n"
 	"                            [--per-byte NS] [--no-compute] DIR\n"
 	"\n"
@@ -28,19 +30,341 @@ static const char compare_usage[] =
 	"build the global compressed trace and measure it as tracecluster accuracy\n"
 	"does. One table: clusters (main clusters), leads, global trace bytes, average\n"
 	"space per process, matching percentages (COUNT LOOP #EVENTS SRC DEST TAG\n"
-	"COMM),\n"
-	"replay accuracy ACC and the seconds clustering and merging took.\n"
-	"See tracecluster-compare(1).\n"
+	"COMM), replay accuracy ACC and the seconds clustering and merging took.\n"
+	"A mode option given a comma-separated list (-k 2,4,8, or in the mode list\n"
+	"kfarthest:k=2,4,8) sweeps: one row per value, one per combination when\n"
+	"several are lists. A mode that fails gets a row with its error; the others\n"
+	"are still shown and the exit status is 1. See tracecluster-compare(1).\n"
 	"\n"
 	"  -m, --modes LIST    comma-separated clustering modes (see tracecluster\n"
-	"                      cluster --list-modes)\n"
-	"      --json          one JSON document ({\"schema\":1,\"modes\":[...]})\n"
+	"                      cluster --list-modes), each optionally with its own\n"
+	"                      options: MODE:OPT=V[,V...][:OPT=V...], OPT one of k,\n"
+	"                      steps, distance, threshold, seed, marker,\n"
+	"                      call-frequency\n"
+	"      --json          one JSON document ({\"schema\":2,\"modes\":[...]})\n"
 	"      --csv           CSV, one row per mode\n"
 	"      --no-time       leave out the seconds (output then depends on nothing but\n"
 	"                      the input)\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them; for every mode they apply\n"
+	"to and do not set themselves, each a value or a comma-separated list:\n"
+	TC_MODE_HELP;
+
+/* Rows a sweep may make at most. */
+#define MAX_ROWS 4096
+
+/* One entry of --modes: a mode and the value lists of its own options. */
+struct spec {
+	const struct tc_cluster_mode *mode;
+	char *vals[TC_NMOPTS];   /* comma-separated values, or NULL */
+};
+
+/* One row of the table: a mode with one value of each option. */
+struct row {
+	const struct tc_cluster_mode *mode;
+	struct tc_cluster_opts opts;
+	char label[256];         /* MODE[:OPT=V...], as --modes takes it */
+	char *values[TC_NMOPTS]; /* the values of the options given (new) */
+	struct tc_anl_eval e;
+	char *error;             /* new, or NULL when it ran */
+};
+
+static void spec_release(struct spec *s)
+{
+	for (int i = 0; i < TC_NMOPTS; i++)
+		free(s->vals[i]);
+}
+
+static void add_value(char **list, const char *v)
+{
+	size_t n = *list ? strlen(*list) : 0, m = strlen(v);
+	char *p = tc_xrealloc(*list, n + m + 2);
+
+	if (n)
+		p[n++] = ',';
+	memcpy(p + n, v, m + 1);
+	*list = p;
+}
+
+/*
+ * Parse --modes: "kfarthest:k=2,4,8,callpath,kmedoid:k=3:seed=1,2". A
+ * comma ends a value; an item that names no mode and has no ':' is one
+ * more value of the option before it. Returns 0 or the usage status.
+ */
+static int parse_modes(const char *cmd, const char *text, struct spec **out, size_t *nout)
+{
+	char *copy = tc_xstrdup(text), *tok, *save = NULL;
+	struct spec *specs = tc_xcalloc(strlen(text) + 1, sizeof(*specs));
+	size_t n = 0;
+	int last = -1, rc = 0;
+	struct tc_cluster_opts scratch;
+
+	tc_cluster_opts_init(&scratch);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *opt, *osave = NULL;
+		const struct tc_cluster_mode *m;
+
+		if (!colon && !tc_cluster_mode_find(tok) && n && last >= 0) {
+			if ((rc = tc_mode_opt_set(cmd, last, tok, &scratch)))
+				goto out;
+			add_value(&specs[n - 1].vals[last], tok);
+			continue;
+		}
+		if (colon)
+			*colon = '\0';
+		if (!(m = tc_cluster_mode_find(tok))) {
+			rc = tc_usage_error(cmd, "--modes: unknown mode '%s' (see tracecluster cluster "
+					    "--list-modes)", tok);
+			goto out;
+		}
+		specs[n++].mode = m;
+		last = -1;
+		for (opt = colon ? strtok_r(colon + 1, ":", &osave) : NULL; opt;
+		     opt = strtok_r(NULL, ":", &osave)) {
+			char *eq = strchr(opt, '=');
+			int id;
+			if (!eq || eq == opt || !eq[1]) {
+				rc = tc_usage_error(cmd, "--modes: expected OPT=VALUE after '%s:', got "
+						    "'%s'", m->name, opt);
+				goto out;
+			}
+			*eq = '\0';
+			if ((id = tc_mode_opt_from_name(opt)) < 0) {
+				rc = tc_usage_error(cmd, "--modes: unknown option '%s' of %s (k, steps, "
+						    "distance, threshold, seed, marker, "
+						    "call-frequency)", opt, m->name);
+				goto out;
+			}
+			if (!tc_mode_opt_applies(m, id)) {
+				rc = tc_usage_error(cmd, "--modes: mode %s takes no %s", m->name,
+						    tc_mode_opt_name(id));
+				goto out;
+			}
+			if ((rc = tc_mode_opt_set(cmd, id, eq + 1, &scratch)))
+				goto out;
+			free(specs[n - 1].vals[id]);
+			specs[n - 1].vals[id] = NULL;
+			add_value(&specs[n - 1].vals[id], eq + 1);
+			last = id;
+		}
+	}
+	if (!n)
+		rc = tc_usage_error(cmd, "--modes: no mode given");
+out:
+	free(copy);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			spec_release(&specs[i]);
+		free(specs);
+		return rc;
+	}
+	*out = specs;
+	*nout = n;
+	return 0;
+}
+
+/* The values of a comma-separated list: count, and the k-th (new). */
+static size_t list_len(const char *s)
+{
+	size_t n = 1;
+
+	for (; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+static char *list_item(const char *s, size_t k)
+{
+	const char *e;
+
+	while (k--)
+		s = strchr(s, ',') + 1;
+	e = strchr(s, ',');
+	return tc_xstrndup(s, e ? (size_t)(e - s) : strlen(s));
+}
+
+/* Every row of a spec: its own lists, else the command line's, for the
+ * options the mode takes; the first option varies slowest. */
+static int expand(const char *cmd, const struct spec *sp, const struct tc_mode_args *ma,
+		  struct row **rows, size_t *nrows, size_t *alloc)
+{
+	const char *lists[TC_NMOPTS];
+	size_t len[TC_NMOPTS], total = 1;
+
+	for (int i = 0; i < TC_NMOPTS; i++) {
+		lists[i] = sp->vals[i] ? sp->vals[i] :
+			   tc_mode_opt_applies(sp->mode, i) ? ma->given[i] : NULL;
+		len[i] = lists[i] ? list_len(lists[i]) : 1;
+		total *= len[i];
+		if (total > MAX_ROWS)
+			return tc_usage_error(cmd, "--modes: more than %d rows to run", MAX_ROWS);
+	}
+	if (*nrows + total > MAX_ROWS)
+		return tc_usage_error(cmd, "--modes: more than %d rows to run", MAX_ROWS);
+	for (size_t r = 0; r < total; r++) {
+		struct row *w;
+		size_t rest = r, pos = 0;
+		if (*nrows == *alloc) {
+			*alloc = *alloc ? 2 * *alloc : 16;
+			*rows = tc_xrealloc(*rows, *alloc * sizeof(**rows));
+		}
+		w = &(*rows)[(*nrows)++];
+		memset(w, 0, sizeof(*w));
+		w->mode = sp->mode;
+		tc_cluster_opts_init(&w->opts);
+		pos = (size_t)snprintf(w->label, sizeof(w->label), "%s", sp->mode->name);
+		for (int i = TC_NMOPTS - 1; i >= 0; i--) {
+			size_t k = rest % len[i];
+			rest /= len[i];
+			if (lists[i])
+				w->values[i] = list_item(lists[i], k);
+		}
+		for (int i = 0; i < TC_NMOPTS; i++) {
+			int rc;
+			if (!w->values[i])
+				continue;
+			if ((rc = tc_mode_opt_set(cmd, i, w->values[i], &w->opts)))
+				return rc;
+			if (pos < sizeof(w->label))
+				pos += (size_t)snprintf(w->label + pos, sizeof(w->label) - pos, ":%s=%s",
+							tc_mode_opt_name(i), w->values[i]);
+		}
+	}
+	return 0;
+}
+
+static void rows_free(struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < TC_NMOPTS; k++)
+			free(rows[i].values[k]);
+		free(rows[i].error);
+	}
+	free(rows);
+}
+
+/* Quote a CSV field when it needs it. */
+static void csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const char *input, const struct tc_anl *a, double t, double space_none,
+		       const struct row *rows, size_t n, bool notime)
+{
+	struct tc_json *o = tc_json_object(), *arr = tc_json_array();
+
+	tc_json_set_int(o, "schema", 2);
+	tc_json_set_str(o, "input", input);
+	tc_json_set_uint(o, "ranks", a->n);
+	tc_json_set_real(o, "replay_t", t);
+	tc_json_set_real(o, "space_per_process_unclustered", space_none);
+	for (size_t i = 0; i < n; i++) {
+		struct tc_json *m = tc_json_object();
+		const struct tc_anl_eval *e = &rows[i].e;
+		tc_json_set_str(m, "mode", rows[i].mode->name);
+		tc_json_set_str(m, "label", rows[i].label);
+		tc_json_set(m, "options", tc_mode_opts_json(rows[i].mode, &rows[i].opts));
+		if (rows[i].error) {
+			tc_json_set_str(m, "error", rows[i].error);
+			tc_json_append(arr, m);
+			continue;
+		}
+		tc_json_set_uint(m, "clusters", e->clusters);
+		tc_json_set_uint(m, "main_clusters", e->mains);
+		tc_json_set_uint(m, "leads", e->leads);
+		tc_json_set_uint(m, "bytes", e->bytes);
+		tc_json_set_real(m, "space_per_process", e->space);
+		tc_json_set(m, "match", tc_anl_match_json(&e->match));
+		tc_json_set_real(m, "acc", e->acc);
+		tc_json_set_real(m, "replay_t_clustered", e->t_clustered);
+		tc_json_set_uint(m, "replay_forced", e->forced);
+		tc_json_set_real(m, "heatmap_l1", e->l1);
+		tc_json_set_real(m, "heatmap_max", e->max);
+		if (!notime)
+			tc_json_set_real(m, "seconds", e->seconds);
+		tc_json_append(arr, m);
+	}
+	tc_json_set(o, "modes", arr);
+	tc_json_write(o, stdout, TC_JSON_COMPACT);
+	tc_json_free(o);
+}
+
+static void print_csv(const struct row *rows, size_t n, bool notime)
+{
+	printf("label,mode,clusters,main_clusters,leads,bytes,space_per_process");
+	for (int k = 0; k < TC_MATCH_N; k++)
+		printf(",%s_pct", tc_match_name(k));
+	printf(",acc,replay_t_clustered,heatmap_l1,heatmap_max%s,error\n",
+	       notime ? "" : ",seconds");
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_anl_eval *e = &rows[i].e;
+		csv_field(rows[i].label);
+		printf(",%s", rows[i].mode->name);
+		if (rows[i].error) {
+			printf(",,,,,");
+			for (int k = 0; k < TC_MATCH_N; k++)
+				printf(",");
+			printf(",,,,%s,", notime ? "" : ",");
+			csv_field(rows[i].error);
+			printf("\n");
+			continue;
+		}
+		printf(",%zu,%zu,%zu,%" PRIu64 ",%.1f", e->clusters, e->mains, e->leads, e->bytes,
+		       e->space);
+		for (int k = 0; k < TC_MATCH_N; k++)
+			printf(",%.2f", tc_match_pct(&e->match, k));
+		printf(",%.6f,%.9g,%g,%g", e->acc, e->t_clustered, e->l1, e->max);
+		if (!notime)
+			printf(",%.3f", e->seconds);
+		printf(",\n");
+	}
+}
+
+static void print_text(const char *input, const struct tc_anl *a, double t, double space_none,
+		       const struct row *rows, size_t n, bool notime)
+{
+	char tb[TC_DURATION_LEN];
+	int w = 16;
+
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(rows[i].label) > w)
+			w = (int)strlen(rows[i].label);
+	printf("trace set %s: %zu %s, replay t %s, space per process without clustering %.1f "
+	       "bytes\n\n", input, a->n, tc_plural(a->n, "rank", "ranks"),
+	       tc_fmt_seconds(t, false, tb), space_none);
+	printf("%-*s %8s %6s %6s %10s %11s %7s %7s %7s %7s %7s %7s %7s %8s%s\n", w, "mode",
+	       "clusters", "main", "leads", "bytes", "space/proc", "COUNT", "LOOP", "EVENTS", "SRC",
+	       "DEST", "TAG", "COMM", "ACC", notime ? "" : "  seconds");
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_anl_eval *e = &rows[i].e;
+		if (rows[i].error) {
+			printf("%-*s error: %s\n", w, rows[i].label, rows[i].error);
+			continue;
+		}
+		printf("%-*s %8zu %6zu %6zu %10" PRIu64 " %11.1f", w, rows[i].label, e->clusters,
+		       e->mains, e->leads, e->bytes, e->space);
+		for (int k = 0; k < TC_MATCH_N; k++)
+			printf(" %6.2f%%", tc_match_pct(&e->match, k));
+		printf(" %7.2f%%", 100 * e->acc);
+		if (!notime)
+			printf(" %8.3f", e->seconds);
+		printf("\n");
+	}
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -50,17 +374,20 @@ int cmd_compare(int argc, char **argv)
 		{ "modes", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'J' },
 		TC_ANL_MODEL_LONGOPTS,
+		TC_MODE_LONGOPTS,
+		TC_MODE_THRESHOLD_LONGOPT,
 		{ "csv", no_argument, NULL, 'C' },
 		{ "no-time", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct tc_cluster_mode **modes = NULL;
-	char *list = NULL, *tok, *save = NULL;
-	size_t nmodes = 0;
+	struct spec *specs = NULL;
+	struct row *rows = NULL;
+	size_t nspecs = 0, nrows = 0, arows = 0, failed = 0;
+	const char *list = NULL;
+	struct tc_mode_args margs;
 	struct tc_replay_params p;
 	struct tc_replay_result r;
 	struct tc_anl a;
-	struct tc_anl_eval *ev = NULL;
 	struct tc_matrix orig;
 	struct tc_pool *pool = NULL;
 	struct tc_error err;
@@ -70,11 +397,10 @@ int cmd_compare(int argc, char **argv)
 
 	tc_replay_params_init(&p);
 	p.lenient = true;
-	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	tc_matrix_init(&orig, 0);
-	while ((c = getopt_long(argc, argv, "m:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_anl_model_option(cmd, c, optarg, &p, &rc)) {
+	tc_mode_args_init(&margs, true);
+	while ((c = getopt_long(argc, argv, "m:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tc_anl_model_option(cmd, c, optarg, &p, &rc) ||
+		    tc_mode_option(cmd, c, optarg, &margs, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -83,8 +409,7 @@ int cmd_compare(int argc, char **argv)
 		case 'h':
 			return tc_print_help(compare_usage);
 		case 'm':
-			free(list);
-			list = tc_xstrdup(optarg);
+			list = optarg;
 			break;
 		case 'J':
 			json = true;
@@ -95,43 +420,24 @@ int cmd_compare(int argc, char **argv)
 		case 'T':
 			notime = true;
 			break;
-		case ':':
-			free(list);
-			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-		case '?':
-			free(list);
-			return tc_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		default:
-			rc = tc_common_option(cmd, c, optarg);
-			if (rc <= 0) {
-				free(list);
-				return rc < 0 ? -rc : tc_usage_error(cmd, "unknown option");
-			}
+			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
+				return rc;
 		}
 	}
-	if (optind + 1 != argc || !list || (json && csv)) {
-		rc = tc_usage_error(cmd, optind >= argc ? "missing DIR" : optind + 1 < argc ?
-				    "too many arguments" : !list ? "missing --modes" :
-				    "--json and --csv exclude each other");
-		free(list);
+	if (optind + 1 != argc || !list || (json && csv))
+		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : optind + 1 < argc ?
+				      "too many arguments" : !list ? "missing --modes" :
+				      "--json and --csv exclude each other");
+	if ((rc = parse_modes(cmd, list, &specs, &nspecs)))
 		return rc;
-	}
-	modes = tc_xcalloc(strlen(list) + 1, sizeof(*modes));
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!(modes[nmodes++] = tc_cluster_mode_find(tok))) {
-			rc = tc_usage_error(cmd, "--modes: unknown mode '%s' (see tracecluster cluster "
-					    "--list-modes)", tok);
-			free(list);
-			free(modes);
-			return rc;
-		}
-	}
-	if (!nmodes) {
-		free(list);
-		free(modes);
-		return tc_usage_error(cmd, "--modes: no mode given");
-	}
+	for (size_t i = 0; i < nspecs; i++)
+		if ((rc = expand(cmd, &specs[i], &margs, &rows, &nrows, &arows)))
+			goto usage;
 
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	tc_matrix_init(&orig, 0);
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
 	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err)) {
@@ -139,88 +445,51 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	/* the original's replay and matrix once for every mode */
+	a.what = "original";
 	tc_anl_replay(&a, NULL, &p, &r);
 	tc_anl_matrix(&a, NULL, TC_HM_COUNT, false, pool, &orig);
-	ev = tc_xcalloc(nmodes, sizeof(*ev));
-	for (size_t i = 0; i < nmodes; i++) {
-		if (tc_anl_evaluate(&a, modes[i], pool, &p, r.makespan, r.deadlock, &orig,
-				    TC_HM_COUNT, &ev[i], &err)) {
-			tc_report(&err);
-			goto out;
+	for (size_t i = 0; i < nrows; i++) {
+		char what[300];
+		snprintf(what, sizeof(what), "%s (%zu of %zu)", rows[i].label, i + 1, nrows);
+		a.what = what;
+		tc_error_clear(&err);
+		if (tc_anl_evaluate(&a, rows[i].mode, &rows[i].opts, pool, &p, r.makespan,
+				    r.deadlock, &orig, TC_HM_COUNT, &rows[i].e, &err)) {
+			char buf[1200];
+			tc_error_format(&err, buf, sizeof(buf));
+			rows[i].error = tc_xstrdup(buf);
+			failed++;
 		}
 	}
+	a.what = NULL;
 	space_none = tc_anl_space(&a, NULL);
-	if (json) {
-		struct tc_json *o = tc_json_object(), *arr = tc_json_array();
-		tc_json_set_int(o, "schema", 1);
-		tc_json_set_str(o, "input", argv[optind]);
-		tc_json_set_uint(o, "ranks", a.n);
-		tc_json_set_real(o, "replay_t", r.makespan);
-		tc_json_set_real(o, "space_per_process_unclustered", space_none);
-		for (size_t i = 0; i < nmodes; i++) {
-			struct tc_json *m = tc_json_object(), *mm = tc_json_object();
-			const struct tc_anl_eval *e = &ev[i];
-			tc_json_set_str(m, "mode", e->mode);
-			tc_json_set_uint(m, "clusters", e->clusters);
-			tc_json_set_uint(m, "main_clusters", e->mains);
-			tc_json_set_uint(m, "leads", e->leads);
-			tc_json_set_uint(m, "bytes", e->bytes);
-			tc_json_set_real(m, "space_per_process", e->space);
-			for (int k = 0; k < TC_MATCH_N; k++)
-				tc_json_set_real(mm, tc_match_name(k), tc_match_pct(&e->match, k));
-			tc_json_set(m, "match", mm);
-			tc_json_set_real(m, "acc", e->acc);
-			tc_json_set_real(m, "replay_t_clustered", e->t_clustered);
-			tc_json_set_uint(m, "replay_forced", e->forced);
-			tc_json_set_real(m, "heatmap_l1", e->l1);
-			tc_json_set_real(m, "heatmap_max", e->max);
-			if (!notime)
-				tc_json_set_real(m, "seconds", e->seconds);
-			tc_json_append(arr, m);
-		}
-		tc_json_set(o, "modes", arr);
-		tc_json_write(o, stdout, TC_JSON_COMPACT);
-		tc_json_free(o);
-	} else if (csv) {
-		printf("mode,clusters,main_clusters,leads,bytes,space_per_process,count,loop,events,"
-		       "src,dest,tag,comm,acc,heatmap_l1%s\n", notime ? "" : ",seconds");
-		for (size_t i = 0; i < nmodes; i++) {
-			const struct tc_anl_eval *e = &ev[i];
-			printf("%s,%zu,%zu,%zu,%" PRIu64 ",%.1f", e->mode, e->clusters, e->mains,
-			       e->leads, e->bytes, e->space);
-			for (int k = 0; k < TC_MATCH_N; k++)
-				printf(",%.2f", tc_match_pct(&e->match, k));
-			printf(",%.4f,%g", 100 * e->acc, e->l1);
-			if (!notime)
-				printf(",%.3f", e->seconds);
-			printf("\n");
-		}
-	} else {
-		printf("trace set %s: %zu ranks, replay t %.9f s, space per process without "
-		       "clustering %.1f bytes\n\n", argv[optind], a.n, r.makespan, space_none);
-		printf("%-16s %8s %6s %6s %10s %11s %7s %7s %7s %7s %7s %7s %7s %8s%s\n", "mode",
-		       "clusters", "main", "leads", "bytes", "space/proc", "COUNT", "LOOP", "EVENTS",
-		       "SRC", "DEST", "TAG", "COMM", "ACC", notime ? "" : "  seconds");
-		for (size_t i = 0; i < nmodes; i++) {
-			const struct tc_anl_eval *e = &ev[i];
-			printf("%-16s %8zu %6zu %6zu %10" PRIu64 " %11.1f", e->mode, e->clusters,
-			       e->mains, e->leads, e->bytes, e->space);
-			for (int k = 0; k < TC_MATCH_N; k++)
-				printf(" %6.2f%%", tc_match_pct(&e->match, k));
-			printf(" %7.2f%%", 100 * e->acc);
-			if (!notime)
-				printf(" %8.3f", e->seconds);
-			printf("\n");
-		}
-	}
-	status = TC_EXIT_OK;
+	if (json)
+		print_json(argv[optind], &a, r.makespan, space_none, rows, nrows, notime);
+	else if (csv)
+		print_csv(rows, nrows, notime);
+	else
+		print_text(argv[optind], &a, r.makespan, space_none, rows, nrows, notime);
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].error)
+			tc_errorf("compare: %s failed: %s", rows[i].label, rows[i].error);
+	if (failed)
+		tc_errorf("compare: %zu of %zu %s failed", failed, nrows,
+			  tc_plural(nrows, "mode", "modes"));
+	status = failed ? TC_EXIT_FAIL : TC_EXIT_OK;
 out:
-	free(ev);
-	free(list);
-	free(modes);
 	tc_matrix_release(&orig);
 	tc_replay_result_release(&r);
 	tc_anl_release(&a);
 	tc_pool_free(pool);
+	rows_free(rows, nrows);
+	for (size_t i = 0; i < nspecs; i++)
+		spec_release(&specs[i]);
+	free(specs);
 	return tc_finish_stdout(status);
+usage:
+	rows_free(rows, nrows);
+	for (size_t i = 0; i < nspecs; i++)
+		spec_release(&specs[i]);
+	free(specs);
+	return rc;
 }

@@ -296,7 +296,7 @@ static void report_json(FILE *f, const struct report *r)
 {
 	struct tc_json *o = tc_json_object(), *t = tc_json_object(), *n = tc_json_object();
 
-	tc_json_set_int(o, "schema", 1);
+	tc_json_set_int(o, "schema", 2);
 	tc_json_set_str(o, "output", r->path);
 	tc_json_set_str(o, "form", form_name(r->form));
 	tc_json_set_str(o, "timing", r->timing);

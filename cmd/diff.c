@@ -5,6 +5,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/modeopt.h"
 #include "cmd/progress.h"
 #include "cmd/seqload.h"
 #include "align/align.h"
@@ -25,7 +26,7 @@
 #include <string.h>
 
 static const char diff_usage[] =
-	"usage: tracecluster diff [OPTIONS] RUN_A RUN_B\n"
+	"usage: tracecluster diff [OPTIONS] [--leads MODE [MODE OPTIONS]] RUN_A RUN_B\n"
 	"\n"
 	"Compare two runs of the same program (two trace sets) rank by rank: each\n"
 	"rank's events in run A are aligned with the same rank's events in run B,\n"
@@ -37,6 +38,10 @@ static const char diff_usage[] =
 	"      --leads MODE      compare cluster leads: cluster both runs with MODE\n"
 	"                        (e.g. structural) and compare each lead of run A with\n"
 	"                        the lead of run B's cluster that holds that rank\n"
+	"      --max-clusters K, --steps S, --distance D, --threshold F,\n"
+	"      --seed S, --marker OP[@CALLSITE], --call-frequency N\n"
+	"                        the options of the --leads mode, as tracecluster\n"
+	"                        cluster takes them (-k there is K)\n"
 	"  -k, --key K           events are equal by site (the default), function or op\n"
 	"      --scores M,X,G    match, mismatch and gap scores (default 1,-2,-1)\n"
 	"      --engine E        auto, lcs, nw or full (default auto)\n"
@@ -55,6 +60,7 @@ struct opts {
 	const char *dir_a, *dir_b;
 	const char *ranks;
 	const char *leads;
+	struct tc_mode_args margs; /* options of the --leads mode */
 	int key;
 	struct tc_diff_opts d;
 	bool events;
@@ -200,12 +206,12 @@ static void events_text(const struct opts *op, const struct job *j, struct tc_st
 	tc_strbuf_addf(out, "\nevents of rank %" PRId32 " (A) and rank %" PRId32 " (B):\n",
 		       j->d.rank_a, j->d.rank_b);
 	tc_strbuf_addf(out, "%7s   %7s %-15s %-30s %7s %-15s %12s %12s\n", "col", "#A", "op A",
-		       "where", "#B", "op B", "delta ns", "call delta");
+		       "where", "#B", "op B", "delta", "call delta");
 	for (size_t c = 0; c < al->ncols; c++) {
 		unsigned char kind = al->col[c];
 		size_t ia = kind == TC_ACOL_ONLY_B ? SIZE_MAX : i;
 		size_t ib = kind == TC_ACOL_ONLY_A ? SIZE_MAX : k;
-		char na[24] = "-", nb[24] = "-", dl[24] = "", dc[24] = "";
+		char na[24] = "-", nb[24] = "-", dl[TC_DURATION_LEN] = "", dc[TC_DURATION_LEN] = "";
 		const char *where;
 
 		if (ia != SIZE_MAX)
@@ -227,15 +233,16 @@ static void events_text(const struct opts *op, const struct job *j, struct tc_st
 		if (kind == TC_ACOL_MATCH) {
 			uint64_t ta = tc_aseq_comp_ns(j->a, ia) + tc_aseq_call_ns(j->a, ia);
 			uint64_t tb = tc_aseq_comp_ns(j->b, ib) + tc_aseq_call_ns(j->b, ib);
-			snprintf(dl, sizeof(dl), "%+" PRId64, (int64_t)(tb - ta));
-			snprintf(dc, sizeof(dc), "%+" PRId64,
-				 (int64_t)(tc_aseq_call_ns(j->b, ib) - tc_aseq_call_ns(j->a, ia)));
+			tc_fmt_ns((int64_t)(tb - ta), true, dl);
+			tc_fmt_ns((int64_t)(tc_aseq_call_ns(j->b, ib) - tc_aseq_call_ns(j->a, ia)), true,
+				  dc);
 		}
 		where = ia != SIZE_MAX ? tc_aseq_where(j->a, ia) : tc_aseq_where(j->b, ib);
-		tc_strbuf_addf(out, "%7zu %c %7s %-15.15s %-30.30s %7s %-15.15s %12s %12s", c,
+		tc_strbuf_addf(out, "%7zu %c %7s %-15.15s %-30.30s %7s %-15.15s %*s %*s", c,
 			       kind, na, ia != SIZE_MAX ? op_name(j->a->ev[ia].op) : "-",
 			       where[0] ? where : "-", nb,
-			       ib != SIZE_MAX ? op_name(j->b->ev[ib].op) : "-", dl, dc);
+			       ib != SIZE_MAX ? op_name(j->b->ev[ib].op) : "-", tc_fmt_width(dl, 12),
+			       dl, tc_fmt_width(dc, 12), dc);
 		while (out->len && out->buf[out->len - 1] == ' ')
 			out->buf[--out->len] = '\0';
 		tc_strbuf_addch(out, '\n');
@@ -320,17 +327,20 @@ static void job_text(const struct opts *op, const struct job *j, const struct tc
 		     struct tc_strbuf *tops, struct tc_strbuf *evs)
 {
 	const struct tc_diff_rank *d = &j->d;
-	char who[32];
+	char who[32], sa[TC_DURATION_LEN], sb[TC_DURATION_LEN], sd[TC_DURATION_LEN];
 
+	tc_fmt_ns((int64_t)d->span_a, false, sa);
+	tc_fmt_ns((int64_t)d->span_b, false, sb);
+	tc_fmt_ns((int64_t)d->span_b - (int64_t)d->span_a, true, sd);
 	if (d->rank_a == d->rank_b)
 		snprintf(who, sizeof(who), "%" PRId32, d->rank_a);
 	else
 		snprintf(who, sizeof(who), "%" PRId32 ":%" PRId32, d->rank_a, d->rank_b);
 	tc_strbuf_addf(rows, "%9s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %7" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 " %13" PRIu64 " %13" PRIu64 " %+13" PRId64
-		       "  %s\n", who, d->events_a, d->events_b, d->al.matches, d->al.mismatches,
-		       d->al.only_a, d->al.only_b, d->param_diffs, d->span_a, d->span_b,
-		       (int64_t)d->span_b - (int64_t)d->span_a,
+		       " %7" PRIu64 " %7" PRIu64 " %*s %*s %*s  %s\n", who, d->events_a,
+		       d->events_b, d->al.matches, d->al.mismatches, d->al.only_a, d->al.only_b,
+		       d->param_diffs, tc_fmt_width(sa, 13), sa, tc_fmt_width(sb, 13), sb,
+		       tc_fmt_width(sd, 13), sd,
 		       d->first_div == SIZE_MAX ? "-" : "yes");
 	if (d->first_div != SIZE_MAX) {
 		tc_strbuf_addf(divs, "  rank %s, column %zu:\n    ", who, d->first_div);
@@ -342,9 +352,11 @@ static void job_text(const struct opts *op, const struct job *j, const struct tc
 	for (size_t t = 0; t < d->ntop; t++) {
 		const struct tc_diff_delta *x = &d->top[t];
 		const char *where = a ? tc_aseq_where(a, x->a) : "";
-		tc_strbuf_addf(tops, "%9s %7zu %7zu %7zu  %-15.15s %-34.34s %+13" PRId64 " %+13" PRId64
-			       "\n", who, x->col, x->a, x->b, a ? op_name(a->ev[x->a].op) : "?",
-			       where[0] ? where : "-", x->delta, x->delta_call);
+		tc_fmt_ns(x->delta, true, sa);
+		tc_fmt_ns(x->delta_call, true, sb);
+		tc_strbuf_addf(tops, "%9s %7zu %7zu %7zu  %-15.15s %-34.34s %*s %*s\n", who, x->col,
+			       x->a, x->b, a ? op_name(a->ev[x->a].op) : "?", where[0] ? where : "-",
+			       tc_fmt_width(sa, 13), sa, tc_fmt_width(sb, 13), sb);
 	}
 	if (op->events && a && b)
 		events_text(op, j, evs);
@@ -386,13 +398,14 @@ static int plan(const struct opts *op, const struct tc_traceset *ta,
 					      op->leads);
 		tc_clustering_init(&ca);
 		tc_clustering_init(&cb);
-		if (tc_cluster_set(ta, pool, op->leads, &ca, &err) ||
-		    tc_cluster_set(tb, pool, op->leads, &cb, &err)) {
+		if (tc_cluster_set(ta, pool, op->leads, &op->margs.o, &ca, &err) ||
+		    tc_cluster_set(tb, pool, op->leads, &op->margs.o, &cb, &err)) {
 			tc_report(&err);
 			goto leads_out;
 		}
-		tc_strbuf_addf(notes, "%-12s %s: %zu clusters in A, %zu in B\n", "leads:",
-			       op->leads, ca.nclusters, cb.nclusters);
+		tc_strbuf_addf(notes, "%-12s %s: %zu %s in A, %zu in B\n", "leads:", op->leads,
+			       ca.nclusters, tc_plural(ca.nclusters, "cluster", "clusters"),
+			       cb.nclusters);
 		for (size_t c = 0; c < ca.nclusters; c++) {
 			int32_t lead = ca.clusters[c].lead, other = -1;
 			size_t ia = tc_set_index(ta, lead), ib;
@@ -463,11 +476,13 @@ leads_out:
 		n++;
 	}
 	if (missing)
-		tc_strbuf_addf(notes, "%-12s %zu ranks of A are not in B (first %" PRId32 ")\n",
-			       "note:", missing, first_missing);
+		tc_strbuf_addf(notes, "%-12s %zu %s of A %s not in B (first %" PRId32 ")\n",
+			       "note:", missing, tc_plural(missing, "rank", "ranks"),
+			       tc_plural(missing, "is", "are"), first_missing);
 	if (tb->nfiles > n)
-		tc_strbuf_addf(notes, "%-12s %zu ranks of B are not in A\n", "note:",
-			       tb->nfiles - n);
+		tc_strbuf_addf(notes, "%-12s %zu %s of B %s not in A\n", "note:", tb->nfiles - n,
+			       tc_plural(tb->nfiles - n, "rank", "ranks"),
+			       tc_plural(tb->nfiles - n, "is", "are"));
 	*njobs = n;
 	return TC_EXIT_OK;
 }
@@ -490,6 +505,8 @@ int cmd_diff(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "salvage", no_argument, NULL, O_SALVAGE },
+		TC_MODE_LONGOPTS,
+		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tc_ascore defscore = TC_ASCORE_DEFAULT;
@@ -503,11 +520,13 @@ int cmd_diff(int argc, char **argv)
 	struct tc_strbuf divs = TC_STRBUF_INIT, tops = TC_STRBUF_INIT, evs = TC_STRBUF_INIT;
 	struct tc_json *doc = NULL, *jranks = NULL;
 	struct totals tot;
+	char d1[TC_DURATION_LEN], d2[TC_DURATION_LEN];
 	struct tc_error err;
 	uint64_t v;
 	int c, rc, status = TC_EXIT_FAIL;
 
 	memset(&op, 0, sizeof(op));
+	tc_mode_args_init(&op.margs, false);
 	op.key = TC_AKEY_SITE;
 	op.d.score = defscore;
 	op.d.engine = TC_AENGINE_AUTO;
@@ -516,6 +535,11 @@ int cmd_diff(int argc, char **argv)
 	op.max_events = 10000000;
 	while ((c = getopt_long(argc, argv, ":" TC_COMMON_SHORTOPTS "r:k:C:o:", longopts,
 				NULL)) != -1) {
+		if (c != 'k' && tc_mode_option("diff", c, optarg, &op.margs, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'h':
 			return tc_print_help(diff_usage);
@@ -581,6 +605,9 @@ int cmd_diff(int argc, char **argv)
 				      : "too many arguments");
 	if (op.ranks && op.leads)
 		return tc_usage_error("diff", "--ranks and --leads exclude each other");
+	if (!op.leads && tc_mode_args_first(&op.margs))
+		return tc_usage_error("diff", "%s is an option of the --leads mode, for --leads "
+				      "only", tc_mode_args_first(&op.margs));
 	if (op.d.engine == TC_AENGINE_LCS && !tc_ascore_lcs_ok(&op.d.score))
 		return tc_usage_error("diff", "--engine lcs needs mismatch <= 2 gap; use nw");
 	op.dir_a = argv[optind];
@@ -682,15 +709,15 @@ int cmd_diff(int argc, char **argv)
 			       " only in B; parameters differ in %" PRIu64 "\n", "events:",
 			       tot.events_a, tot.events_b, tot.matched, tot.mismatched, tot.only_a,
 			       tot.only_b, tot.param_diffs);
-		tc_strbuf_addf(&out, "%-12s %+" PRId64 " ns over matched events (%+" PRId64
-			       " ns in calls)", "time B-A:", tot.delta, tot.delta_call);
+		tc_strbuf_addf(&out, "%-12s %s over matched events (%s in calls)", "time B-A:",
+			       tc_fmt_ns(tot.delta, true, d1), tc_fmt_ns(tot.delta_call, true, d2));
 		if (tot.any)
-			tc_strbuf_addf(&out, "; largest span change %+" PRId64 " ns at rank %" PRId32,
-				       tot.span_delta_max, tot.span_delta_rank);
+			tc_strbuf_addf(&out, "; largest span change %s at rank %" PRId32,
+				       tc_fmt_ns(tot.span_delta_max, true, d1), tot.span_delta_rank);
 		tc_strbuf_addstr(&out, "\n\nper rank:\n");
 		tc_strbuf_addf(&out, "%9s %9s %9s %9s %8s %7s %7s %7s %13s %13s %13s  %s\n", "rank",
 			       "events A", "events B", "matched", "mismatch", "only A", "only B",
-			       "params", "span A ns", "span B ns", "span B-A", "diverge");
+			       "params", "span A", "span B", "span B-A", "diverge");
 		tc_strbuf_addstr(&out, rows.buf ? rows.buf : "");
 		tc_strbuf_addstr(&out, "\nfirst divergence:\n");
 		tc_strbuf_addstr(&out, divs.len ? divs.buf : "  none: every rank makes the same "
@@ -699,7 +726,7 @@ int cmd_diff(int argc, char **argv)
 			tc_strbuf_addf(&out, "\nlargest time differences (B-A, %zu per rank):\n",
 				       op.d.top);
 			tc_strbuf_addf(&out, "%9s %7s %7s %7s  %-15s %-34s %13s %13s\n", "rank",
-				       "col", "#A", "#B", "op", "where", "delta ns", "call delta");
+				       "col", "#A", "#B", "op", "where", "delta", "call delta");
 			tc_strbuf_addstr(&out, tops.buf ? tops.buf : "");
 		}
 		tc_strbuf_addstr(&out, evs.buf ? evs.buf : "");

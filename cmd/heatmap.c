@@ -7,6 +7,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
+#include "cmd/modeopt.h"
 #include "cluster/cluster.h"
 #include "formats/tct.h"
 #include "lib/error.h"
@@ -23,14 +24,15 @@
 
 static const char heatmap_usage[] =
 	"usage: tracecluster heatmap [--metric count|bytes|time] [--collectives]\n"
-	"                            [--format svg|png|csv] [--diff --mode M]\n"
+	"                            [--format svg|png|csv]\n"
+	"                            [--diff --mode M [MODE OPTIONS]]\n"
 	"                            [--max-cells N] [--title T] [--force]\n"
 	"                            -o FILE DIR|TRACE.tct\n"
 	"\n"
 	"Write the sender x receiver communication matrix of the trace set in DIR, or\n"
 	"of a global compressed trace expanded to every rank, as an SVG picture (axes,\n"
 	"tick labels, colour bar, viridis colour map), a PNG image of the cells, or CSV\n"
-	"in long form (src,dst,value: one row per non-zero cell, sorted). Past N ranks\n"
+	"in long form (src,dst,METRIC: one row per non-zero cell, sorted). Past N ranks\n"
 	"per axis, runs of ranks are binned (SVG and PNG; CSV is never binned).\n"
 	"See tracecluster-heatmap(1).\n"
 	"\n"
@@ -46,7 +48,10 @@ static const char heatmap_usage[] =
 	"      --title T       the picture's title\n"
 	"      --force         write PNG to a terminal\n"
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them (with --diff):\n"
+	TC_MODE_HELP;
 
 enum { FMT_SVG = 0, FMT_PNG, FMT_CSV };
 
@@ -87,6 +92,8 @@ int cmd_heatmap(int argc, char **argv)
 		{ "max-cells", required_argument, NULL, 'N' },
 		{ "title", required_argument, NULL, 'T' },
 		{ "force", no_argument, NULL, 'F' },
+		TC_MODE_LONGOPTS,
+		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *mode_name = NULL, *title = NULL;
@@ -96,6 +103,7 @@ int cmd_heatmap(int argc, char **argv)
 	uint64_t u;
 	uint32_t max_cells = 0;
 	struct tc_anl a;
+	struct tc_mode_args margs;
 	struct tc_anl_built b;
 	struct tc_matrix orig, clus, delta;
 	struct tc_pool *pool = NULL;
@@ -108,7 +116,13 @@ int cmd_heatmap(int argc, char **argv)
 	tc_matrix_init(&orig, 0);
 	tc_matrix_init(&clus, 0);
 	tc_matrix_init(&delta, 0);
-	while ((c = getopt_long(argc, argv, "m:o:f:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	tc_mode_args_init(&margs, false);
+	while ((c = getopt_long(argc, argv, "m:o:f:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tc_mode_option(cmd, c, optarg, &margs, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'h':
 			return tc_print_help(heatmap_usage);
@@ -163,6 +177,9 @@ int cmd_heatmap(int argc, char **argv)
 		return tc_usage_error(cmd, "--diff needs --mode");
 	if (mode_name && !diff)
 		return tc_usage_error(cmd, "--mode is only for --diff");
+	if (!diff && tc_mode_args_first(&margs))
+		return tc_usage_error(cmd, "%s is an option of --mode, for --diff only",
+				      tc_mode_args_first(&margs));
 	if (mode_name && !(mode = tc_cluster_mode_find(mode_name)))
 		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
 				      "--list-modes)", mode_name);
@@ -181,7 +198,8 @@ int cmd_heatmap(int argc, char **argv)
 	}
 	tc_anl_matrix(&a, NULL, metric, coll, pool, &orig);
 	if (diff) {
-		if (tc_anl_build(&a, mode, pool, &b, &err)) {
+		a.what = mode->name;
+		if (tc_anl_build(&a, mode, &margs.o, pool, &b, &err)) {
 			tc_report(&err);
 			goto out;
 		}
@@ -195,9 +213,9 @@ int cmd_heatmap(int argc, char **argv)
 	}
 	if (fmt == FMT_CSV) {
 		if (diff)
-			tc_heatmap_csv_diff(&orig, &clus, &sb);
+			tc_heatmap_csv_diff(&orig, &clus, tc_hm_metric_column(metric), &sb);
 		else
-			tc_heatmap_csv(&orig, &sb);
+			tc_heatmap_csv(&orig, tc_hm_metric_column(metric), &sb);
 	} else {
 		char ctitle[128];
 		struct tc_heatmap_panel p[3];

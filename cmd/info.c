@@ -95,8 +95,8 @@ static void print_json(const struct tc_traceset *ts, const struct tc_file_stats 
 	struct tc_json *o = tc_json_object(), *files = tc_json_array(), *ops = tc_json_object();
 	struct tc_json *writers = tc_json_array();
 
-	tc_json_set_int(o, "schema", 1);
-	tc_json_set_str(o, "dir", ts->dir);
+	tc_json_set_int(o, "schema", 2);
+	tc_json_set_str(o, "input", ts->dir);
 	tc_json_set_int(o, "ranks", ts->ranks);
 	tc_json_set_int(o, "world_size", ts->world_size);
 	tc_json_set_uint(o, "events", s->events);
@@ -169,8 +169,10 @@ static void print_text(const struct tc_traceset *ts, const struct tc_file_stats 
 	printf("\n");
 	printf("%-12s %" PRIu64 "\n", "msg bytes:", s->msg_bytes);
 	printf("%-12s %zu distinct\n", "call sites:", s->callsites);
-	printf("%-12s %" PRIu64 ".%09" PRIu64 " s\n", "time span:", span / 1000000000u,
-	       span % 1000000000u);
+	{
+		char sp[TC_DURATION_LEN];
+		printf("%-12s %s\n", "time span:", tc_fmt_ns((int64_t)span, false, sp));
+	}
 	printf("%-12s %s\n", "writer:", ts->nfiles ? ts->files[0].hdr.writer : "");
 	if (s->dropped)
 		printf("%-12s %" PRIu64 "\n", "dropped:", s->dropped);
@@ -185,13 +187,16 @@ static void print_text(const struct tc_traceset *ts, const struct tc_file_stats 
 		       tc_op_name((unsigned)op) ? tc_op_name((unsigned)op) : "unknown",
 		       s->ops[op], 100.0 * (double)s->ops[op] / (double)s->events);
 	}
-	printf("\n%8s %12s %12s %7s %6s %16s  %s\n", "rank", "events", "bytes", "blocks",
-	       "sites", "span_ns", "file");
+	printf("\n%8s %12s %12s %7s %6s %12s  %s\n", "rank", "events", "bytes", "blocks",
+	       "sites", "span", "file");
 	for (size_t i = 0; i < ts->nfiles; i++) {
 		const char *name = strrchr(ts->files[i].path, '/');
-		printf("%8d %12" PRIu64 " %12" PRIu64 " %7" PRIu64 " %6zu %16" PRIu64 "  %s%s\n",
+		char sp[TC_DURATION_LEN];
+		tc_fmt_ns((int64_t)(st[i].t_last - st[i].t_first), false, sp);
+		printf("%8d %12" PRIu64 " %12" PRIu64 " %7" PRIu64 " %6zu %*s  %s%s\n",
 		       ts->files[i].hdr.rank, st[i].events, st[i].file_bytes, st[i].blocks,
-		       st[i].nsigs, st[i].t_last - st[i].t_first, name ? name + 1 : ts->files[i].path,
+		       st[i].nsigs, tc_fmt_width(sp, 12), sp,
+		       name ? name + 1 : ts->files[i].path,
 		       st[i].has_trailer && !st[i].bad_blocks ? "" : " (salvaged)");
 	}
 }

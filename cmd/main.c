@@ -164,6 +164,33 @@ int tc_parse_u64(const char *cmd, const char *opt, const char *s, uint64_t *out)
 	return 0;
 }
 
+const char *tc_fmt_seconds(double s, bool sign, char *buf)
+{
+	static const char *const units[] = { "s", "ms", "\u00b5s", "ns" };
+	double v = s < 0 ? -s : s;
+	const char *sg = s < 0 ? "-" : sign && s > 0 ? "+" : "";
+	unsigned u = 0;
+
+	if (v == 0 || v != v) {
+		snprintf(buf, TC_DURATION_LEN, "%s s", v == 0 ? "0" : "nan");
+		return buf;
+	}
+	while (u < 3 && v < 0.9995) {
+		v *= 1e3;
+		u++;
+	}
+	if (v >= 1e4)
+		snprintf(buf, TC_DURATION_LEN, "%s%.0f %s", sg, v, units[u]);
+	else
+		snprintf(buf, TC_DURATION_LEN, "%s%.4g %s", sg, v, units[u]);
+	return buf;
+}
+
+const char *tc_fmt_ns(int64_t ns, bool sign, char *buf)
+{
+	return tc_fmt_seconds((double)ns * 1e-9, sign, buf);
+}
+
 int tc_parse_double(const char *cmd, const char *opt, const char *s, double *out)
 {
 	char *end;

@@ -39,12 +39,14 @@ static const char replay_usage[] =
 static void print_text(const char *path, const struct tc_replay_params *p,
 		       const struct tc_replay_result *r, const int32_t *ranks)
 {
+	char tb[TC_DURATION_LEN];
+
 	printf("replay:   %s\n", path);
 	printf("model:    L %g us, o %g us, g %g us, G %g ns/byte, compute gaps %s\n", p->L * 1e6,
 	       p->o * 1e6, p->g * 1e6, p->G * 1e9, p->gaps ? "on" : "off");
 	printf("ranks:    %zu, %" PRIu64 " events, %" PRIu64 " messages, %" PRIu64
 	       " collectives\n", r->nranks, r->events, r->messages, r->collectives);
-	printf("makespan: %.9f s\n", r->makespan);
+	printf("makespan: %s (%.9f s)\n", tc_fmt_seconds(r->makespan, false, tb), r->makespan);
 	if (r->unmatched_sends)
 		printf("unmatched sends: %" PRIu64 "\n", r->unmatched_sends);
 	if (r->deadlock) {

@@ -280,7 +280,8 @@ static int keep_one(size_t i, struct tc_rank_trace *t, void *ctx, struct tc_erro
 }
 
 int tc_cluster_set(const struct tc_traceset *ts, struct tc_pool *pool, const char *mode,
-		   struct tc_clustering *cl, struct tc_error *err)
+		   const struct tc_cluster_opts *copts, struct tc_clustering *cl,
+		   struct tc_error *err)
 {
 	const struct tc_cluster_mode *m = tc_cluster_mode_find(mode);
 	struct tc_rsd_opts ro = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
@@ -299,7 +300,10 @@ int tc_cluster_set(const struct tc_traceset *ts, struct tc_pool *pool, const cha
 		in.sigs = k.sigs;
 		in.n = ts->nfiles;
 		in.traces = k.traces;
-		tc_cluster_opts_init(&co);
+		if (copts)
+			co = *copts;
+		else
+			tc_cluster_opts_init(&co);
 		co.pool = pool;
 		rc = tc_cluster_run(m, &in, &co, cl, err);
 	}

@@ -10,6 +10,7 @@
 
 struct tc_aseq;
 struct tc_clustering;
+struct tc_cluster_opts;
 struct tc_error;
 struct tc_fpairs;
 struct tc_pool;
@@ -46,11 +47,13 @@ int tc_load_aseq(const struct tc_traceset *ts, size_t i, uint64_t max_events, in
 
 /*
  * Cluster every rank of ts with the clustering mode named mode
- * (cluster/cluster.h), the ranks' signatures and traces as input. cl
+ * (cluster/cluster.h) and its options copts (NULL: the defaults), the
+ * ranks' signatures and traces as input. cl
  * must be initialised (tc_clustering_init); release it either way.
  */
 int tc_cluster_set(const struct tc_traceset *ts, struct tc_pool *pool, const char *mode,
-		   struct tc_clustering *cl, struct tc_error *err);
+		   const struct tc_cluster_opts *copts, struct tc_clustering *cl,
+		   struct tc_error *err);
 
 /* The function pairs of files idx[0..n) (of every file when idx is NULL
  * and n == ts->nfiles); fp gets n new sets. */

@@ -132,8 +132,8 @@ static void print_json(const struct tc_traceset *ts, const struct rank_result *r
 	struct tc_json *fmt = tc_json_object(), *names = tc_json_array();
 	struct tc_json *dist = tc_json_object();
 
-	tc_json_set_int(o, "schema", 1);
-	tc_json_set_str(o, "dir", ts->dir);
+	tc_json_set_int(o, "schema", 2);
+	tc_json_set_str(o, "input", ts->dir);
 	tc_json_set_int(o, "world_size", ts->world_size);
 	tc_json_set_uint(o, "window", ro->window);
 	tc_json_set_str(o, "match", tc_rsd_match_name(ro->match));

@@ -517,12 +517,12 @@ int cmd_synth(int argc, char **argv)
 	if (json) {
 		struct tc_json *doc = tc_json_object();
 
-		tc_json_set_int(doc, "schema", 1);
+		tc_json_set_int(doc, "schema", 2);
 		tc_json_set_str(doc, "pattern", o.pattern);
 		tc_json_set_int(doc, "ranks", o.ranks);
 		tc_json_set_uint(doc, "events", events);
 		tc_json_set_uint(doc, "bytes", bytes);
-		tc_json_set_str(doc, "dir", dir);
+		tc_json_set_str(doc, "output", dir);
 		tc_json_write(doc, stdout, TC_JSON_COMPACT);
 		tc_json_free(doc);
 	} else if (tc_g.verbosity >= 0) {

@@ -5,6 +5,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
+#include "cmd/modeopt.h"
 #include "cluster/cluster.h"
 #include "formats/tct.h"
 #include "lib/error.h"
@@ -20,7 +21,7 @@
 #include <string.h>
 
 static const char topology_usage[] =
-	"usage: tracecluster topology --mode M [--dims CxR] -o FILE DIR\n"
+	"usage: tracecluster topology --mode M [MODE OPTIONS] [--dims CxR] -o FILE DIR\n"
 	"\n"
 	"Cluster the ranks of the trace set in DIR with mode M and draw them as an SVG\n"
 	"picture on their process grid, each rank coloured by its cluster and the lead\n"
@@ -33,7 +34,10 @@ static const char topology_usage[] =
 	"  -o, --output FILE   where to write ('-': standard output)\n"
 	"      --title T       the picture's title\n"
 	"  -j, --threads N     worker threads\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"\n"
+	"MODE OPTIONS, as tracecluster cluster takes them:\n"
+	TC_MODE_HELP;
 
 static int parse_dims(const char *s, uint32_t dims[2])
 {
@@ -84,6 +88,8 @@ int cmd_topology(int argc, char **argv)
 		{ "dims", required_argument, NULL, 'D' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 'T' },
+		TC_MODE_LONGOPTS,
+		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct tc_cluster_mode *mode = NULL;
@@ -93,6 +99,7 @@ int cmd_topology(int argc, char **argv)
 	struct tc_anl a;
 	struct tc_clustering cl;
 	struct tc_cluster_opts copts;
+	struct tc_mode_args margs;
 	struct tc_pool *pool = NULL;
 	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT;
 	struct tc_error err;
@@ -102,7 +109,13 @@ int cmd_topology(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	tc_clustering_init(&cl);
-	while ((c = getopt_long(argc, argv, "m:o:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+	tc_mode_args_init(&margs, false);
+	while ((c = getopt_long(argc, argv, "m:o:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tc_mode_option(cmd, c, optarg, &margs, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'h':
 			return tc_print_help(topology_usage);
@@ -143,7 +156,7 @@ int cmd_topology(int argc, char **argv)
 	}
 	{
 		struct tc_cluster_input in = { a.sigs, a.n, a.traces };
-		tc_cluster_opts_init(&copts);
+		copts = margs.o;
 		copts.pool = pool;
 		if (tc_cluster_run(mode, &in, &copts, &cl, &err)) {
 			tc_report(&err);
@@ -171,7 +184,8 @@ int cmd_topology(int argc, char **argv)
 			lead[cc->lead] = true;
 	}
 	if (!title) {
-		tc_strbuf_addf(&tb, "%s: %s, %zu clusters", argv[optind], mode->name, cl.nclusters);
+		tc_strbuf_addf(&tb, "%s: %s, %zu %s", argv[optind], mode->name, cl.nclusters,
+			       tc_plural(cl.nclusters, "cluster", "clusters"));
 		title = tb.buf;
 	}
 	tc_topology_svg(a.world, cluster_of, lead, cl.nclusters, dims, have_dims ? 2 : 1, title, &sb);

@@ -51,7 +51,7 @@ EOF
 	python3 - <<'EOF'
 import json
 d = json.load(open("al.json"))
-assert d["schema"] == 1 and d["ranks"] == [0, 5] and d["key"] == "site"
+assert d["schema"] == 2 and d["ranks"] == [0, 5] and d["key"] == "site"
 assert d["scores"] == {"match": 1, "mismatch": -2, "gap": -1}
 i = j = 0
 for c in d["columns"]:
@@ -265,4 +265,25 @@ EOF
 	[[ "$stderr" == *"rank-00001.tcr"* ]]
 	# an output file that cannot be written leaves nothing behind
 	run -1 tc align --ranks 0,1 -o "$BATS_TEST_TMPDIR/no/such/dir/x" "$SET"
+}
+
+@test "align --cluster takes the mode's options as long options; they need --cluster" {
+	run -0 tc align --cluster 1 --mode kfarthest --max-clusters 2 --json "$SET"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["schema"] == 2 and d["input"] == sys.argv[2]
+' "$output" "$SET"
+	n=$(tc cluster --csv --mode kfarthest -k 2 "$SET" | awk -F, 'NR > 1 && $2 == 1' | wc -l)
+	run -0 tc align --cluster 1 --mode kfarthest --max-clusters 2 "$SET"
+	assert_line --regexp "^multiple alignment of $n ranks? of "
+	run -2 --separate-stderr tc align --cluster 2 --mode kfarthest --max-clusters 2 "$SET"
+	[[ "$stderr" == *"made 2 clusters (0 to 1)"* ]]
+	run -2 --separate-stderr tc align --ranks 0,1 --max-clusters 2 "$SET"
+	[[ "$stderr" == *"for --cluster only"* ]]
+	# -k is still --key, --threshold the structural one
+	run -0 tc align -k op --cluster 1 --mode kfarthest --max-clusters 2 "$SET"
+	c=$(tc cluster --csv --mode callpath-param --threshold 0.2 "$SET" | awk -F, '$1 == 5 {print $2}')
+	run -0 tc align --cluster "$c" --mode callpath-param --count-threshold 0.2 "$SET"
+	run -0 tc align --similarity json --threshold 0.5 "$SET"
 }

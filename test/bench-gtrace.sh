@@ -53,7 +53,7 @@ else
 		st=$(peer "$b" 3)
 		match=$(python3 -c 'import json,sys
 m = json.load(open(sys.argv[1]))["match"]
-print("%.2f" % min(m[k] for k in ("count", "loop", "events", "src", "dest", "tag", "comm")))' "$work/npb-$b-acc.json")
+print("%.2f" % min(m[k + "_pct"] for k in ("count", "loop", "events", "src", "dest", "tag", "comm")))' "$work/npb-$b-acc.json")
 		acc=$(python3 -c 'import json,sys; print("%.1f" % (100 * json.load(open(sys.argv[1]))["acc"]))' "$work/npb-$b-acc.json")
 		printf "%-4s %9s %9s %9s %9s %9s %8s %8s %8s %7s\n" "$b" "$raw" "$def" "$none" "$pil" "$st" \
 			"$(ratio "$def" "$pil")" "$(ratio "$none" "$pil")" "$match" "$acc"

@@ -115,7 +115,7 @@ EOF
 	python3 - <<'EOF'
 import json
 d = json.load(open("cp.json"))
-assert d["schema"] == 1 and d["mode"] == "callpath-param"
+assert d["schema"] == 2 and d["mode"] == "callpath-param"
 assert d["ranks"] == 16 and d["world_size"] == 16
 assert d["options"]["threshold"] == 0.05
 assert len(d["clusters"]) == 9 and len(d["main_clusters"]) == 9
@@ -383,4 +383,34 @@ assert len(d["clusters"]) == 4
 	command -v groff >/dev/null || skip "groff not installed"
 	run -0 groff -man -ww -z "$man"
 	assert_output ""
+}
+
+@test "cluster --csv: rank,cluster,lead, one row per rank, as --json has them" {
+	run -0 tc cluster --csv --mode kfarthest -k 3 "$SET"
+	assert_line --index 0 "rank,cluster,lead"
+	[ "${#lines[@]}" -eq 17 ]
+	csv=$output
+	run -0 tc cluster --json --mode kfarthest --max-clusters 3 "$SET"
+	python3 -c '
+import csv, io, json, sys
+rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
+d = json.loads(sys.argv[2])
+assert d["schema"] == 2 and d["input"] == sys.argv[3], d["input"]
+assert [int(r["rank"]) for r in rows] == list(range(16))
+want = {r: (c["id"], c["lead"]) for c in d["clusters"] for r in c["ranks"]}
+assert all(want[int(r["rank"])] == (int(r["cluster"]), int(r["lead"])) for r in rows)
+assert len(d["clusters"]) == 3
+' "$csv" "$output" "$SET"
+	run -2 --separate-stderr tc cluster --csv --json "$SET"
+}
+
+@test "cluster: --count-threshold is --threshold, --max-clusters is -k" {
+	a=$(tc cluster --json --threshold 0.2 "$SET")
+	b=$(tc cluster --json --count-threshold 0.2 "$SET")
+	[ "$a" = "$b" ]
+	a=$(tc cluster --json --mode kmedoid -k 4 --seed 3 "$SET")
+	b=$(tc cluster --json --mode kmedoid --max-clusters 4 --seed 3 "$SET")
+	[ "$a" = "$b" ]
+	run -2 --separate-stderr tc cluster --max-clusters 0 "$SET"
+	[[ "$stderr" == *"out of range"* ]]
 }

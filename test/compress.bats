@@ -109,7 +109,7 @@ PY
 	echo "$output" | python3 -c '
 import json, sys, os
 d = json.load(sys.stdin)
-assert d["schema"] == 1 and d["mode"] == "callpath" and d["leads"] == 9
+assert d["schema"] == 2 and d["mode"] == "callpath" and d["leads"] == 9
 assert d["form"] == "text" and d["timing"] == "stats"
 inp = sum(os.path.getsize(os.path.join(sys.argv[1], f)) for f in os.listdir(sys.argv[1]) if f.endswith(".tcr"))
 assert d["ranks"] == 16 and d["bytes"] == os.path.getsize("st2.tct") and d["input_bytes"] == inp
@@ -423,7 +423,7 @@ line, acc = sys.argv[1], json.loads(sys.argv[2])
 got = dict(re.findall(r"(#?[A-Z]+) ([0-9.]+)%", line))
 for k, j in (("COUNT", "count"), ("LOOP", "loop"), ("#EVENTS", "events"), ("SRC", "src"),
              ("DEST", "dest"), ("TAG", "tag"), ("COMM", "comm")):
-    assert abs(float(got[k]) - acc["match"][j]) < 0.006, (k, got, acc["match"])
+    assert abs(float(got[k]) - acc["match"][j + "_pct"]) < 0.006, (k, got, acc["match"])
 assert abs(float(got["ACC"]) - 100 * acc["acc"]) < 0.006, (got, acc["acc"])
 PY
 	done

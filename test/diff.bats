@@ -17,7 +17,7 @@ setup_file() {
 	run -0 tc diff "$A" "$B"
 	assert_line --regexp "^ranks: +16 compared, 16 identical in structure, 0 diverge$"
 	assert_line --regexp "^events: +A 544, B 544; 544 matched, 0 mismatched, 0 only in A, 0 only in B; parameters differ in 0$"
-	assert_line --regexp "^time B-A: +[-+][0-9]+ ns over matched events"
+	assert_line --regexp "^time B-A: +[-+][0-9.]+ (s|ms|µs|ns) over matched events"
 	assert_line "  none: every rank makes the same calls in the same order in both runs"
 	# one row per rank, in rank order
 	[ "$(echo "$output" | grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +0 +0 +0 +0 ')" -eq 16 ]
@@ -114,4 +114,25 @@ assert all(r["rank_a"] == r["rank_b"] for r in d["ranks"])'
 	run -1 --separate-stderr tc diff "$A" bad
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ "$stderr" == *"rank-00003.tcr"* ]]
+}
+
+@test "diff --leads takes the mode's options; they need --leads" {
+	run -0 tc diff --leads kfarthest --max-clusters 2 --top 0 "$A" "$B"
+	assert_line --regexp "^leads: +kfarthest: 2 clusters in A, 2 in B$"
+	run -0 tc diff --leads kfarthest --max-clusters 1 --top 0 "$A" "$B"
+	assert_line --regexp "^leads: +kfarthest: 1 cluster in A, 1 in B$"
+	run -0 tc diff --leads callpath-param --threshold 0.2 --top 0 "$A" "$B"
+	# -k stays --key
+	run -0 tc diff -k op --leads kfarthest --max-clusters 2 --top 0 "$A" "$B"
+	assert_line --partial "key op"
+	run -2 --separate-stderr tc diff --max-clusters 2 "$A" "$B"
+	[[ "$stderr" == *"for --leads only"* ]]
+	run -2 --separate-stderr tc diff --leads kmedoid --steps triple "$A" "$B"
+}
+
+@test "diff text: times in human units" {
+	run -0 tc diff --top 1 "$A" "$B"
+	assert_line --regexp "^time B-A: +[-+][0-9.]+ (s|ms|µs|ns) over matched events \([-+][0-9.]+ (s|ms|µs|ns) in calls\)"
+	assert_line --regexp "^ +0 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ (s|ms|µs|ns) +[0-9.]+ (s|ms|µs|ns) +[-+][0-9.]+ (s|ms|µs|ns) +-$"
+	refute_output --regexp "[0-9]{7,} ns"
 }

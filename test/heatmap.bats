@@ -46,7 +46,7 @@ svg_ok() {
 	run -0 tc heatmap -o st.csv "$SETS/st9"
 	# every rank sends once per iteration to each grid neighbour (non-periodic)
 	python3 - > want.csv <<'PY'
-print("src,dst,value")
+print("src,dst,messages")
 for r in range(9):
     x, y = r % 3, r // 3
     out = sorted(((y + dy) * 3 + x + dx) for dx, dy in ((0, -1), (-1, 0), (1, 0), (0, 1))
@@ -60,7 +60,7 @@ PY
 
 @test "heatmap CSV of a stencil1d line, bytes metric" {
 	run -0 tc heatmap --metric bytes --format csv -o - "$SETS/st1"
-	assert_line --index 0 "src,dst,value"
+	assert_line --index 0 "src,dst,bytes"
 	[ "${#lines[@]}" -eq 9 ]
 	assert_line --index 1 --regexp '^0,1,[0-9]+$'
 	refute_line --regexp '^0,2,'
@@ -101,7 +101,7 @@ PY
 
 @test "--diff CSV: clustered equals original for reference" {
 	run -0 tc heatmap --diff --mode reference -o d.csv "$SETS/mg"
-	head -1 d.csv | grep -qx 'src,dst,original,clustered,difference'
+	head -1 d.csv | grep -qx "src,dst,original_messages,clustered_messages,difference_messages"
 	run -0 awk -F, 'NR > 1 && $5 != 0' d.csv
 	assert_output ""
 }

@@ -26,7 +26,7 @@ setup() {
 	echo "$output" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["schema"] == 1
+assert d["schema"] == 2
 assert d["ranks"] == 16 and d["world_size"] == 16
 assert len(d["files"]) == 16
 assert [f["rank"] for f in d["files"]] == list(range(16))
@@ -165,4 +165,12 @@ assert d["callsites"] > 0
 	[[ "$stderr" == *"unknown option"* ]]
 	run -2 tc info "$S" "$S"
 	run -2 tc -j x info "$S"
+}
+
+@test "info: the input in JSON, spans in human units in text" {
+	run -0 tc info --json "$SET"
+	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["input"] == sys.argv[2], d' "$output" "$SET"
+	run -0 tc info "$SET"
+	assert_line --regexp "^time span: +[0-9.]+ (s|ms|µs|ns)$"
+	assert_line --regexp "^ +0 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ (s|ms|µs|ns)  rank-00000.tcr$"
 }

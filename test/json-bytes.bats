@@ -105,7 +105,7 @@ load(open(sys.argv[1], "rb").read())
 	done
 	python3 -c "$PYDEC"'
 o = load(open("info.json", "rb").read())
-assert dec(o["dir"]) == b"set\xff", o["dir"]
+assert dec(o["input"]) == b"set\xff", o["input"]
 assert [dec(f["path"]) for f in o["files"]] == [b"set\xff/rank-%05d.tcr" % r for r in range(4)]
 '
 }

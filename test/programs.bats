@@ -58,7 +58,7 @@ traced() {
 match_of() {
 	python3 -c 'import json, sys
 d = json.loads(sys.argv[1])
-print(d.get("accuracy", d)["match"][sys.argv[2]])' "$1" "$2"
+print(d.get("accuracy", d)["match"][sys.argv[2] + "_pct"])' "$1" "$2"
 }
 
 @test "accuracy: the colour and key of Comm_split are matched (COMM)" {
@@ -80,7 +80,7 @@ print(d.get("accuracy", d)["match"][sys.argv[2]])' "$1" "$2"
 	run -0 tc accuracy --mode callpath "$d"
 	assert_line --regexp '^matching: .*  TAG 100.00%  COMM 100.00%$'
 	run -0 tc compare --modes callpath,reference --csv --no-time "$d"
-	assert_line --index 0 --partial ",tag,comm,acc,"
+	assert_line --index 0 --partial ",tag_pct,comm_pct,acc,"
 }
 
 @test "cluster --verify: counts members whose split colour or key differ from their lead's" {
@@ -135,7 +135,7 @@ assert all(v == 100.0 for v in d["match"].values()), d
 	# Cartesian copy of world
 	tc heatmap --collectives --metric bytes -f csv -o hm.csv "$d"
 	cat >want.csv <<'CSV'
-src,dst,value
+src,dst,bytes
 0,1,4
 0,2,92
 0,3,4
@@ -152,7 +152,7 @@ CSV
 	diff -u want.csv hm.csv
 	# without collectives: the point-to-point messages alone
 	tc heatmap --metric bytes -f csv -o p2p.csv "$d"
-	printf 'src,dst,value\n0,2,8\n1,3,8\n2,0,8\n3,1,8\n' | diff -u - p2p.csv
+	printf 'src,dst,bytes\n0,2,8\n1,3,8\n2,0,8\n3,1,8\n' | diff -u - p2p.csv
 	# a clustered trace of the set maps them as well: no difference
 	tc heatmap --collectives --metric bytes --diff --mode callpath-param -f csv -o diff.csv "$d"
 	[ "$(wc -l <diff.csv)" = 13 ]

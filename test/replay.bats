@@ -14,7 +14,7 @@ setup_file() {
 
 @test "replay prints per-rank times and the makespan, deterministic" {
 	run -0 tc replay "$SETS/stencil2d"
-	assert_line --regexp '^makespan: [0-9.]+ s$'
+	assert_line --regexp '^makespan: [0-9.]+ (s|ms|µs|ns) \([0-9.]+ s\)$'
 	assert_line --regexp '^ +8 +[0-9.]+$'
 	tc -j1 replay --json "$SETS/mg" > a.json
 	tc -j2 replay --json "$SETS/mg" > b.json
@@ -58,7 +58,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert d["acc"] == 1.0, d
 for k in ("count", "loop", "events", "src", "dest", "tag", "comm"):
-    assert d["match"][k] == 100.0, (k, d)
+    assert d["match"][k + "_pct"] == 100.0, (k, d)
 assert d["heatmap_diff"]["l1"] == 0
 assert d["space_per_process"] > 0
 ' "$output"
@@ -97,7 +97,8 @@ import json
 d = json.load(open("a.json"))
 for k in ("acc", "match", "space_per_process", "schema"):
     assert k in d, k
-assert set(d["match"]) == {"count", "loop", "events", "src", "dest", "tag", "comm"}
+assert set(d["match"]) == {"count_pct", "loop_pct", "events_pct", "src_pct", "dest_pct",
+                          "tag_pct", "comm_pct"}
 assert 0 <= d["acc"] <= 1
 '
 	run -2 --separate-stderr tc accuracy "$SETS/mg"
@@ -114,7 +115,7 @@ assert 0 <= d["acc"] <= 1
 import json
 d = {t: json.load(open(t + ".json")) for t in ("rank", "stats", "none")}
 for t, x in d.items():
-    assert x["timing"] == t and x["match"]["count"] == 100, x
+    assert x["timing"] == t and x["match"]["count_pct"] == 100, x
 # fewer bytes for less timing; no times replay as nothing but the network
 assert d["none"]["bytes"] < d["stats"]["bytes"] <= d["rank"]["bytes"], d
 assert d["rank"]["acc"] >= 0.99 and d["none"]["acc"] < d["stats"]["acc"], d
@@ -131,14 +132,14 @@ PY
 	python3 -c '
 import json
 d = json.load(open("a.json"))
-assert d["schema"] == 1 and [m["mode"] for m in d["modes"]] == ["reference", "kmedoid"]
+assert d["schema"] == 2 and [m["mode"] for m in d["modes"]] == ["reference", "kmedoid"]
 for m in d["modes"]:
     for k in ("mode", "clusters", "leads", "bytes", "acc", "match", "space_per_process"):
         assert k in m, k
 '
 	run -0 tc compare --modes reference --csv --no-compute "$SETS/stencil2d"
-	assert_line --index 0 --partial 'mode,clusters,main_clusters,leads,bytes'
-	assert_line --index 1 --regexp '^reference,9,0,9,[0-9]+,[0-9.]+,100.00,100.00,100.00,100.00,100.00,100.00,100.00,100.0000,0,'
+	assert_line --index 0 --partial 'label,mode,clusters,main_clusters,leads,bytes'
+	assert_line --index 1 --regexp '^reference,reference,9,0,9,[0-9]+,[0-9.]+,100.00,100.00,100.00,100.00,100.00,100.00,100.00,1.000000,[0-9.e-]+,0,0,'
 	run -2 --separate-stderr tc compare "$SETS/mg"
 	run -2 --separate-stderr tc compare --modes a,b "$SETS/mg"
 	run -2 --separate-stderr tc compare --modes reference --json --csv "$SETS/mg"
@@ -152,4 +153,50 @@ for m in d["modes"]:
 	run -0 tc topology --mode callpath -o line.svg "$SETS/stencil2d"
 	run -2 --separate-stderr tc topology --mode callpath --dims 2x2 -o x.svg "$SETS/stencil2d"
 	run -2 --separate-stderr tc topology --mode callpath --dims 3 -o x.svg "$SETS/stencil2d"
+}
+
+@test "accuracy takes the mode's options and names them; human units, singulars" {
+	run -0 tc accuracy --mode kmedoid -k 3 --seed 7 --distance euclidean --json "$SETS/stencil2d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["schema"] == 2 and d["input"] == sys.argv[2]
+assert d["options"] == {"k": 3, "seed": 7, "distance": "euclidean", "steps": "single"}, d
+assert d["clusters"] == 3 and 0 <= d["acc"] <= 1
+assert all(k.endswith("_pct") for k in d["match"])
+' "$output" "$SETS/stencil2d"
+	run -0 tc accuracy --mode kfarthest -k 1 "$SETS/stencil2d"
+	assert_line --regexp "^mode: +kfarthest: 1 cluster, 1 lead, global trace [0-9]+ bytes"
+	assert_line "options:    k=1 steps=single distance=manhattan"
+	assert_line --regexp "^replay: +t [0-9.]+ (s|ms|µs|ns), t' [0-9.]+ (s|ms|µs|ns), ACC "
+	run -0 tc accuracy --mode callpath-param --threshold 0.3 --json "$SETS/stencil2d"
+	python3 -c 'import json, sys; assert json.loads(sys.argv[1])["options"] == {"threshold": 0.3}' "$output"
+	run -2 --separate-stderr tc accuracy --mode kfarthest -k 0 "$SETS/stencil2d"
+	run -2 --separate-stderr tc accuracy --mode chameleon --call-frequency 0 "$SETS/stencil2d"
+}
+
+@test "topology and heatmap --diff take the mode's options" {
+	run -0 tc topology --mode kfarthest -k 2 --dims 3x3 -o t2.svg "$SETS/stencil2d"
+	grep -q ': kfarthest, 2 clusters' t2.svg
+	run -0 tc topology --mode kfarthest -k 1 -o t1.svg "$SETS/stencil2d"
+	grep -q ': kfarthest, 1 cluster<' t1.svg
+	run -0 tc heatmap --diff --mode kfarthest -k 2 -f csv -o d.csv "$SETS/mg"
+	head -1 d.csv | grep -qx 'src,dst,original_messages,clustered_messages,difference_messages'
+	run -0 tc heatmap --diff --mode chameleon --marker MPI_Allreduce -o d.svg "$SETS/stencil2d"
+	run -2 --separate-stderr tc heatmap -k 2 -o x.svg "$SETS/mg"
+	[[ "$stderr" == *"for --diff only"* ]]
+	run -2 --separate-stderr tc topology --mode kmedoid --seed x -o x.svg "$SETS/mg"
+}
+
+@test "replay and accuracy --progress into a file: lines, not redraws" {
+	TRACECLUSTER_PROGRESS_DELAY=0 tc --progress replay "$SETS/mg" >/dev/null 2>r.txt
+	! grep -q $'\r' r.txt
+	grep -q '^reading: 16/16, done in ' r.txt
+	grep -q '^replay, events: 0/[0-9]* (0%), ' r.txt
+	TRACECLUSTER_PROGRESS_DELAY=0 tc accuracy --progress --mode callpath "$SETS/mg" \
+		>/dev/null 2>a.txt
+	grep -q '^callpath: matching, ranks: 16/16, done in ' a.txt
+	grep -q '^callpath: replay (clustered), events: ' a.txt
+	TRACECLUSTER_PROGRESS_DELAY=0 tc heatmap --progress -o h.svg "$SETS/mg" 2>h.txt
+	grep -q '^matrix, ranks: 16/16, done in ' h.txt
 }

@@ -51,7 +51,7 @@ EOF
 	python3 - <<'EOF'
 import json
 d = json.load(open("sig.json"))
-assert d["schema"] == 1
+assert d["schema"] == 2
 assert d["world_size"] == 16
 assert [r["rank"] for r in d["ranks"]] == list(range(16))
 assert len({r["callpath"] for r in d["ranks"]}) == 9

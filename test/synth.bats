@@ -151,7 +151,7 @@ assert sent and sent == recv, (sum(sent.values()), sum(recv.values()))
 @test "synth --json: one-line summary agrees with info" {
 	run -0 tc synth -p stencil1d -n 5 --iters 2 -o js --json
 	[ "${#lines[@]}" -eq 1 ]
-	echo "$output" | jq -e '.schema == 1 and .pattern == "stencil1d" and .ranks == 5 and .dir == "js"'
+	echo "$output" | jq -e '.schema == 2 and .pattern == "stencil1d" and .ranks == 5 and .output == "js"'
 	ev=$(echo "$output" | jq .events)
 	by=$(echo "$output" | jq .bytes)
 	run -0 tc info --json js

@@ -75,20 +75,21 @@ static bool colour_of(double v, double lo, double hi, bool diverging, uint8_t rg
 	return true;
 }
 
-void tc_heatmap_csv(const struct tc_matrix *m, struct tc_strbuf *out)
+void tc_heatmap_csv(const struct tc_matrix *m, const char *column, struct tc_strbuf *out)
 {
-	tc_strbuf_addstr(out, "src,dst,value\n");
+	tc_strbuf_addf(out, "src,dst,%s\n", column);
 	for (size_t i = 0; i < m->ncells; i++)
 		tc_strbuf_addf(out, "%" PRId32 ",%" PRId32 ",%.17g\n", m->cells[i].src,
 			       m->cells[i].dst, m->cells[i].v);
 }
 
 void tc_heatmap_csv_diff(const struct tc_matrix *a, const struct tc_matrix *b,
-			 struct tc_strbuf *out)
+			 const char *column, struct tc_strbuf *out)
 {
 	size_t i = 0, k = 0;
 
-	tc_strbuf_addstr(out, "src,dst,original,clustered,difference\n");
+	tc_strbuf_addf(out, "src,dst,original_%s,clustered_%s,difference_%s\n", column, column,
+		       column);
 	while (i < a->ncells || k < b->ncells) {
 		const struct tc_mcell *x = i < a->ncells ? &a->cells[i] : NULL;
 		const struct tc_mcell *y = k < b->ncells ? &b->cells[k] : NULL;

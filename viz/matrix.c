@@ -138,6 +138,11 @@ const char *tc_hm_metric_unit(int metric)
 	return metric == TC_HM_BYTES ? "bytes" : metric == TC_HM_TIME ? "us" : "messages";
 }
 
+const char *tc_hm_metric_column(int metric)
+{
+	return metric == TC_HM_BYTES ? "bytes" : metric == TC_HM_TIME ? "time_us" : "messages";
+}
+
 int tc_hm_metric_from_name(const char *name)
 {
 	if (!strcmp(name, "count"))

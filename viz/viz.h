@@ -105,12 +105,15 @@ struct tc_heatmap_opts {
 /* The ranks per bin for n ranks and at most max_cells bins per axis. */
 uint32_t tc_heatmap_binning(int32_t n, uint32_t max_cells);
 
-/* CSV, long form: "src,dst,value", one row per non-zero cell, sorted. */
-void tc_heatmap_csv(const struct tc_matrix *m, struct tc_strbuf *out);
-/* CSV of the diff: "src,dst,original,clustered,difference", one row per
- * cell non-zero in either. */
+/* CSV, long form: "src,dst,COLUMN" (COLUMN names the metric and its
+ * unit, e.g. "bytes", "time_us"), one row per non-zero cell, sorted. */
+void tc_heatmap_csv(const struct tc_matrix *m, const char *column, struct tc_strbuf *out);
+/* CSV of the diff: "src,dst,original_COLUMN,clustered_COLUMN,
+ * difference_COLUMN", one row per cell non-zero in either. */
 void tc_heatmap_csv_diff(const struct tc_matrix *a, const struct tc_matrix *b,
-			 struct tc_strbuf *out);
+			 const char *column, struct tc_strbuf *out);
+/* The CSV column of a metric: "messages", "bytes", "time_us". */
+const char *tc_hm_metric_column(int metric);
 /* SVG: the panels side by side, each with axes (sender down, receiver
  * across), tick labels, a colour bar with the unit and a title; colour
  * map viridis (diverging panels: blue - white - red). */

@@ -366,8 +366,8 @@ TEST(matrix_sparse_sorted)
 	CHECK_EQ_I64(m.cells[0].src, 0);
 	CHECK_EQ_I64(m.cells[0].dst, 3);
 	CHECK_NEAR(tc_matrix_get(&m, 2, 1), 1250);
-	tc_heatmap_csv(&m, &sb);
-	CHECK_STR(sb.buf, "src,dst,value\n0,3,1250\n1,2,1250\n2,1,1250\n3,0,1250\n");
+	tc_heatmap_csv(&m, tc_hm_metric_column(TC_HM_COUNT), &sb);
+	CHECK_STR(sb.buf, "src,dst,messages\n0,3,1250\n1,2,1250\n2,1,1250\n3,0,1250\n");
 	tc_matrix_init(&n, 4);
 	tc_matrix_add(&n, 0, 3, 1000);
 	tc_matrix_finish(&n);

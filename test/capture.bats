@@ -46,6 +46,12 @@ setup_file() {
 	trace anysrc 4 "$TP/anysrc"
 	trace io 4 "$TP/io" "$BATS_FILE_TMPDIR/io.dat"
 	trace mt 4 "$TP/mt" 100
+	trace mprobe 4 "$TP/mprobe"
+	trace neigh 4 "$TP/neigh"
+	# Open MPI 4.1's default one-sided component needs RDMA hardware
+	(export OMPI_MCA_osc=sm,pt2pt; trace rma 4 "$TP/rma")
+	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
+	trace intercomm 4 "$TP/intercomm"
 	if [ -x "$TP/ring_mpifh" ]; then
 		trace fring 4 "$TP/ring_mpifh" 4
 		trace fhalo 4 "$TP/halo_usempi"
@@ -187,6 +193,26 @@ setup() {
 	assert_line --regexp "op=MPI_File_write .* count=4 .* off=$((64 * r + 64)) "
 	assert_line --regexp "op=MPI_File_write_all .* count=4 .* off=$((64 * r + 80)) "
 	assert_line --regexp "op=MPI_File_close .* file=0 "
+}
+
+@test "capture: Mprobe/Improbe and Mrecv/Imrecv: actual sources as world ranks, linked by message id" {
+	check_mprobe mprobe
+}
+
+@test "capture: neighbourhood collectives, blocking and nonblocking: counts per neighbour" {
+	check_neigh neigh
+}
+
+@test "capture: one-sided: windows, Put/Get/accumulates with targets as world ranks, synchronisation" {
+	check_rma rma
+}
+
+@test "capture: nonblocking, shared-pointer and ordered MPI-IO with offsets and requests" {
+	check_ionb ionb
+}
+
+@test "capture: intercommunicators, merge, dup_with_info, dist_graph_create" {
+	check_intercomm intercomm
 }
 
 @test "capture: MPI_THREAD_MULTIPLE: four threads' calls all recorded, none twice" {

@@ -36,6 +36,11 @@ setup_file() {
 	trace halo 4 "$TP/halo2d" 3 16
 	trace coll 4 "$TP/coll"
 	trace anysrc 4 "$TP/anysrc"
+	trace mprobe 4 "$TP/mprobe"
+	trace neigh 4 "$TP/neigh"
+	trace rma 4 "$TP/rma"
+	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
+	trace intercomm 4 "$TP/intercomm"
 }
 
 setup() {
@@ -73,6 +78,26 @@ setup() {
 
 @test "capture-mpich: ANY_SOURCE receives, probes and Iprobe record the actual source" {
 	check_anysrc anysrc
+}
+
+@test "capture-mpich: Mprobe/Improbe and Mrecv/Imrecv: actual sources as world ranks, linked by message id" {
+	check_mprobe mprobe
+}
+
+@test "capture-mpich: neighbourhood collectives, blocking and nonblocking: counts per neighbour" {
+	check_neigh neigh
+}
+
+@test "capture-mpich: one-sided: windows, Put/Get/accumulates with targets as world ranks, synchronisation" {
+	check_rma rma
+}
+
+@test "capture-mpich: nonblocking, shared-pointer and ordered MPI-IO with offsets and requests" {
+	check_ionb ionb
+}
+
+@test "capture-mpich: intercommunicators, merge, dup_with_info, dist_graph_create" {
+	check_intercomm intercomm
 }
 
 @test "capture-mpich: the traces read back with tracecluster dump --json" {

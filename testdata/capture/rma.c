@@ -14,6 +14,7 @@
  * Win_create_dynamic, each freed.
  */
 #include <mpi.h>
+#include <stddef.h>
 
 int main(int argc, char **argv)
 {

@@ -57,6 +57,8 @@ setup_file() {
 		trace fhalo 4 "$TP/halo_usempi"
 		trace f08 4 "$TP/coll_f08"
 		trace mixed 4 "$TP/mixed"
+		(export OMPI_MCA_osc=sm,pt2pt
+		 trace fmpi3 4 "$TP/mpi3_usempi" "$BATS_FILE_TMPDIR/fmpi3.dat")
 	fi
 }
 
@@ -302,6 +304,41 @@ setup() {
 	assert_line --regexp "op=MPI_File_close .* file=0 "
 	# the blank-padded Fortran file name was trimmed
 	[ "$(stat -c %s "$BATS_FILE_TMPDIR/f08io.dat")" = 64 ]
+}
+
+@test "capture: Fortran use mpi: matched probes, neighbourhood collectives, one-sided, MPI-IO requests, intercommunicators" {
+	[ -x "$TP/mpi3_usempi" ] || skip "no Fortran compiler"
+	ran_ok fmpi3 4
+	run ev fmpi3 0
+	# each message once, linked by its id, the source and tag as sent
+	for s in 1 2 3; do
+		assert_line --regexp "op=MPI_(Mprobe|Improbe) .* comm=0 peer=-2 tag=-1 req=[0-9]+ compl=0:$s:$s:$((8 * s)) "
+		assert_line --regexp "op=MPI_(Mrecv|Imrecv) .* comm=0 peer=$s tag=$s count=64 dtype=MPI_INTEGER "
+	done
+	req=$(ev fmpi3 0 | grep 'op=MPI_Improbe .* compl=' | sed -E 's/.* req=([0-9]+) .*/\1/')
+	assert_line --regexp "op=MPI_Imrecv .* req=$req t="
+	assert_line --regexp "op=MPI_Wait .* compl=$req:[123]:[123]:[0-9]+ "
+	[ "$(nev fmpi3 0 "op=MPI_(Mprobe|Improbe|Mrecv|Imrecv) ")" = 6 ]
+	for r in 0 1 2 3; do
+		n=$(((r + 1) % 4)) p=$(((r + 3) % 4))
+		run ev fmpi3 $r
+		assert_line --regexp "op=MPI_Neighbor_alltoall .* comm=2 count=3 dtype=MPI_INTEGER dsize=4 bytes=12 t="
+		assert_line --regexp "op=MPI_Ineighbor_allgatherv .* comm=2 count=2 .* req=[0-9]+ rc=2,2 t="
+		assert_line --regexp "op=MPI_Win_create .* comm=0 bytes=64 file=0 off=0 t="
+		[ "$(nev fmpi3 $r "op=MPI_Win_fence .* comm=0 file=0 ")" = 2 ]
+		assert_line --regexp "op=MPI_Put .* comm=0 peer=$n count=4 dtype=MPI_INTEGER .* file=0 off=2 t="
+		assert_line --regexp "op=MPI_Get .* comm=0 peer=$p count=2 .* file=0 off=1 t="
+		assert_line --regexp "op=MPI_Win_lock .* peer=$n file=0 "
+		assert_line --regexp "op=MPI_Accumulate .* peer=$n count=1 .* redop=MPI_SUM file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_unlock .* peer=$n file=0 "
+		assert_line --regexp "op=MPI_Win_free .* file=0 "
+		assert_line --regexp "op=MPI_File_iwrite_at .* count=8 .* req=[0-9]+ file=0 off=$((32 * r)) t="
+		assert_line --regexp "op=MPI_File_iread_at .* count=8 .* req=[0-9]+ file=0 off=$((32 * r)) t="
+		assert_line --regexp "op=MPI_Intercomm_create .* comm=3 .*tag=5 root=$((r % 2)) newcomm=4 t="
+		assert_line --regexp "op=MPI_Intercomm_merge .* comm=4 color=0 key=$((r % 2)) newcomm=5 t="
+		assert_line --regexp "op=MPI_Comm_dup_with_info .* comm=0 newcomm=6 t="
+		assert_line "M id=5 parent=4 creator=MPI_Intercomm_merge size=4 members=0,2,1,3"
+	done
 }
 
 @test "capture: Fortran calling C calling MPI: each call recorded once" {

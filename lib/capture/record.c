@@ -76,7 +76,7 @@ static inline void set_dtype(struct tc_event *ev, uint64_t count, MPI_Datatype d
 }
 
 static inline void set_p2p(struct tc_event *ev, const struct tc_comm_info *ci, int peer,
-			   int tag, int count, MPI_Datatype dt)
+			   int tag, MPI_Count count, MPI_Datatype dt)
 {
 	ev->fields |= TC_F_COMM | TC_F_PEER | TC_F_TAG;
 	ev->comm = ci->id;
@@ -2374,3 +2374,303 @@ int tcw_comm_connect(bool accept, const char *port, MPI_Info info, int root, MPI
 	tc_cap_leave();
 	return rc;
 }
+
+/* ---- MPI-4 large-count variants ----------------------------------------- */
+
+#if MPI_VERSION >= 4
+/*
+ * The _c functions take MPI_Count counts; each is recorded as the op of
+ * its base function (the event's count is 64-bit either way).
+ */
+static inline uint64_t ucount(MPI_Count n)
+{
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+static inline int pmpi_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt,
+			      int dest, int tag, MPI_Comm comm)
+{
+	switch (op) {
+	case TC_OP_BSEND:
+		return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
+	case TC_OP_SSEND:
+		return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
+	case TC_OP_RSEND:
+		return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
+	default:
+		return PMPI_Send_c(buf, count, dt, dest, tag, comm);
+	}
+}
+
+int tcw_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_send_c(op, buf, count, dt, dest, tag, comm));
+	t0 = tc_cap_clock();
+	rc = pmpi_send_c(op, buf, count, dt, dest, tag, comm);
+	tc_cap_begin(&r, op, t0, ra);
+	set_p2p(&r.ev, tc_comm_get(comm), dest, tag, count, dt);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+static inline int pmpi_isend_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt,
+			       int peer, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_IBSEND:
+		return PMPI_Ibsend_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_ISSEND:
+		return PMPI_Issend_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_IRSEND:
+		return PMPI_Irsend_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_IRECV:
+		return PMPI_Irecv_c((void *)buf, count, dt, peer, tag, comm, req);
+	case TC_OP_SEND_INIT:
+		return PMPI_Send_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_BSEND_INIT:
+		return PMPI_Bsend_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_SSEND_INIT:
+		return PMPI_Ssend_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_RSEND_INIT:
+		return PMPI_Rsend_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_RECV_INIT:
+		return PMPI_Recv_init_c((void *)buf, count, dt, peer, tag, comm, req);
+	default:
+		return PMPI_Isend_c(buf, count, dt, peer, tag, comm, req);
+	}
+}
+
+int tcw_isend_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+		int tag, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+	bool recv = op == TC_OP_IRECV || op == TC_OP_RECV_INIT;
+	bool persistent = tc_op_kind(op) == TC_K_PERSIST;
+
+	PASS_IF_OFF(pmpi_isend_c(op, buf, count, dt, peer, tag, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_isend_c(op, buf, count, dt, peer, tag, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, peer, tag, count, dt);
+	set_request(&r.ev, rc, req, op, recv ? TC_REQ_RECV : TC_REQ_SEND, persistent, ci);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+	       MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_comm_info *ci;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Recv_c(buf, count, dt, src, tag, comm, status));
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+	tc_cap_begin(&r, TC_OP_RECV, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, src, tag, count, dt);
+	if (rc == MPI_SUCCESS) {
+		set_status(&c, status, ci, 0);
+		one_completion(&r.ev, &c);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
+		MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	unsigned op = req ? TC_OP_IBCAST : TC_OP_BCAST;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Ibcast_c(buf, count, dt, root, comm, req) \
+		  : PMPI_Bcast_c(buf, count, dt, root, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_dtype(&r.ev, ucount(count), dt);
+	set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count,
+			 MPI_Datatype dt, MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_REDUCE:
+		return PMPI_Reduce_c(sbuf, rbuf, count, dt, redop, root, comm);
+	case TC_OP_IREDUCE:
+		return PMPI_Ireduce_c(sbuf, rbuf, count, dt, redop, root, comm, req);
+	case TC_OP_IALLREDUCE:
+		return PMPI_Iallreduce_c(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_SCAN:
+		return PMPI_Scan_c(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_ISCAN:
+		return PMPI_Iscan_c(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_EXSCAN:
+		return PMPI_Exscan_c(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_IEXSCAN:
+		return PMPI_Iexscan_c(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_REDUCE_SCATTER_BLOCK:
+		return PMPI_Reduce_scatter_block_c(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_IREDUCE_SCATTER_BLOCK:
+		return PMPI_Ireduce_scatter_block_c(sbuf, rbuf, count, dt, redop, comm, req);
+	default:
+		return PMPI_Allreduce_c(sbuf, rbuf, count, dt, redop, comm);
+	}
+}
+
+int tcw_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_dtype(&r.ev, ucount(count), dt);
+	set_redop(&r.ev, redop);
+	if (tc_op_flags(op) & TC_OPF_ROOT)
+		set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+			 MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_GATHER:
+		return PMPI_Gather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	case TC_OP_IGATHER:
+		return PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	case TC_OP_SCATTER:
+		return PMPI_Scatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	case TC_OP_ISCATTER:
+		return PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	case TC_OP_ALLGATHER:
+		return PMPI_Allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_IALLGATHER:
+		return PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	case TC_OP_IALLTOALL:
+		return PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	case TC_OP_NEIGHBOR_ALLGATHER:
+		return PMPI_Neighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_INEIGHBOR_ALLGATHER:
+		return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+						  req);
+	case TC_OP_NEIGHBOR_ALLTOALL:
+		return PMPI_Neighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_INEIGHBOR_ALLTOALL:
+		return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+						 req);
+	default:
+		return PMPI_Alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	}
+}
+
+/* Gather, Scatter, Allgather, Alltoall, Neighbor_allgather/alltoall, I-forms */
+int tcw_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+		 MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	bool scatter = op == TC_OP_SCATTER || op == TC_OP_ISCATTER;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (scatter ? rbuf != MPI_IN_PLACE : sbuf == MPI_IN_PLACE)
+		set_dtype(&r.ev, ucount(rcount), rtype);
+	else
+		set_dtype(&r.ev, ucount(scount), stype);
+	if (tc_op_flags(op) & TC_OPF_ROOT)
+		set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
+		      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+		      MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_GET:
+		return PMPI_Get_c(addr, ocount, otype, target, disp, tcount, ttype, win);
+	case TC_OP_RPUT:
+		return PMPI_Rput_c(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	case TC_OP_RGET:
+		return PMPI_Rget_c(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	default:
+		return PMPI_Put_c(addr, ocount, otype, target, disp, tcount, ttype, win);
+	}
+}
+
+/* Put, Get, Rput, Rget */
+int tcw_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
+	      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req,
+	      void *ra)
+{
+	struct tc_rec r;
+	const struct tc_win_info *wi;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_put_c(op, addr, ocount, otype, target, disp, tcount, ttype, win, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_put_c(op, addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	tc_cap_begin(&r, op, t0, ra);
+	wi = set_win(&r.ev, win);
+	r.ev.fields |= TC_F_PEER;
+	r.ev.peer = tc_win_peer(wi, target);
+	r.ev.offset = disp > 0 ? (uint64_t)disp : 0;
+	set_dtype(&r.ev, ucount(ocount), otype);
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, NULL);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+#endif

@@ -164,4 +164,24 @@ int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int coun
 int tcw_file_irw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
 		 MPI_Datatype dt, MPI_Request *req, void *ra);
 
+#if MPI_VERSION >= 4
+/* MPI-4 large-count variants, recorded as their base op */
+int tcw_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm, void *ra);
+int tcw_isend_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+		int tag, MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+	       MPI_Status *status, void *ra);
+int tcw_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
+		MPI_Request *req, void *ra);
+int tcw_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+		 MPI_Request *req, void *ra);
+int tcw_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
+	      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req,
+	      void *ra);
+#endif
+
 #endif

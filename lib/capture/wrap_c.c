@@ -825,3 +825,151 @@ FILE_IW_AT(MPI_File_iwrite_at_all, TC_OP_FILE_IWRITE_AT_ALL)
 #undef FILE_IRW_AT
 #undef FILE_IW
 #undef FILE_IW_AT
+
+/* ---- MPI-4 large-count variants ---- */
+
+#if MPI_VERSION >= 4
+#define SEND_C(name, op)                                                                   \
+	API int name(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, \
+		     MPI_Comm comm)                                                        \
+	{                                                                                  \
+		return tcw_send_c(op, buf, count, dt, dest, tag, comm, TC_RA());           \
+	}
+SEND_C(MPI_Send_c, TC_OP_SEND)
+SEND_C(MPI_Bsend_c, TC_OP_BSEND)
+SEND_C(MPI_Ssend_c, TC_OP_SSEND)
+SEND_C(MPI_Rsend_c, TC_OP_RSEND)
+#undef SEND_C
+
+#define ISEND_C(name, op)                                                                  \
+	API int name(const void *buf, MPI_Count count, MPI_Datatype dt, int peer, int tag, \
+		     MPI_Comm comm, MPI_Request *req)                                      \
+	{                                                                                  \
+		return tcw_isend_c(op, buf, count, dt, peer, tag, comm, req, TC_RA());     \
+	}
+ISEND_C(MPI_Isend_c, TC_OP_ISEND)
+ISEND_C(MPI_Ibsend_c, TC_OP_IBSEND)
+ISEND_C(MPI_Issend_c, TC_OP_ISSEND)
+ISEND_C(MPI_Irsend_c, TC_OP_IRSEND)
+ISEND_C(MPI_Send_init_c, TC_OP_SEND_INIT)
+ISEND_C(MPI_Bsend_init_c, TC_OP_BSEND_INIT)
+ISEND_C(MPI_Ssend_init_c, TC_OP_SSEND_INIT)
+ISEND_C(MPI_Rsend_init_c, TC_OP_RSEND_INIT)
+#undef ISEND_C
+
+API int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+		    MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_isend_c(TC_OP_IRECV, buf, count, dt, src, tag, comm, req, TC_RA());
+}
+
+API int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+			MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_isend_c(TC_OP_RECV_INIT, buf, count, dt, src, tag, comm, req, TC_RA());
+}
+
+API int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+		   MPI_Status *status)
+{
+	return tcw_recv_c(buf, count, dt, src, tag, comm, status, TC_RA());
+}
+
+API int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+	return tcw_bcast_c(buf, count, dt, root, comm, NULL, TC_RA());
+}
+
+API int MPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
+		     MPI_Request *req)
+{
+	return tcw_bcast_c(buf, count, dt, root, comm, req, TC_RA());
+}
+
+API int MPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+		     int root, MPI_Comm comm)
+{
+	return tcw_reduce_c(TC_OP_REDUCE, sbuf, rbuf, count, dt, op, root, comm, NULL, TC_RA());
+}
+
+API int MPI_Ireduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+		      int root, MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_reduce_c(TC_OP_IREDUCE, sbuf, rbuf, count, dt, op, root, comm, req, TC_RA());
+}
+
+#define REDUCE_C(name, iname, op, iop)                                                     \
+	API int name(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,       \
+		     MPI_Op rop, MPI_Comm comm)                                            \
+	{                                                                                  \
+		return tcw_reduce_c(op, sbuf, rbuf, count, dt, rop, 0, comm, NULL, TC_RA()); \
+	}                                                                                  \
+	API int iname(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,      \
+		      MPI_Op rop, MPI_Comm comm, MPI_Request *req)                         \
+	{                                                                                  \
+		return tcw_reduce_c(iop, sbuf, rbuf, count, dt, rop, 0, comm, req, TC_RA()); \
+	}
+REDUCE_C(MPI_Allreduce_c, MPI_Iallreduce_c, TC_OP_ALLREDUCE, TC_OP_IALLREDUCE)
+REDUCE_C(MPI_Scan_c, MPI_Iscan_c, TC_OP_SCAN, TC_OP_ISCAN)
+REDUCE_C(MPI_Exscan_c, MPI_Iexscan_c, TC_OP_EXSCAN, TC_OP_IEXSCAN)
+REDUCE_C(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, TC_OP_REDUCE_SCATTER_BLOCK,
+	 TC_OP_IREDUCE_SCATTER_BLOCK)
+#undef REDUCE_C
+
+#define GATHER_C(name, iname, op, iop)                                                     \
+	API int name(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,   \
+		     MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)        \
+	{                                                                                  \
+		return tcw_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root,    \
+				    comm, NULL, TC_RA());                                  \
+	}                                                                                  \
+	API int iname(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,  \
+		      MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,       \
+		      MPI_Request *req)                                                    \
+	{                                                                                  \
+		return tcw_gather_c(iop, sbuf, scount, stype, rbuf, rcount, rtype, root,   \
+				    comm, req, TC_RA());                                   \
+	}
+GATHER_C(MPI_Gather_c, MPI_Igather_c, TC_OP_GATHER, TC_OP_IGATHER)
+GATHER_C(MPI_Scatter_c, MPI_Iscatter_c, TC_OP_SCATTER, TC_OP_ISCATTER)
+#undef GATHER_C
+
+#define ALLGATHER_C(name, iname, op, iop)                                                  \
+	API int name(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,   \
+		     MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)                  \
+	{                                                                                  \
+		return tcw_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, \
+				    NULL, TC_RA());                                        \
+	}                                                                                  \
+	API int iname(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,  \
+		      MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) \
+	{                                                                                  \
+		return tcw_gather_c(iop, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, \
+				    req, TC_RA());                                         \
+	}
+ALLGATHER_C(MPI_Allgather_c, MPI_Iallgather_c, TC_OP_ALLGATHER, TC_OP_IALLGATHER)
+ALLGATHER_C(MPI_Alltoall_c, MPI_Ialltoall_c, TC_OP_ALLTOALL, TC_OP_IALLTOALL)
+ALLGATHER_C(MPI_Neighbor_allgather_c, MPI_Ineighbor_allgather_c, TC_OP_NEIGHBOR_ALLGATHER,
+	    TC_OP_INEIGHBOR_ALLGATHER)
+ALLGATHER_C(MPI_Neighbor_alltoall_c, MPI_Ineighbor_alltoall_c, TC_OP_NEIGHBOR_ALLTOALL,
+	    TC_OP_INEIGHBOR_ALLTOALL)
+#undef ALLGATHER_C
+
+#define PUT_C(name, iname, op, iop, cq)                                                    \
+	API int name(cq void *addr, MPI_Count ocount, MPI_Datatype otype, int target,      \
+		     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)     \
+	{                                                                                  \
+		return tcw_put_c(op, (void *)addr, ocount, otype, target, disp, tcount,    \
+				 ttype, win, NULL, TC_RA());                               \
+	}                                                                                  \
+	API int iname(cq void *addr, MPI_Count ocount, MPI_Datatype otype, int target,     \
+		      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,    \
+		      MPI_Request *req)                                                    \
+	{                                                                                  \
+		return tcw_put_c(iop, (void *)addr, ocount, otype, target, disp, tcount,   \
+				 ttype, win, req, TC_RA());                                \
+	}
+PUT_C(MPI_Put_c, MPI_Rput_c, TC_OP_PUT, TC_OP_RPUT, const)
+PUT_C(MPI_Get_c, MPI_Rget_c, TC_OP_GET, TC_OP_RGET, )
+#undef PUT_C
+#endif

@@ -118,6 +118,7 @@
 	X(COMM_SPAWN, 125, "MPI_Comm_spawn", TC_K_COMM, TC_OPF_ROOT)         \
 	X(COMM_CONNECT, 126, "MPI_Comm_connect", TC_K_COMM, TC_OPF_ROOT)     \
 	X(COMM_ACCEPT, 127, "MPI_Comm_accept", TC_K_COMM, TC_OPF_ROOT)       \
+	X(COMM_DISCONNECT, 128, "MPI_Comm_disconnect", TC_K_COMM, 0)         \
 	X(FILE_OPEN, 140, "MPI_File_open", TC_K_IO, 0)                       \
 	X(FILE_CLOSE, 141, "MPI_File_close", TC_K_IO, 0)                     \
 	X(FILE_READ, 142, "MPI_File_read", TC_K_IO, 0)                       \

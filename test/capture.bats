@@ -52,6 +52,7 @@ setup_file() {
 	(export OMPI_MCA_osc=sm,pt2pt; trace rma 4 "$TP/rma")
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
+	trace connect 4 "$TP/connect" spawn
 	if [ -x "$TP/ring_mpifh" ]; then
 		trace fring 4 "$TP/ring_mpifh" 4
 		trace fhalo 4 "$TP/halo_usempi"
@@ -215,6 +216,38 @@ setup() {
 
 @test "capture: intercommunicators, merge, dup_with_info, dist_graph_create" {
 	check_intercomm intercomm
+}
+
+@test "capture: Comm_accept/connect, Comm_spawn and Comm_disconnect: roots, new intercommunicators" {
+	local r half
+	ran_ok connect 4
+	for r in 0 1 2 3; do
+		half=$([ $((r % 2)) = 0 ] && echo 0,2 || echo 1,3)
+		run ev connect $r
+		if [ $((r % 2)) = 0 ]; then
+			assert_line --regexp "op=MPI_Comm_accept .* comm=2 root=0 newcomm=3 t="
+			assert_line "M id=3 parent=2 creator=MPI_Comm_accept size=2 members=$half"
+		else
+			assert_line --regexp "op=MPI_Comm_connect .* comm=2 root=1 newcomm=3 t="
+			assert_line "M id=3 parent=2 creator=MPI_Comm_connect size=2 members=$half"
+		fi
+		assert_line --regexp "op=MPI_Comm_disconnect .* comm=3 t="
+		# maxprocs is significant at the root only
+		if [ $r = 0 ]; then
+			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 count=1 root=0 newcomm=4 t="
+		else
+			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 root=0 newcomm=4 t="
+		fi
+		assert_line "M id=4 parent=0 creator=MPI_Comm_spawn size=4 members=0,1,2,3"
+		assert_line --regexp "op=MPI_Comm_disconnect .* comm=4 t="
+	done
+	# over the intercommunicators: remote ranks as world ranks; a spawned
+	# process has none
+	run ev connect 0
+	assert_line --regexp "op=MPI_Send .* comm=3 peer=1 tag=3 count=2 "
+	assert_line --regexp "op=MPI_Send .* comm=4 peer=-1 tag=9 count=1 "
+	run ev connect 1
+	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=3 .* compl=0:0:3:8 "
 }
 
 @test "capture: MPI_THREAD_MULTIPLE: four threads' calls all recorded, none twice" {

@@ -1259,7 +1259,8 @@ int tcw_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 	return comm_create(true, comm, group, tag, newcomm, ra);
 }
 
-int tcw_comm_free(MPI_Comm *comm, void *ra)
+/* Comm_free (disconnect false) and Comm_disconnect */
+static int comm_free(bool disconnect, MPI_Comm *comm, void *ra)
 {
 	struct tc_rec r;
 	MPI_Comm old = *comm;
@@ -1267,13 +1268,15 @@ int tcw_comm_free(MPI_Comm *comm, void *ra)
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(PMPI_Comm_free(comm));
+#define CALL (disconnect ? PMPI_Comm_disconnect(comm) : PMPI_Comm_free(comm))
+	PASS_IF_OFF(CALL);
 	tc_cap_lock();
 	id = tc_comm_get(old)->id;
 	tc_cap_unlock();
 	t0 = tc_cap_clock();
-	rc = PMPI_Comm_free(comm);
-	tc_cap_begin(&r, TC_OP_COMM_FREE, t0, ra);
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, disconnect ? TC_OP_COMM_DISCONNECT : TC_OP_COMM_FREE, t0, ra);
 	r.ev.fields |= TC_F_COMM;
 	r.ev.comm = id;
 	if (rc == MPI_SUCCESS && old != MPI_COMM_WORLD && old != MPI_COMM_SELF)
@@ -1282,6 +1285,16 @@ int tcw_comm_free(MPI_Comm *comm, void *ra)
 	tc_cap_commit(&r);
 	tc_cap_leave();
 	return rc;
+}
+
+int tcw_comm_free(MPI_Comm *comm, void *ra)
+{
+	return comm_free(false, comm, ra);
+}
+
+int tcw_comm_disconnect(MPI_Comm *comm, void *ra)
+{
+	return comm_free(true, comm, ra);
 }
 
 int tcw_cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],

@@ -106,6 +106,7 @@ int tcw_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm, void *ra)
 int tcw_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm,
 			  void *ra);
 int tcw_comm_free(MPI_Comm *comm, void *ra);
+int tcw_comm_disconnect(MPI_Comm *comm, void *ra);
 int tcw_cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
 		    int reorder, MPI_Comm *newcomm, void *ra);
 int tcw_cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm, void *ra);

@@ -485,6 +485,11 @@ API int MPI_Comm_free(MPI_Comm *comm)
 	return tcw_comm_free(comm, TC_RA());
 }
 
+API int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+	return tcw_comm_disconnect(comm, TC_RA());
+}
+
 API int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
 			int reorder, MPI_Comm *newcomm)
 {

@@ -1027,6 +1027,15 @@ FDEF(mpi_comm_free, MPI_COMM_FREE, (F *comm, F *ierr))
 	ret(ierr, rc);
 }
 
+FDEF(mpi_comm_disconnect, MPI_COMM_DISCONNECT, (F *comm, F *ierr))
+{
+	MPI_Comm c = COMM(comm);
+	int rc = tcw_comm_disconnect(&c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, comm);
+	ret(ierr, rc);
+}
+
 FDEF(mpi_cart_create, MPI_CART_CREATE, (F *comm, F *ndims, F *dims, F *periods, F *reorder,
 					F *newcomm, F *ierr))
 {

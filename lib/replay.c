@@ -582,6 +582,12 @@ static bool run_event(struct sim *s, size_t idx, struct rstate *r, int32_t rank)
 		if (is_coll_comm_op(ev->op))
 			return do_coll(s, idx, r, 0);
 		return true;
+	case TC_K_RMA:
+		/* window creation, fence and free synchronise the window's
+		 * communicator; RMA operations themselves are not modelled */
+		if ((tc_op_flags(ev->op) & TC_OPF_WSYNC) && (ev->fields & TC_F_COMM))
+			return do_coll(s, idx, r, 0);
+		return true;
 	default:
 		return true;
 	}

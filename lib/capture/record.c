@@ -11,8 +11,11 @@
  * Field conventions (see libtracecluster-capture(3)): peers and roots are
  * world ranks; count/dtype describe this process's contribution (send
  * side; the receive side for Scatter(v)); v-variants add the per-peer
- * count vectors; completions give request id, actual source, tag and
- * received bytes.
+ * count vectors (per topology neighbour for neighbourhood collectives);
+ * completions give request id, actual source, tag and received bytes.
+ * One-sided calls put the window id and target displacement in the
+ * file/offset fields; a matched probe's message shares its id with the
+ * receive (and the Imrecv request) that takes it.
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"

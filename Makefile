@@ -63,6 +63,8 @@ all:
 LIB_SRCS :=
 CMD_SRCS :=
 UNIT_TESTS :=
+# before the module files: their rules name it as a prerequisite
+LIBTC := $(BUILD)/libtracecluster.a
 include lib/module.mk
 include formats/module.mk
 include cluster/module.mk
@@ -79,7 +81,6 @@ DEMO_TARGETS := $(if $(HAVE_MPICC),capture)
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
-LIBTC := $(BUILD)/libtracecluster.a
 TRACECLUSTER := $(BUILD)/tracecluster
 UNIT_BINS := $(UNIT_TESTS:%.c=$(BUILD)/%)
 

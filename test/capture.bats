@@ -351,7 +351,9 @@ setup() {
 	req=$(ev fmpi3 0 | grep 'op=MPI_Improbe .* compl=' | sed -E 's/.* req=([0-9]+) .*/\1/')
 	assert_line --regexp "op=MPI_Imrecv .* req=$req t="
 	assert_line --regexp "op=MPI_Wait .* compl=$req:[123]:[123]:[0-9]+ "
-	[ "$(nev fmpi3 0 "op=MPI_(Mprobe|Improbe|Mrecv|Imrecv) ")" = 6 ]
+	# (an Improbe that found nothing takes no message)
+	[ "$(nev fmpi3 0 "op=MPI_(Mprobe|Improbe) .* req=")" = 3 ]
+	[ "$(nev fmpi3 0 "op=MPI_(Mrecv|Imrecv) ")" = 3 ]
 	for r in 0 1 2 3; do
 		n=$(((r + 1) % 4)) p=$(((r + 3) % 4))
 		run ev fmpi3 $r

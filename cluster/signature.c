@@ -282,7 +282,7 @@ enum tc_comm_type tc_comm_type_of(const struct tc_rank_trace *t, uint32_t comm)
 	if (!c)
 		return TC_CT_OTHER;
 	switch (c->creator) {
-	case TC_OP_COMM_DUP: case TC_OP_COMM_IDUP:
+	case TC_OP_COMM_DUP: case TC_OP_COMM_IDUP: case TC_OP_COMM_DUP_WITH_INFO:
 		return TC_CT_DUP;
 	case TC_OP_COMM_SPLIT:
 		return TC_CT_SPLIT;
@@ -293,6 +293,7 @@ enum tc_comm_type tc_comm_type_of(const struct tc_rank_trace *t, uint32_t comm)
 	case TC_OP_CART_CREATE: case TC_OP_CART_SUB:
 		return TC_CT_CART;
 	case TC_OP_GRAPH_CREATE: case TC_OP_DIST_GRAPH_CREATE_ADJACENT:
+	case TC_OP_DIST_GRAPH_CREATE:
 		return TC_CT_GRAPH;
 	}
 	return TC_CT_OTHER;

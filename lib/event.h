@@ -41,6 +41,10 @@
 	X(RSEND_INIT, 30, "MPI_Rsend_init", TC_K_PERSIST, TC_OPF_NB)         \
 	X(REQUEST_FREE, 31, "MPI_Request_free", TC_K_WAIT, 0)                \
 	X(CANCEL, 32, "MPI_Cancel", TC_K_WAIT, 0)                            \
+	X(MPROBE, 33, "MPI_Mprobe", TC_K_PROBE, 0)                           \
+	X(IMPROBE, 34, "MPI_Improbe", TC_K_PROBE, 0)                         \
+	X(MRECV, 35, "MPI_Mrecv", TC_K_RECV, 0)                              \
+	X(IMRECV, 36, "MPI_Imrecv", TC_K_RECV, TC_OPF_NB)                    \
 	X(WAIT, 40, "MPI_Wait", TC_K_WAIT, 0)                                \
 	X(WAITALL, 41, "MPI_Waitall", TC_K_WAIT, 0)                          \
 	X(WAITANY, 42, "MPI_Waitany", TC_K_WAIT, 0)                          \
@@ -83,6 +87,19 @@
 	X(IALLTOALL, 94, "MPI_Ialltoall", TC_K_COLL, TC_OPF_NB)              \
 	X(IALLTOALLV, 95, "MPI_Ialltoallv", TC_K_COLL, TC_OPF_NB | TC_OPF_V) \
 	X(IALLTOALLW, 96, "MPI_Ialltoallw", TC_K_COLL, TC_OPF_NB | TC_OPF_V) \
+	X(NEIGHBOR_ALLGATHER, 97, "MPI_Neighbor_allgather", TC_K_COLL, TC_OPF_NEIGH) \
+	X(NEIGHBOR_ALLGATHERV, 98, "MPI_Neighbor_allgatherv", TC_K_COLL, TC_OPF_NEIGH | TC_OPF_V) \
+	X(NEIGHBOR_ALLTOALL, 99, "MPI_Neighbor_alltoall", TC_K_COLL, TC_OPF_NEIGH) \
+	X(NEIGHBOR_ALLTOALLV, 100, "MPI_Neighbor_alltoallv", TC_K_COLL, TC_OPF_NEIGH | TC_OPF_V) \
+	X(NEIGHBOR_ALLTOALLW, 101, "MPI_Neighbor_alltoallw", TC_K_COLL, TC_OPF_NEIGH | TC_OPF_V) \
+	X(INEIGHBOR_ALLGATHER, 102, "MPI_Ineighbor_allgather", TC_K_COLL, TC_OPF_NB | TC_OPF_NEIGH) \
+	X(INEIGHBOR_ALLGATHERV, 103, "MPI_Ineighbor_allgatherv", TC_K_COLL,  \
+	  TC_OPF_NB | TC_OPF_NEIGH | TC_OPF_V)                               \
+	X(INEIGHBOR_ALLTOALL, 104, "MPI_Ineighbor_alltoall", TC_K_COLL, TC_OPF_NB | TC_OPF_NEIGH) \
+	X(INEIGHBOR_ALLTOALLV, 105, "MPI_Ineighbor_alltoallv", TC_K_COLL,    \
+	  TC_OPF_NB | TC_OPF_NEIGH | TC_OPF_V)                               \
+	X(INEIGHBOR_ALLTOALLW, 106, "MPI_Ineighbor_alltoallw", TC_K_COLL,    \
+	  TC_OPF_NB | TC_OPF_NEIGH | TC_OPF_V)                               \
 	X(COMM_DUP, 110, "MPI_Comm_dup", TC_K_COMM, 0)                       \
 	X(COMM_SPLIT, 111, "MPI_Comm_split", TC_K_COMM, 0)                   \
 	X(COMM_SPLIT_TYPE, 112, "MPI_Comm_split_type", TC_K_COMM, 0)         \
@@ -94,6 +111,14 @@
 	X(DIST_GRAPH_CREATE_ADJACENT, 118, "MPI_Dist_graph_create_adjacent", TC_K_COMM, 0) \
 	X(COMM_IDUP, 119, "MPI_Comm_idup", TC_K_COMM, TC_OPF_NB)             \
 	X(COMM_CREATE_GROUP, 120, "MPI_Comm_create_group", TC_K_COMM, 0)     \
+	X(COMM_DUP_WITH_INFO, 121, "MPI_Comm_dup_with_info", TC_K_COMM, 0)   \
+	X(INTERCOMM_CREATE, 122, "MPI_Intercomm_create", TC_K_COMM, 0)       \
+	X(INTERCOMM_MERGE, 123, "MPI_Intercomm_merge", TC_K_COMM, 0)         \
+	X(DIST_GRAPH_CREATE, 124, "MPI_Dist_graph_create", TC_K_COMM, 0)     \
+	X(COMM_SPAWN, 125, "MPI_Comm_spawn", TC_K_COMM, TC_OPF_ROOT)         \
+	X(COMM_CONNECT, 126, "MPI_Comm_connect", TC_K_COMM, TC_OPF_ROOT)     \
+	X(COMM_ACCEPT, 127, "MPI_Comm_accept", TC_K_COMM, TC_OPF_ROOT)       \
+	X(COMM_DISCONNECT, 128, "MPI_Comm_disconnect", TC_K_COMM, 0)         \
 	X(FILE_OPEN, 140, "MPI_File_open", TC_K_IO, 0)                       \
 	X(FILE_CLOSE, 141, "MPI_File_close", TC_K_IO, 0)                     \
 	X(FILE_READ, 142, "MPI_File_read", TC_K_IO, 0)                       \
@@ -103,7 +128,54 @@
 	X(FILE_WRITE, 146, "MPI_File_write", TC_K_IO, 0)                     \
 	X(FILE_WRITE_AT, 147, "MPI_File_write_at", TC_K_IO, 0)               \
 	X(FILE_WRITE_ALL, 148, "MPI_File_write_all", TC_K_IO, 0)             \
-	X(FILE_WRITE_AT_ALL, 149, "MPI_File_write_at_all", TC_K_IO, 0)
+	X(FILE_WRITE_AT_ALL, 149, "MPI_File_write_at_all", TC_K_IO, 0)      \
+	X(FILE_IREAD, 150, "MPI_File_iread", TC_K_IO, TC_OPF_NB)             \
+	X(FILE_IREAD_AT, 151, "MPI_File_iread_at", TC_K_IO, TC_OPF_NB)       \
+	X(FILE_IREAD_ALL, 152, "MPI_File_iread_all", TC_K_IO, TC_OPF_NB)     \
+	X(FILE_IREAD_AT_ALL, 153, "MPI_File_iread_at_all", TC_K_IO, TC_OPF_NB) \
+	X(FILE_IWRITE, 154, "MPI_File_iwrite", TC_K_IO, TC_OPF_NB)           \
+	X(FILE_IWRITE_AT, 155, "MPI_File_iwrite_at", TC_K_IO, TC_OPF_NB)     \
+	X(FILE_IWRITE_ALL, 156, "MPI_File_iwrite_all", TC_K_IO, TC_OPF_NB)   \
+	X(FILE_IWRITE_AT_ALL, 157, "MPI_File_iwrite_at_all", TC_K_IO, TC_OPF_NB) \
+	X(FILE_READ_SHARED, 158, "MPI_File_read_shared", TC_K_IO, 0)         \
+	X(FILE_WRITE_SHARED, 159, "MPI_File_write_shared", TC_K_IO, 0)       \
+	X(FILE_IREAD_SHARED, 160, "MPI_File_iread_shared", TC_K_IO, TC_OPF_NB) \
+	X(FILE_IWRITE_SHARED, 161, "MPI_File_iwrite_shared", TC_K_IO, TC_OPF_NB) \
+	X(FILE_READ_ORDERED, 162, "MPI_File_read_ordered", TC_K_IO, 0)       \
+	X(FILE_WRITE_ORDERED, 163, "MPI_File_write_ordered", TC_K_IO, 0)     \
+	X(WIN_CREATE, 170, "MPI_Win_create", TC_K_RMA, TC_OPF_WSYNC)         \
+	X(WIN_ALLOCATE, 171, "MPI_Win_allocate", TC_K_RMA, TC_OPF_WSYNC)     \
+	X(WIN_ALLOCATE_SHARED, 172, "MPI_Win_allocate_shared", TC_K_RMA, TC_OPF_WSYNC) \
+	X(WIN_CREATE_DYNAMIC, 173, "MPI_Win_create_dynamic", TC_K_RMA, TC_OPF_WSYNC) \
+	X(WIN_FREE, 174, "MPI_Win_free", TC_K_RMA, TC_OPF_WSYNC)             \
+	X(PUT, 175, "MPI_Put", TC_K_RMA, TC_OPF_PUT)                         \
+	X(GET, 176, "MPI_Get", TC_K_RMA, TC_OPF_GET)                         \
+	X(ACCUMULATE, 177, "MPI_Accumulate", TC_K_RMA, TC_OPF_PUT | TC_OPF_RED) \
+	X(GET_ACCUMULATE, 178, "MPI_Get_accumulate", TC_K_RMA,               \
+	  TC_OPF_PUT | TC_OPF_GET | TC_OPF_RED)                              \
+	X(FETCH_AND_OP, 179, "MPI_Fetch_and_op", TC_K_RMA,                   \
+	  TC_OPF_PUT | TC_OPF_GET | TC_OPF_RED)                              \
+	X(COMPARE_AND_SWAP, 180, "MPI_Compare_and_swap", TC_K_RMA, TC_OPF_PUT | TC_OPF_GET) \
+	X(RPUT, 181, "MPI_Rput", TC_K_RMA, TC_OPF_NB | TC_OPF_PUT)           \
+	X(RGET, 182, "MPI_Rget", TC_K_RMA, TC_OPF_NB | TC_OPF_GET)           \
+	X(RACCUMULATE, 183, "MPI_Raccumulate", TC_K_RMA, TC_OPF_NB | TC_OPF_PUT | TC_OPF_RED) \
+	X(RGET_ACCUMULATE, 184, "MPI_Rget_accumulate", TC_K_RMA,             \
+	  TC_OPF_NB | TC_OPF_PUT | TC_OPF_GET | TC_OPF_RED)                  \
+	X(WIN_FENCE, 185, "MPI_Win_fence", TC_K_RMA, TC_OPF_WSYNC)           \
+	X(WIN_LOCK, 186, "MPI_Win_lock", TC_K_RMA, 0)                        \
+	X(WIN_UNLOCK, 187, "MPI_Win_unlock", TC_K_RMA, 0)                    \
+	X(WIN_LOCK_ALL, 188, "MPI_Win_lock_all", TC_K_RMA, 0)                \
+	X(WIN_UNLOCK_ALL, 189, "MPI_Win_unlock_all", TC_K_RMA, 0)            \
+	X(WIN_FLUSH, 190, "MPI_Win_flush", TC_K_RMA, 0)                      \
+	X(WIN_FLUSH_ALL, 191, "MPI_Win_flush_all", TC_K_RMA, 0)              \
+	X(WIN_FLUSH_LOCAL, 192, "MPI_Win_flush_local", TC_K_RMA, 0)          \
+	X(WIN_FLUSH_LOCAL_ALL, 193, "MPI_Win_flush_local_all", TC_K_RMA, 0)  \
+	X(WIN_POST, 194, "MPI_Win_post", TC_K_RMA, 0)                        \
+	X(WIN_START, 195, "MPI_Win_start", TC_K_RMA, 0)                      \
+	X(WIN_COMPLETE, 196, "MPI_Win_complete", TC_K_RMA, 0)                \
+	X(WIN_WAIT, 197, "MPI_Win_wait", TC_K_RMA, 0)                        \
+	X(WIN_TEST, 198, "MPI_Win_test", TC_K_RMA, 0)                        \
+	X(WIN_SYNC, 199, "MPI_Win_sync", TC_K_RMA, 0)
 
 enum tc_op {
 	TC_OP_NONE = 0,
@@ -127,6 +199,7 @@ enum tc_op_kind {
 	TC_K_COLL,     /* collective, blocking or not */
 	TC_K_COMM,     /* communicator management */
 	TC_K_IO,       /* MPI-IO */
+	TC_K_RMA,      /* one-sided: windows, RMA operations, synchronisation */
 };
 
 enum {
@@ -134,6 +207,10 @@ enum {
 	TC_OPF_ROOT = 1u << 1, /* rooted collective */
 	TC_OPF_RED = 1u << 2,  /* takes a reduction op */
 	TC_OPF_V = 1u << 3,    /* takes per-peer count vectors */
+	TC_OPF_NEIGH = 1u << 4, /* neighbourhood collective: vectors per topology neighbour */
+	TC_OPF_PUT = 1u << 5,  /* RMA: moves data from origin to target */
+	TC_OPF_GET = 1u << 6,  /* RMA: moves data from target to origin */
+	TC_OPF_WSYNC = 1u << 7, /* RMA: collective over the window's communicator */
 };
 
 /* "MPI_Send", or NULL for an unknown number. */
@@ -235,7 +312,7 @@ enum {
 	TC_F_COMPL = 1u << 11,  /* completions array */
 	TC_F_SCOUNTS = 1u << 12,
 	TC_F_RCOUNTS = 1u << 13,
-	TC_F_FILE = 1u << 14,   /* file id and offset */
+	TC_F_FILE = 1u << 14,   /* file (or window) id and offset */
 	TC_F_RPEER = 1u << 15,  /* sendrecv: receive-side peer and tag */
 	TC_F_RESULT = 1u << 16, /* non-success return code */
 	TC_F_ALL = (1u << 17) - 1
@@ -270,8 +347,8 @@ struct tc_event {
 	int32_t key;
 	uint64_t request;    /* request id assigned by the writer (not the handle) */
 	uint32_t newcomm;    /* id of the communicator the call created */
-	uint32_t file;       /* MPI-IO file id */
-	uint64_t offset;     /* MPI-IO offset */
+	uint32_t file;       /* MPI-IO file id; for TC_K_RMA ops the window id */
+	uint64_t offset;     /* MPI-IO offset; for RMA the target displacement */
 	int32_t result;      /* MPI error code when not MPI_SUCCESS */
 	uint32_t ncompl;
 	uint32_t nscounts;

@@ -147,6 +147,14 @@ double tc_replay_coll_cost(const struct tc_replay_params *p, unsigned op, uint64
 	case TC_OP_ALLTOALLV: case TC_OP_IALLTOALLV:
 	case TC_OP_ALLTOALLW: case TC_OP_IALLTOALLW:
 		return (double)(P - 1) * a + (double)(total ? total : k) * b;
+	/* neighbourhood collectives: one round of concurrent messages with the
+	 * topology neighbours, whose number the event does not tell */
+	case TC_OP_NEIGHBOR_ALLGATHER: case TC_OP_INEIGHBOR_ALLGATHER:
+	case TC_OP_NEIGHBOR_ALLTOALL: case TC_OP_INEIGHBOR_ALLTOALL:
+	case TC_OP_NEIGHBOR_ALLGATHERV: case TC_OP_INEIGHBOR_ALLGATHERV:
+	case TC_OP_NEIGHBOR_ALLTOALLV: case TC_OP_INEIGHBOR_ALLTOALLV:
+	case TC_OP_NEIGHBOR_ALLTOALLW: case TC_OP_INEIGHBOR_ALLTOALLW:
+		return a + (double)(total ? total : k) * b;
 	default:
 		return 0;
 	}
@@ -356,7 +364,7 @@ static void inst_finish(struct sim *s, struct inst *in, size_t P)
 static bool is_coll_comm_op(unsigned op)
 {
 	return op == TC_OP_COMM_DUP || op == TC_OP_COMM_SPLIT || op == TC_OP_COMM_SPLIT_TYPE ||
-	       op == TC_OP_CART_CREATE || op == TC_OP_COMM_IDUP;
+	       op == TC_OP_CART_CREATE || op == TC_OP_COMM_IDUP || op == TC_OP_COMM_DUP_WITH_INFO;
 }
 
 /* ---- stepping --------------------------------------------------------- */
@@ -572,6 +580,12 @@ static bool run_event(struct sim *s, size_t idx, struct rstate *r, int32_t rank)
 		return do_coll(s, idx, r, r->total);
 	case TC_K_COMM:
 		if (is_coll_comm_op(ev->op))
+			return do_coll(s, idx, r, 0);
+		return true;
+	case TC_K_RMA:
+		/* window creation, fence and free synchronise the window's
+		 * communicator; RMA operations themselves are not modelled */
+		if ((tc_op_flags(ev->op) & TC_OPF_WSYNC) && (ev->fields & TC_F_COMM))
 			return do_coll(s, idx, r, 0);
 		return true;
 	default:

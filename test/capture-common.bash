@@ -139,3 +139,170 @@ check_anysrc() {
 		[ "$(nev "$t" $s "op=MPI_Send .* peer=0 tag=$((10 * s)) count=$s ")" = 3 ]
 	done
 }
+
+# check_mprobe NAME: testdata/capture/mprobe on 4 ranks (communicator 2
+# has the world ranks reversed; world rank 0 receives)
+check_mprobe() {
+	local t=$1 s srcs=""
+	ran_ok "$t" 4
+	run ev "$t" 0
+	assert_line "M id=2 parent=0 creator=MPI_Comm_split size=4 members=3,2,1,0"
+	# each message: its probe and its receive name the same message id
+	# (req=), the actual source as a world rank, its tag and bytes
+	for op in Mprobe Improbe; do
+		[ "$(ev "$t" 0 | grep -cE "op=MPI_$op .* comm=2 peer=-2 tag=-1 req=[0-9]+ compl=0:[123]:[123]0:[0-9]+ ")" = "$([ $op = Mprobe ] && echo 2 || echo 1)" ]
+	done
+	while read -r req s; do
+		srcs="$srcs$s "
+		assert_line --regexp "op=MPI_(Mprobe|Improbe) .* req=$req compl=0:$s:$((10 * s)):$((4 * s)) "
+		if ev "$t" 0 | grep -q "op=MPI_Imrecv .* req=$req "; then
+			assert_line --regexp "op=MPI_Imrecv .* comm=2 peer=$s tag=$((10 * s)) count=64 dtype=MPI_INT .* req=$req t="
+			assert_line --regexp "op=MPI_Wait .* compl=$req:$s:$((10 * s)):$((4 * s)) "
+		else
+			assert_line --regexp "op=MPI_Mrecv .* comm=2 peer=$s tag=$((10 * s)) count=64 dtype=MPI_INT .* req=$req compl=0:$s:$((10 * s)):$((4 * s)) "
+		fi
+	done < <(ev "$t" 0 | grep -E "op=MPI_(Mprobe|Improbe) .* compl=0:[123]:" |
+		sed -E 's/.* req=([0-9]+) compl=0:([0-9]+):.*/\1 \2/')
+	[ "$(echo $srcs | tr ' ' '\n' | sort | tr '\n' ' ')" = "1 2 3 " ]
+	[ "$(nev "$t" 0 "op=MPI_Mrecv ")" = 3 ]
+	[ "$(nev "$t" 0 "op=MPI_Imrecv ")" = 1 ]
+	# from MPI_PROC_NULL: no message, source -3
+	assert_line --regexp "op=MPI_Mprobe .* comm=2 peer=-3 tag=5 req=[0-9]+ compl=0:-3:-1:0 "
+	assert_line --regexp "op=MPI_Mrecv .* peer=-3 tag=-1 count=64 .* compl=0:-3:-1:0 "
+	# the senders: to world rank 0 over communicator 2
+	for s in 1 2 3; do
+		[ "$(nev "$t" $s "op=MPI_Send .* comm=2 peer=0 tag=$((10 * s)) count=$s ")" = 1 ]
+	done
+}
+
+# check_neigh NAME: testdata/capture/neigh on 4 ranks
+check_neigh() {
+	local t=$1 r
+	ran_ok "$t" 4
+	for r in 0 1 2 3; do
+		run ev "$t" $r
+		assert_line "M id=2 parent=0 creator=MPI_Cart_create size=4 members=0,1,2,3 dims=4 periods=1"
+		assert_line --regexp "op=MPI_Neighbor_allgather .* comm=2 count=3 dtype=MPI_INT dsize=4 bytes=12 t="
+		assert_line --regexp "op=MPI_Neighbor_alltoall .* comm=2 count=2 dtype=MPI_DOUBLE dsize=8 bytes=16 t="
+		assert_line --regexp "op=MPI_Neighbor_allgatherv .* comm=2 count=$((1 + r % 2)) dtype=MPI_INT .* rc=$((1 + (r + 1) % 2)),$((1 + (r + 1) % 2)) t="
+		assert_line --regexp "op=MPI_Neighbor_alltoallv .* comm=2 count=7 dtype=MPI_INT dsize=4 bytes=28 sc=3,4 rc=4,3 t="
+		assert_line --regexp "op=MPI_Neighbor_alltoallw .* comm=2 count=32 dtype=MPI_BYTE dsize=1 bytes=32 sc=16,16 rc=16,16 t="
+		assert_line --regexp "op=MPI_Ineighbor_allgather .* comm=2 count=3 .* req=1 t="
+		assert_line --regexp "op=MPI_Ineighbor_alltoall .* comm=2 count=2 dtype=MPI_DOUBLE .* req=2 t="
+		assert_line --regexp "op=MPI_Waitall .* count=2 compl=1:-1:-1:0,2:-1:-1:0 "
+		# the directed ring: one neighbour each way
+		assert_line --regexp "op=MPI_Neighbor_alltoall .* comm=3 count=5 dtype=MPI_INT dsize=4 bytes=20 t="
+		assert_line --regexp "op=MPI_Ineighbor_alltoallv .* comm=3 count=1 .* req=3 sc=1 rc=1 t="
+		assert_line --regexp "op=MPI_Ineighbor_allgatherv .* comm=3 count=1 .* req=4 rc=1 t="
+		assert_line --regexp "op=MPI_Ineighbor_alltoallw .* comm=3 count=4 dtype=MPI_BYTE .* req=5 sc=4 rc=4 t="
+		assert_line --regexp "op=MPI_Waitall .* count=3 compl=3:-1:-1:0,4:-1:-1:0,5:-1:-1:0 "
+	done
+}
+
+# check_rma NAME: testdata/capture/rma on 4 ranks (communicator 2 has the
+# world ranks reversed: window rank k is world rank 3-k)
+check_rma() {
+	local t=$1 w k n pr
+	ran_ok "$t" 4
+	for w in 0 1 2 3; do
+		k=$((3 - w))
+		n=$((3 - (k + 1) % 4)) pr=$((3 - (k + 3) % 4))
+		run ev "$t" $w
+		assert_line --regexp "op=MPI_Win_create .* comm=2 bytes=256 file=0 off=0 t="
+		[ "$(nev "$t" $w "op=MPI_Win_fence .* comm=2 file=0 off=0 ")" = 2 ]
+		assert_line --regexp "op=MPI_Put .* comm=2 peer=$n count=4 dtype=MPI_INT dsize=4 bytes=16 file=0 off=2 t="
+		assert_line --regexp "op=MPI_Get .* comm=2 peer=$pr count=3 dtype=MPI_INT dsize=4 bytes=12 file=0 off=1 t="
+		assert_line --regexp "op=MPI_Accumulate .* comm=2 peer=$n count=2 .* redop=MPI_SUM file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_lock .* comm=2 peer=$n file=0 off=0 t="
+		assert_line --regexp "op=MPI_Fetch_and_op .* peer=$n count=1 dtype=MPI_INT .* redop=MPI_SUM file=0 off=5 t="
+		assert_line --regexp "op=MPI_Compare_and_swap .* peer=$n count=1 dtype=MPI_INT .* file=0 off=6 t="
+		assert_line --regexp "op=MPI_Get_accumulate .* peer=$n count=2 .* redop=MPI_MAX file=0 off=7 t="
+		assert_line --regexp "op=MPI_Rput .* peer=$n count=6 .* bytes=24 req=1 file=0 off=10 t="
+		assert_line --regexp "op=MPI_Rget .* peer=$n count=5 .* bytes=20 req=2 file=0 off=20 t="
+		assert_line --regexp "op=MPI_Waitall .* count=2 compl=1:-1:-1:0,2:-1:-1:0 "
+		assert_line --regexp "op=MPI_Win_flush .* comm=2 peer=$n file=0 "
+		assert_line --regexp "op=MPI_Win_unlock .* comm=2 peer=$n file=0 "
+		assert_line --regexp "op=MPI_Win_lock_all .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Raccumulate .* peer=$pr count=3 .* redop=MPI_REPLACE req=3 file=0 off=30 t="
+		# MPI_NO_OP sends nothing: the count is the result's
+		assert_line --regexp "op=MPI_Rget_accumulate .* peer=$pr count=2 .* redop=MPI_NO_OP req=4 file=0 off=40 t="
+		assert_line --regexp "op=MPI_Waitall .* count=2 compl=3:-1:-1:0,4:-1:-1:0 "
+		assert_line --regexp "op=MPI_Win_flush_local_all .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Win_flush_all .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Win_unlock_all .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Win_post .* comm=2 count=2 file=0 "
+		assert_line --regexp "op=MPI_Win_start .* comm=2 count=2 file=0 "
+		assert_line --regexp "op=MPI_Put .* peer=$n count=1 .* file=0 off=50 t="
+		assert_line --regexp "op=MPI_Win_complete .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Win_wait .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Win_free .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Win_allocate .* comm=2 bytes=256 file=1 "
+		assert_line --regexp "op=MPI_Win_free .* comm=2 file=1 "
+		assert_line --regexp "op=MPI_Win_allocate_shared .* comm=1 bytes=128 file=2 "
+		assert_line --regexp "op=MPI_Win_free .* comm=1 file=2 "
+		assert_line --regexp "op=MPI_Win_create_dynamic .* comm=2 file=3 "
+		assert_line --regexp "op=MPI_Win_free .* comm=2 file=3 "
+	done
+}
+
+# check_ionb NAME: testdata/capture/ionb on 4 ranks
+check_ionb() {
+	local t=$1 r
+	ran_ok "$t" 4
+	for r in 0 1 2 3; do
+		run ev "$t" $r
+		assert_line --regexp "op=MPI_File_iwrite_at .* count=16 dtype=MPI_INT dsize=4 bytes=64 req=1 file=0 off=$((64 * r)) t="
+		assert_line --regexp "op=MPI_File_iread_at .* count=16 .* req=2 file=0 off=$((64 * r)) t="
+		assert_line --regexp "op=MPI_Waitall .* count=1 compl=1:-1:-1:0 "
+		assert_line --regexp "op=MPI_Waitall .* count=1 compl=2:-1:-1:0 "
+		assert_line --regexp "op=MPI_File_iwrite_at_all .* count=8 .* req=3 file=0 off=$((64 * (4 + r))) t="
+		assert_line --regexp "op=MPI_File_iread_at_all .* count=8 .* req=4 file=0 off=$((64 * (4 + r))) t="
+		assert_line --regexp "op=MPI_File_iread .* count=4 .* req=5 file=0 off=$((64 * r)) t="
+		assert_line --regexp "op=MPI_File_iwrite .* count=4 .* req=6 file=0 off=$((64 * r + 16)) t="
+		assert_line --regexp "op=MPI_File_iread_all .* count=2 .* req=7 file=0 off=$((64 * r + 32)) t="
+		assert_line --regexp "op=MPI_File_iwrite_all .* count=2 .* req=8 file=0 off=$((64 * r + 40)) t="
+		for q in 3 4 5 6 7 8; do
+			assert_line --regexp "op=MPI_Wait .* compl=$q:-1:-1:0 "
+		done
+		# ordered accesses: no offset of their own
+		assert_line --regexp "op=MPI_File_write_ordered .* count=4 .* bytes=16 file=0 off=0 t="
+		assert_line --regexp "op=MPI_File_read_ordered .* count=4 .* bytes=16 file=0 off=0 t="
+		assert_line --regexp "op=MPI_File_close .* file=0 off=0 t="
+	done
+	# the shared file pointer: after the ordered write of 4 x 16 bytes
+	run ev "$t" 0
+	assert_line --regexp "op=MPI_File_write_shared .* count=2 .* bytes=8 file=0 off=64 t="
+	assert_line --regexp "op=MPI_File_read_shared .* count=1 .* bytes=4 file=0 off=64 t="
+	assert_line --regexp "op=MPI_File_iread_shared .* count=1 .* req=9 file=0 off=68 t="
+	assert_line --regexp "op=MPI_Wait .* compl=9:-1:-1:0 "
+	run ev "$t" 1
+	assert_line --regexp "op=MPI_File_iwrite_shared .* count=1 .* req=9 file=0 off=72 t="
+	[ "$(nev "$t" 2 "op=MPI_File_(read|write|iread|iwrite)_shared ")" = 0 ]
+}
+
+# check_intercomm NAME: testdata/capture/intercomm on 4 ranks
+check_intercomm() {
+	local t=$1 r half
+	ran_ok "$t" 4
+	for r in 0 1 2 3; do
+		half=$([ $((r % 2)) = 0 ] && echo 0,2 || echo 1,3)
+		run ev "$t" $r
+		assert_line "M id=2 parent=0 creator=MPI_Comm_split size=2 members=$half"
+		assert_line "M id=3 parent=2 creator=MPI_Intercomm_create size=2 members=$half"
+		assert_line "M id=4 parent=3 creator=MPI_Intercomm_merge size=4 members=0,2,1,3"
+		assert_line "M id=5 parent=0 creator=MPI_Comm_dup_with_info size=4 members=0,1,2,3"
+		assert_line "M id=6 parent=0 creator=MPI_Dist_graph_create size=4 members=0,1,2,3"
+		assert_line --regexp "op=MPI_Intercomm_merge .* comm=3 color=0 key=$((r % 2)) newcomm=4 t="
+		assert_line --regexp "op=MPI_Comm_dup_with_info .* comm=0 newcomm=5 t="
+		assert_line --regexp "op=MPI_Dist_graph_create .* comm=0 newcomm=6 t="
+	done
+	# the local leaders name the remote leader as a world rank
+	run ev "$t" 0
+	assert_line --regexp "op=MPI_Intercomm_create .* comm=2 peer=1 tag=7 root=0 newcomm=3 t="
+	assert_line --regexp "op=MPI_Send .* comm=3 peer=3 tag=8 count=4 "
+	run ev "$t" 1
+	assert_line --regexp "op=MPI_Intercomm_create .* comm=2 peer=0 tag=7 root=1 newcomm=3 t="
+	run ev "$t" 3
+	assert_line --regexp "op=MPI_Intercomm_create .* comm=2 tag=7 root=1 newcomm=3 t="
+	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=8 .* compl=0:0:8:16 "
+}

@@ -36,6 +36,12 @@ setup_file() {
 	trace halo 4 "$TP/halo2d" 3 16
 	trace coll 4 "$TP/coll"
 	trace anysrc 4 "$TP/anysrc"
+	trace mprobe 4 "$TP/mprobe"
+	trace neigh 4 "$TP/neigh"
+	trace rma 4 "$TP/rma"
+	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
+	trace intercomm 4 "$TP/intercomm"
+	trace large 4 "$TP/large"
 }
 
 setup() {
@@ -73,6 +79,50 @@ setup() {
 
 @test "capture-mpich: ANY_SOURCE receives, probes and Iprobe record the actual source" {
 	check_anysrc anysrc
+}
+
+@test "capture-mpich: Mprobe/Improbe and Mrecv/Imrecv: actual sources as world ranks, linked by message id" {
+	check_mprobe mprobe
+}
+
+@test "capture-mpich: neighbourhood collectives, blocking and nonblocking: counts per neighbour" {
+	check_neigh neigh
+}
+
+@test "capture-mpich: one-sided: windows, Put/Get/accumulates with targets as world ranks, synchronisation" {
+	check_rma rma
+}
+
+@test "capture-mpich: nonblocking, shared-pointer and ordered MPI-IO with offsets and requests" {
+	check_ionb ionb
+}
+
+@test "capture-mpich: intercommunicators, merge, dup_with_info, dist_graph_create" {
+	check_intercomm intercomm
+}
+
+@test "capture-mpich: MPI-4 large-count (_c) functions recorded as their base operations" {
+	local w k n pr
+	ran_ok large 4
+	refute grep -q "no large-count" "$BATS_FILE_TMPDIR/large.out"
+	# communicator 2 has the world ranks reversed: rank k is world rank 3-k
+	for w in 0 1 2 3; do
+		k=$((3 - w))
+		n=$((3 - (k + 1) % 4)) pr=$((3 - (k + 3) % 4))
+		run ev large $w
+		assert_line --regexp "op=MPI_Isend .* comm=2 peer=$n tag=4 count=5 dtype=MPI_INT dsize=4 bytes=20 req=1 t="
+		assert_line --regexp "op=MPI_Recv .* comm=2 peer=$pr tag=4 count=5 .* compl=0:$pr:4:20 "
+		assert_line --regexp "op=MPI_Irecv .* comm=2 peer=$n tag=6 count=3 dtype=MPI_DOUBLE .* req=2 t="
+		assert_line --regexp "op=MPI_Send .* comm=2 peer=$pr tag=6 count=3 dtype=MPI_DOUBLE "
+		assert_line --regexp "op=MPI_Wait .* compl=2:$n:6:24 "
+		assert_line --regexp "op=MPI_Bcast .* comm=2 count=7 dtype=MPI_INT .* root=2 t="
+		assert_line --regexp "op=MPI_Allreduce .* comm=2 count=2 dtype=MPI_DOUBLE .* redop=MPI_SUM t="
+		assert_line --regexp "op=MPI_Reduce .* comm=2 count=1 dtype=MPI_INT .* redop=MPI_MAX root=3 t="
+		assert_line --regexp "op=MPI_Allgather .* comm=2 count=1 dtype=MPI_INT "
+		assert_line --regexp "op=MPI_Alltoall .* comm=2 count=2 dtype=MPI_INT "
+		assert_line --regexp "op=MPI_Iallreduce .* comm=2 count=4 .* req=3 t="
+		assert_line --regexp "op=MPI_Put .* comm=2 peer=$n count=4 dtype=MPI_INT .* file=0 off=3 t="
+	done
 }
 
 @test "capture-mpich: the traces read back with tracecluster dump --json" {

@@ -46,11 +46,20 @@ setup_file() {
 	trace anysrc 4 "$TP/anysrc"
 	trace io 4 "$TP/io" "$BATS_FILE_TMPDIR/io.dat"
 	trace mt 4 "$TP/mt" 100
+	trace mprobe 4 "$TP/mprobe"
+	trace neigh 4 "$TP/neigh"
+	# Open MPI 4.1's default one-sided component needs RDMA hardware
+	(export OMPI_MCA_osc=sm,pt2pt; trace rma 4 "$TP/rma")
+	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
+	trace intercomm 4 "$TP/intercomm"
+	trace connect 4 "$TP/connect" spawn
 	if [ -x "$TP/ring_mpifh" ]; then
 		trace fring 4 "$TP/ring_mpifh" 4
 		trace fhalo 4 "$TP/halo_usempi"
 		trace f08 4 "$TP/coll_f08"
 		trace mixed 4 "$TP/mixed"
+		(export OMPI_MCA_osc=sm,pt2pt
+		 trace fmpi3 4 "$TP/mpi3_usempi" "$BATS_FILE_TMPDIR/fmpi3.dat")
 	fi
 }
 
@@ -189,6 +198,58 @@ setup() {
 	assert_line --regexp "op=MPI_File_close .* file=0 "
 }
 
+@test "capture: Mprobe/Improbe and Mrecv/Imrecv: actual sources as world ranks, linked by message id" {
+	check_mprobe mprobe
+}
+
+@test "capture: neighbourhood collectives, blocking and nonblocking: counts per neighbour" {
+	check_neigh neigh
+}
+
+@test "capture: one-sided: windows, Put/Get/accumulates with targets as world ranks, synchronisation" {
+	check_rma rma
+}
+
+@test "capture: nonblocking, shared-pointer and ordered MPI-IO with offsets and requests" {
+	check_ionb ionb
+}
+
+@test "capture: intercommunicators, merge, dup_with_info, dist_graph_create" {
+	check_intercomm intercomm
+}
+
+@test "capture: Comm_accept/connect, Comm_spawn and Comm_disconnect: roots, new intercommunicators" {
+	local r half
+	ran_ok connect 4
+	for r in 0 1 2 3; do
+		half=$([ $((r % 2)) = 0 ] && echo 0,2 || echo 1,3)
+		run ev connect $r
+		if [ $((r % 2)) = 0 ]; then
+			assert_line --regexp "op=MPI_Comm_accept .* comm=2 root=0 newcomm=3 t="
+			assert_line "M id=3 parent=2 creator=MPI_Comm_accept size=2 members=$half"
+		else
+			assert_line --regexp "op=MPI_Comm_connect .* comm=2 root=1 newcomm=3 t="
+			assert_line "M id=3 parent=2 creator=MPI_Comm_connect size=2 members=$half"
+		fi
+		assert_line --regexp "op=MPI_Comm_disconnect .* comm=3 t="
+		# maxprocs is significant at the root only
+		if [ $r = 0 ]; then
+			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 count=1 root=0 newcomm=4 t="
+		else
+			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 root=0 newcomm=4 t="
+		fi
+		assert_line "M id=4 parent=0 creator=MPI_Comm_spawn size=4 members=0,1,2,3"
+		assert_line --regexp "op=MPI_Comm_disconnect .* comm=4 t="
+	done
+	# over the intercommunicators: remote ranks as world ranks; a spawned
+	# process has none
+	run ev connect 0
+	assert_line --regexp "op=MPI_Send .* comm=3 peer=1 tag=3 count=2 "
+	assert_line --regexp "op=MPI_Send .* comm=4 peer=-1 tag=9 count=1 "
+	run ev connect 1
+	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=3 .* compl=0:0:3:8 "
+}
+
 @test "capture: MPI_THREAD_MULTIPLE: four threads' calls all recorded, none twice" {
 	ran_ok mt 4
 	grep -q multiple "$BATS_FILE_TMPDIR/mt.out" || skip "MPI_THREAD_MULTIPLE not granted"
@@ -276,6 +337,43 @@ setup() {
 	assert_line --regexp "op=MPI_File_close .* file=0 "
 	# the blank-padded Fortran file name was trimmed
 	[ "$(stat -c %s "$BATS_FILE_TMPDIR/f08io.dat")" = 64 ]
+}
+
+@test "capture: Fortran use mpi: matched probes, neighbourhood collectives, one-sided, MPI-IO requests, intercommunicators" {
+	[ -x "$TP/mpi3_usempi" ] || skip "no Fortran compiler"
+	ran_ok fmpi3 4
+	run ev fmpi3 0
+	# each message once, linked by its id, the source and tag as sent
+	for s in 1 2 3; do
+		assert_line --regexp "op=MPI_(Mprobe|Improbe) .* comm=0 peer=-2 tag=-1 req=[0-9]+ compl=0:$s:$s:$((8 * s)) "
+		assert_line --regexp "op=MPI_(Mrecv|Imrecv) .* comm=0 peer=$s tag=$s count=64 dtype=MPI_INTEGER "
+	done
+	req=$(ev fmpi3 0 | grep 'op=MPI_Improbe .* compl=' | sed -E 's/.* req=([0-9]+) .*/\1/')
+	assert_line --regexp "op=MPI_Imrecv .* req=$req t="
+	assert_line --regexp "op=MPI_Wait .* compl=$req:[123]:[123]:[0-9]+ "
+	# (an Improbe that found nothing takes no message)
+	[ "$(nev fmpi3 0 "op=MPI_(Mprobe|Improbe) .* req=")" = 3 ]
+	[ "$(nev fmpi3 0 "op=MPI_(Mrecv|Imrecv) ")" = 3 ]
+	for r in 0 1 2 3; do
+		n=$(((r + 1) % 4)) p=$(((r + 3) % 4))
+		run ev fmpi3 $r
+		assert_line --regexp "op=MPI_Neighbor_alltoall .* comm=2 count=3 dtype=MPI_INTEGER dsize=4 bytes=12 t="
+		assert_line --regexp "op=MPI_Ineighbor_allgatherv .* comm=2 count=2 .* req=[0-9]+ rc=2,2 t="
+		assert_line --regexp "op=MPI_Win_create .* comm=0 bytes=64 file=0 off=0 t="
+		[ "$(nev fmpi3 $r "op=MPI_Win_fence .* comm=0 file=0 ")" = 2 ]
+		assert_line --regexp "op=MPI_Put .* comm=0 peer=$n count=4 dtype=MPI_INTEGER .* file=0 off=2 t="
+		assert_line --regexp "op=MPI_Get .* comm=0 peer=$p count=2 .* file=0 off=1 t="
+		assert_line --regexp "op=MPI_Win_lock .* peer=$n file=0 "
+		assert_line --regexp "op=MPI_Accumulate .* peer=$n count=1 .* redop=MPI_SUM file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_unlock .* peer=$n file=0 "
+		assert_line --regexp "op=MPI_Win_free .* file=0 "
+		assert_line --regexp "op=MPI_File_iwrite_at .* count=8 .* req=[0-9]+ file=0 off=$((32 * r)) t="
+		assert_line --regexp "op=MPI_File_iread_at .* count=8 .* req=[0-9]+ file=0 off=$((32 * r)) t="
+		assert_line --regexp "op=MPI_Intercomm_create .* comm=3 .*tag=5 root=$((r % 2)) newcomm=4 t="
+		assert_line --regexp "op=MPI_Intercomm_merge .* comm=4 color=0 key=$((r % 2)) newcomm=5 t="
+		assert_line --regexp "op=MPI_Comm_dup_with_info .* comm=0 newcomm=6 t="
+		assert_line "M id=5 parent=4 creator=MPI_Intercomm_merge size=4 members=0,2,1,3"
+	done
 }
 
 @test "capture: Fortran calling C calling MPI: each call recorded once" {

@@ -213,6 +213,8 @@ struct tc_comm_info {
 	int32_t *peers;          /* rank -> world rank for peers (remote group
 	                          * of an intercomm); NULL for MPI_COMM_WORLD */
 	int32_t *members;        /* local group as world ranks; NULL for world */
+	bool degs;               /* indeg/outdeg known (first neighbourhood collective) */
+	int32_t indeg, outdeg;   /* topology neighbours (neighbourhood collectives) */
 };
 
 void tc_tables_init(void);
@@ -241,6 +243,23 @@ uint32_t tc_file_new(MPI_File fh);
 uint32_t tc_file_id(MPI_File fh);
 uint32_t tc_file_forget(MPI_File fh);
 
+/* RMA windows: file-local ids and the world rank of each window rank. */
+struct tc_win_info {
+	uint32_t id;
+	uint32_t comm_id;        /* communicator it was created over, UINT32_MAX
+	                          * if unknown */
+	int32_t size;
+	int32_t *peers;          /* window rank -> world rank */
+};
+
+/* Register w, created over the communicator comm_id; returns borrowed. */
+const struct tc_win_info *tc_win_new(MPI_Win w, uint32_t comm_id);
+/* The record of w (learnt now if unknown); never NULL; returns borrowed. */
+const struct tc_win_info *tc_win_get(MPI_Win w);
+/* World rank of window rank r (MPI_PROC_NULL maps to TC_PROC_NULL). */
+int32_t tc_win_peer(const struct tc_win_info *wi, int r);
+void tc_win_forget(MPI_Win w);
+
 /* Requests. */
 enum tc_req_kind { TC_REQ_OTHER, TC_REQ_SEND, TC_REQ_RECV, TC_REQ_COLL };
 
@@ -260,6 +279,19 @@ struct tc_req_info {
 /* Register a new request and return its id (sequential from 1). */
 uint64_t tc_req_new(MPI_Request h, unsigned op, enum tc_req_kind kind, bool persistent,
 		    struct tc_comm_info *ci, const struct tc_event *ev);
+/* The same with a given id (Imrecv takes the id of its message). */
+uint64_t tc_req_new_id(MPI_Request h, uint64_t id, unsigned op, enum tc_req_kind kind,
+		       bool persistent, struct tc_comm_info *ci, const struct tc_event *ev);
+/*
+ * Messages of Mprobe/Improbe (op): register m with a new id from the
+ * request sequence and ev's comm, peer, tag; its received bytes go in
+ * ev->count with dtype_size 1. tc_msg_peek copies the info of m (false if
+ * unknown), tc_msg_done forgets it once Mrecv/Imrecv took it.
+ */
+uint64_t tc_msg_new(MPI_Message m, unsigned op, struct tc_comm_info *ci,
+		    const struct tc_event *ev);
+bool tc_msg_peek(MPI_Message m, struct tc_req_info *out);
+void tc_msg_done(MPI_Message m, uint64_t id);
 /*
  * Copy the info of the request with handle h into *out without removing
  * it. Among several requests with the same handle (Open MPI returns one

@@ -11,8 +11,11 @@
  * Field conventions (see libtracecluster-capture(3)): peers and roots are
  * world ranks; count/dtype describe this process's contribution (send
  * side; the receive side for Scatter(v)); v-variants add the per-peer
- * count vectors; completions give request id, actual source, tag and
- * received bytes.
+ * count vectors (per topology neighbour for neighbourhood collectives);
+ * completions give request id, actual source, tag and received bytes.
+ * One-sided calls put the window id and target displacement in the
+ * file/offset fields; a matched probe's message shares its id with the
+ * receive (and the Imrecv request) that takes it.
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"
@@ -76,7 +79,7 @@ static inline void set_dtype(struct tc_event *ev, uint64_t count, MPI_Datatype d
 }
 
 static inline void set_p2p(struct tc_event *ev, const struct tc_comm_info *ci, int peer,
-			   int tag, int count, MPI_Datatype dt)
+			   int tag, MPI_Count count, MPI_Datatype dt)
 {
 	ev->fields |= TC_F_COMM | TC_F_PEER | TC_F_TAG;
 	ev->comm = ci->id;
@@ -1259,7 +1262,8 @@ int tcw_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 	return comm_create(true, comm, group, tag, newcomm, ra);
 }
 
-int tcw_comm_free(MPI_Comm *comm, void *ra)
+/* Comm_free (disconnect false) and Comm_disconnect */
+static int comm_free(bool disconnect, MPI_Comm *comm, void *ra)
 {
 	struct tc_rec r;
 	MPI_Comm old = *comm;
@@ -1267,13 +1271,15 @@ int tcw_comm_free(MPI_Comm *comm, void *ra)
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(PMPI_Comm_free(comm));
+#define CALL (disconnect ? PMPI_Comm_disconnect(comm) : PMPI_Comm_free(comm))
+	PASS_IF_OFF(CALL);
 	tc_cap_lock();
 	id = tc_comm_get(old)->id;
 	tc_cap_unlock();
 	t0 = tc_cap_clock();
-	rc = PMPI_Comm_free(comm);
-	tc_cap_begin(&r, TC_OP_COMM_FREE, t0, ra);
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, disconnect ? TC_OP_COMM_DISCONNECT : TC_OP_COMM_FREE, t0, ra);
 	r.ev.fields |= TC_F_COMM;
 	r.ev.comm = id;
 	if (rc == MPI_SUCCESS && old != MPI_COMM_WORLD && old != MPI_COMM_SELF)
@@ -1282,6 +1288,16 @@ int tcw_comm_free(MPI_Comm *comm, void *ra)
 	tc_cap_commit(&r);
 	tc_cap_leave();
 	return rc;
+}
+
+int tcw_comm_free(MPI_Comm *comm, void *ra)
+{
+	return comm_free(false, comm, ra);
+}
+
+int tcw_comm_disconnect(MPI_Comm *comm, void *ra)
+{
+	return comm_free(true, comm, ra);
 }
 
 int tcw_cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
@@ -1428,6 +1444,7 @@ int tcw_file_close(MPI_File *fh, void *ra)
 	tc_cap_begin(&r, TC_OP_FILE_CLOSE, t0, ra);
 	r.ev.fields |= TC_F_FILE;
 	r.ev.file = id;
+	r.ev.offset = 0;
 	if (rc == MPI_SUCCESS)
 		tc_file_forget(old);
 	set_rc(&r.ev, rc);
@@ -1454,9 +1471,54 @@ static int pmpi_file_rw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, int
 		return PMPI_File_write_at(fh, off, buf, count, dt, st);
 	case TC_OP_FILE_WRITE_ALL:
 		return PMPI_File_write_all(fh, buf, count, dt, st);
+	case TC_OP_FILE_READ_SHARED:
+		return PMPI_File_read_shared(fh, buf, count, dt, st);
+	case TC_OP_FILE_WRITE_SHARED:
+		return PMPI_File_write_shared(fh, buf, count, dt, st);
+	case TC_OP_FILE_READ_ORDERED:
+		return PMPI_File_read_ordered(fh, buf, count, dt, st);
+	case TC_OP_FILE_WRITE_ORDERED:
+		return PMPI_File_write_ordered(fh, buf, count, dt, st);
 	default:
 		return PMPI_File_write_at_all(fh, off, buf, count, dt, st);
 	}
+}
+
+static inline bool file_at(unsigned op)
+{
+	return op == TC_OP_FILE_READ_AT || op == TC_OP_FILE_READ_AT_ALL ||
+	       op == TC_OP_FILE_WRITE_AT || op == TC_OP_FILE_WRITE_AT_ALL ||
+	       op == TC_OP_FILE_IREAD_AT || op == TC_OP_FILE_IREAD_AT_ALL ||
+	       op == TC_OP_FILE_IWRITE_AT || op == TC_OP_FILE_IWRITE_AT_ALL;
+}
+
+/*
+ * The offset an access starts at, in etype units, before the call: the
+ * explicit one, the individual file pointer, or the shared file pointer
+ * for the _shared forms. The _ordered forms take their place from the
+ * shared pointer in rank order, which no rank knows alone: 0.
+ */
+static inline MPI_Offset file_offset(unsigned op, MPI_File fh, MPI_Offset offset)
+{
+	int rc;
+
+	if (file_at(op))
+		return offset;
+	switch (op) {
+	case TC_OP_FILE_READ_ORDERED:
+	case TC_OP_FILE_WRITE_ORDERED:
+		return 0;
+	case TC_OP_FILE_READ_SHARED:
+	case TC_OP_FILE_WRITE_SHARED:
+	case TC_OP_FILE_IREAD_SHARED:
+	case TC_OP_FILE_IWRITE_SHARED:
+		rc = PMPI_File_get_position_shared(fh, &offset);
+		break;
+	default:
+		rc = PMPI_File_get_position(fh, &offset);
+		break;
+	}
+	return rc == MPI_SUCCESS ? offset : 0;
 }
 
 int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
@@ -1464,17 +1526,13 @@ int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int coun
 {
 	struct tc_rec r;
 	MPI_Status st;
-	bool at = op == TC_OP_FILE_READ_AT || op == TC_OP_FILE_READ_AT_ALL ||
-		  op == TC_OP_FILE_WRITE_AT || op == TC_OP_FILE_WRITE_AT_ALL;
 	uint64_t t0, bytes;
 	int rc;
 
 	PASS_IF_OFF(pmpi_file_rw(op, fh, offset, buf, count, dt, status));
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
-	/* the individual file pointer, in etype units, before the call */
-	if (!at && PMPI_File_get_position(fh, &offset) != MPI_SUCCESS)
-		offset = 0;
+	offset = file_offset(op, fh, offset);
 	t0 = tc_cap_clock();
 	rc = pmpi_file_rw(op, fh, offset, buf, count, dt, status);
 	tc_cap_begin(&r, op, t0, ra);
@@ -1494,3 +1552,1141 @@ int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int coun
 	tc_cap_leave();
 	return rc;
 }
+
+static int pmpi_file_irw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, int count,
+			 MPI_Datatype dt, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_FILE_IREAD:
+		return PMPI_File_iread(fh, buf, count, dt, req);
+	case TC_OP_FILE_IREAD_AT:
+		return PMPI_File_iread_at(fh, off, buf, count, dt, req);
+	case TC_OP_FILE_IREAD_ALL:
+		return PMPI_File_iread_all(fh, buf, count, dt, req);
+	case TC_OP_FILE_IREAD_AT_ALL:
+		return PMPI_File_iread_at_all(fh, off, buf, count, dt, req);
+	case TC_OP_FILE_IWRITE:
+		return PMPI_File_iwrite(fh, buf, count, dt, req);
+	case TC_OP_FILE_IWRITE_AT:
+		return PMPI_File_iwrite_at(fh, off, buf, count, dt, req);
+	case TC_OP_FILE_IWRITE_ALL:
+		return PMPI_File_iwrite_all(fh, buf, count, dt, req);
+	case TC_OP_FILE_IREAD_SHARED:
+		return PMPI_File_iread_shared(fh, buf, count, dt, req);
+	case TC_OP_FILE_IWRITE_SHARED:
+		return PMPI_File_iwrite_shared(fh, buf, count, dt, req);
+	default:
+		return PMPI_File_iwrite_at_all(fh, off, buf, count, dt, req);
+	}
+}
+
+/* File_iread/iwrite(_at)(_all), File_iread/iwrite_shared: the bytes moved
+ * are known at completion only, so count and dtype tell the request */
+int tcw_file_irw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
+		 MPI_Datatype dt, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_file_irw(op, fh, offset, buf, count, dt, req));
+	offset = file_offset(op, fh, offset);
+	t0 = tc_cap_clock();
+	rc = pmpi_file_irw(op, fh, offset, buf, count, dt, req);
+	tc_cap_begin(&r, op, t0, ra);
+	r.ev.fields |= TC_F_FILE;
+	r.ev.file = tc_file_id(fh);
+	r.ev.offset = offset > 0 ? (uint64_t)offset : 0;
+	set_dtype(&r.ev, count > 0 ? (uint64_t)count : 0, dt);
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, NULL);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- matched probe and receive ------------------------------------------ */
+
+/*
+ * Mprobe (flag NULL) and Improbe: recorded like Probe, plus the message
+ * they take, as a request id (req=) that the Mrecv/Imrecv of the message
+ * records too.
+ */
+int tcw_mprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+	       MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_comm_info *ci;
+	MPI_Status st;
+	unsigned op = flag ? TC_OP_IMPROBE : TC_OP_MPROBE;
+	uint64_t t0;
+	int rc;
+
+#define CALL (flag ? PMPI_Improbe(src, tag, comm, flag, msg, status) \
+		   : PMPI_Mprobe(src, tag, comm, msg, status))
+	PASS_IF_OFF(CALL);
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	r.ev.fields |= TC_F_PEER | TC_F_TAG;
+	r.ev.peer = tc_comm_peer(ci, src);
+	r.ev.tag = tag;
+	if (rc == MPI_SUCCESS && (!flag || *flag)) {
+		struct tc_event m;
+		set_status(&c, status, ci, 0);
+		one_completion(&r.ev, &c);
+		/* the message: actual source and tag, its size in count */
+		m.fields = TC_F_COMM | TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE;
+		m.comm = ci->id;
+		m.peer = c.source;
+		m.tag = c.tag;
+		m.count = c.bytes;
+		m.dtype = TC_DT_BYTE;
+		m.dtype_size = 1;
+		r.ev.fields |= TC_F_REQUEST;
+		r.ev.request = tc_msg_new(*msg, op, ci, &m);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/*
+ * Mrecv (req NULL) and Imrecv: peer and tag are the actual source and tag
+ * of the message (known from its Mprobe), req= the message's id; Imrecv's
+ * request keeps that id, so the wait that completes it names it too.
+ */
+int tcw_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
+	      MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_req_info mi;
+	struct tc_comm_info *ci;
+	MPI_Message m = *msg;
+	MPI_Status st;
+	unsigned op = req ? TC_OP_IMRECV : TC_OP_MRECV;
+	bool known;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Imrecv(buf, count, dt, msg, req) \
+		  : PMPI_Mrecv(buf, count, dt, msg, status))
+	PASS_IF_OFF(CALL);
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	tc_cap_lock();
+	known = tc_msg_peek(m, &mi);
+	tc_cap_unlock();
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = known && mi.comm ? mi.comm : tc_comm_get(MPI_COMM_WORLD);
+	r.ev.fields |= TC_F_PEER | TC_F_TAG;
+	if (known) {
+		r.ev.fields |= TC_F_COMM;
+		r.ev.comm = mi.comm_id;
+		r.ev.peer = mi.peer;
+		r.ev.tag = mi.tag;
+	} else {
+		r.ev.peer = m == MPI_MESSAGE_NO_PROC ? TC_PROC_NULL : TC_PEER_NONE;
+		r.ev.tag = TC_ANY_TAG;
+	}
+	set_dtype(&r.ev, count > 0 ? (uint64_t)count : 0, dt);
+	if (req) {
+		if (rc == MPI_SUCCESS) {
+			r.ev.fields |= TC_F_REQUEST;
+			r.ev.request = known ? tc_req_new_id(*req, mi.id, op, TC_REQ_RECV, false, ci,
+							     &r.ev)
+					     : tc_req_new(*req, op, TC_REQ_RECV, false, ci, &r.ev);
+		}
+	} else {
+		if (known) {
+			r.ev.fields |= TC_F_REQUEST;
+			r.ev.request = mi.id;
+		}
+		if (rc == MPI_SUCCESS) {
+			set_status(&c, status, ci, 0);
+			one_completion(&r.ev, &c);
+		}
+	}
+	if (known && rc == MPI_SUCCESS)
+		tc_msg_done(m, mi.id);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- neighbourhood collectives ------------------------------------------ */
+
+/* In- and out-degree of comm's topology, learnt at its first use. */
+static void neighbours(struct tc_comm_info *ci, MPI_Comm comm)
+{
+	int topo = MPI_UNDEFINED, in = 0, out = 0, weighted = 0, nd = 0, me = 0;
+
+	if (TC_LIKELY(ci->degs))
+		return;
+	PMPI_Topo_test(comm, &topo);
+	if (topo == MPI_CART) {
+		PMPI_Cartdim_get(comm, &nd);
+		in = out = 2 * nd;
+	} else if (topo == MPI_GRAPH) {
+		PMPI_Comm_rank(comm, &me);
+		PMPI_Graph_neighbors_count(comm, me, &in);
+		out = in;
+	} else if (topo == MPI_DIST_GRAPH) {
+		PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+	}
+	ci->indeg = in > 0 ? in : 0;
+	ci->outdeg = out > 0 ? out : 0;
+	ci->degs = true;
+}
+
+static int pmpi_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype,
+			 void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
+			 MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_NEIGHBOR_ALLGATHER:
+		return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_INEIGHBOR_ALLGATHER:
+		return PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+						req);
+	case TC_OP_INEIGHBOR_ALLTOALL:
+		return PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	default:
+		return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	}
+}
+
+/* Neighbor_allgather, Neighbor_alltoall and I-forms: count is per neighbour */
+int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_neighbor(op, sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_neighbor(op, sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+			    const int rcounts[], const int displs[], MPI_Datatype rtype,
+			    MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	unsigned op = req ? TC_OP_INEIGHBOR_ALLGATHERV : TC_OP_NEIGHBOR_ALLGATHERV;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, \
+					      rtype, comm, req)                          \
+		  : PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, \
+					     comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	neighbours(ci, comm);
+	set_comm(&r.ev, ci);
+	set_rcounts(&r.ev, sc, rcounts, ci->indeg);
+	set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+			   MPI_Datatype stype, void *rbuf, const int rcounts[],
+			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+			   MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	unsigned op = req ? TC_OP_INEIGHBOR_ALLTOALLV : TC_OP_NEIGHBOR_ALLTOALLV;
+	uint64_t t0, sum = 0;
+	int rc;
+
+#define CALL (req ? PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, \
+					     rdispls, rtype, comm, req)                   \
+		  : PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,      \
+					    rdispls, rtype, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	neighbours(ci, comm);
+	set_comm(&r.ev, ci);
+	set_scounts(&r.ev, sc, scounts, ci->outdeg);
+	set_rcounts(&r.ev, sc, rcounts, ci->indeg);
+	for (uint32_t i = 0; i < r.ev.nscounts; i++)
+		sum += r.ev.scounts[i];
+	set_dtype(&r.ev, sum, stype);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+/* Neighbor_alltoallw: per-neighbour types, so the vectors are in bytes. */
+int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+			   MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	struct tc_scratch *sc;
+	unsigned op = req ? TC_OP_INEIGHBOR_ALLTOALLW : TC_OP_NEIGHBOR_ALLTOALLW;
+	uint64_t t0, sum = 0;
+	int rc;
+
+#define CALL (req ? PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, \
+					     rdispls, rtypes, comm, req)                   \
+		  : PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,      \
+					    rdispls, rtypes, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	sc = tc_scratch_get();
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	neighbours(ci, comm);
+	set_comm(&r.ev, ci);
+	if (ci->outdeg > 0) {
+		bytes_vector(&sc->scounts, &sc->scounts_alloc, scounts, stypes, ci->outdeg);
+		r.ev.fields |= TC_F_SCOUNTS;
+		r.ev.scounts = sc->scounts;
+		r.ev.nscounts = (uint32_t)ci->outdeg;
+		for (int i = 0; i < ci->outdeg; i++)
+			sum += sc->scounts[i];
+	}
+	if (ci->indeg > 0) {
+		bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, ci->indeg);
+		r.ev.fields |= TC_F_RCOUNTS;
+		r.ev.rcounts = sc->rcounts;
+		r.ev.nrcounts = (uint32_t)ci->indeg;
+	}
+	set_dtype(&r.ev, sum, MPI_BYTE);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+/* ---- one-sided communication -------------------------------------------- */
+
+/* The window fields of an RMA event: window id in file, its communicator. */
+static inline const struct tc_win_info *set_win(struct tc_event *ev, MPI_Win win)
+{
+	const struct tc_win_info *wi = tc_win_get(win);
+
+	ev->fields |= TC_F_FILE;
+	ev->file = wi->id;
+	ev->offset = 0;
+	if (wi->comm_id != UINT32_MAX) {
+		ev->fields |= TC_F_COMM;
+		ev->comm = wi->comm_id;
+	}
+	return wi;
+}
+
+static int pmpi_win_create(unsigned op, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+			   MPI_Comm comm, MPI_Win *win)
+{
+	switch (op) {
+	case TC_OP_WIN_ALLOCATE:
+		return PMPI_Win_allocate(size, disp_unit, info, comm, base, win);
+	case TC_OP_WIN_ALLOCATE_SHARED:
+		return PMPI_Win_allocate_shared(size, disp_unit, info, comm, base, win);
+	case TC_OP_WIN_CREATE_DYNAMIC:
+		return PMPI_Win_create_dynamic(info, comm, win);
+	default:
+		return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+	}
+}
+
+/* Win_create, Win_allocate(_shared) (base is baseptr), Win_create_dynamic */
+int tcw_win_create(unsigned op, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+		   MPI_Comm comm, MPI_Win *win, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_win_create(op, base, size, disp_unit, info, comm, win));
+	t0 = tc_cap_clock();
+	rc = pmpi_win_create(op, base, size, disp_unit, info, comm, win);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (op != TC_OP_WIN_CREATE_DYNAMIC) {
+		r.ev.fields |= TC_F_BYTES;
+		r.ev.bytes = size > 0 ? (uint64_t)size : 0;
+	}
+	if (rc == MPI_SUCCESS) {
+		r.ev.fields |= TC_F_FILE;
+		r.ev.file = tc_win_new(*win, ci->id)->id;
+		r.ev.offset = 0;
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_win_free(MPI_Win *win, void *ra)
+{
+	struct tc_rec r;
+	const struct tc_win_info *wi;
+	MPI_Win old = *win;
+	uint32_t id, comm_id;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Win_free(win));
+	tc_cap_lock();
+	wi = tc_win_get(old);
+	id = wi->id;
+	comm_id = wi->comm_id;
+	tc_cap_unlock();
+	t0 = tc_cap_clock();
+	rc = PMPI_Win_free(win);
+	tc_cap_begin(&r, TC_OP_WIN_FREE, t0, ra);
+	r.ev.fields |= TC_F_FILE;
+	r.ev.file = id;
+	r.ev.offset = 0;
+	if (comm_id != UINT32_MAX) {
+		r.ev.fields |= TC_F_COMM;
+		r.ev.comm = comm_id;
+	}
+	if (rc == MPI_SUCCESS)
+		tc_win_forget(old);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Target, displacement, window and origin count of an RMA operation. */
+static inline void set_rma(struct tc_event *ev, MPI_Win win, int target, MPI_Aint disp,
+			   int count, MPI_Datatype dt)
+{
+	const struct tc_win_info *wi = set_win(ev, win);
+
+	ev->fields |= TC_F_PEER;
+	ev->peer = tc_win_peer(wi, target);
+	ev->offset = disp > 0 ? (uint64_t)disp : 0;
+	set_dtype(ev, count > 0 ? (uint64_t)count : 0, dt);
+}
+
+static int pmpi_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target,
+		    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_GET:
+		return PMPI_Get(addr, ocount, otype, target, disp, tcount, ttype, win);
+	case TC_OP_RPUT:
+		return PMPI_Rput(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	case TC_OP_RGET:
+		return PMPI_Rget(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	default:
+		return PMPI_Put(addr, ocount, otype, target, disp, tcount, ttype, win);
+	}
+}
+
+/* Put, Get, Rput, Rget */
+int tcw_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+	    int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_put(op, addr, ocount, otype, target, disp, tcount, ttype, win, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_put(op, addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	tc_cap_begin(&r, op, t0, ra);
+	set_rma(&r.ev, win, target, disp, ocount, otype);
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, NULL);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Accumulate, Raccumulate */
+int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+		   int tcount, MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
+		   void *ra)
+{
+	struct tc_rec r;
+	unsigned op = req ? TC_OP_RACCUMULATE : TC_OP_ACCUMULATE;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Raccumulate(addr, ocount, otype, target, disp, tcount, ttype, redop, \
+				     win, req)                                           \
+		  : PMPI_Accumulate(addr, ocount, otype, target, disp, tcount, ttype, redop, win))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	set_rma(&r.ev, win, target, disp, ocount, otype);
+	set_redop(&r.ev, redop);
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, NULL);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Get_accumulate, Rget_accumulate: count is the origin's (the result's
+ * with MPI_NO_OP, which sends nothing) */
+int tcw_get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+		       int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
+		       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	unsigned op = req ? TC_OP_RGET_ACCUMULATE : TC_OP_GET_ACCUMULATE;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Rget_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, \
+					 disp, tcount, ttype, redop, win, req)              \
+		  : PMPI_Get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, disp, \
+					tcount, ttype, redop, win))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	if (redop == MPI_NO_OP)
+		set_rma(&r.ev, win, target, disp, rcount, rtype);
+	else
+		set_rma(&r.ev, win, target, disp, ocount, otype);
+	set_redop(&r.ev, redop);
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, NULL);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target, MPI_Aint disp,
+		     MPI_Op redop, MPI_Win win, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Fetch_and_op(oaddr, raddr, dt, target, disp, redop, win));
+	t0 = tc_cap_clock();
+	rc = PMPI_Fetch_and_op(oaddr, raddr, dt, target, disp, redop, win);
+	tc_cap_begin(&r, TC_OP_FETCH_AND_OP, t0, ra);
+	set_rma(&r.ev, win, target, disp, 1, dt);
+	set_redop(&r.ev, redop);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,
+			 int target, MPI_Aint disp, MPI_Win win, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Compare_and_swap(oaddr, caddr, raddr, dt, target, disp, win));
+	t0 = tc_cap_clock();
+	rc = PMPI_Compare_and_swap(oaddr, caddr, raddr, dt, target, disp, win);
+	tc_cap_begin(&r, TC_OP_COMPARE_AND_SWAP, t0, ra);
+	set_rma(&r.ev, win, target, disp, 1, dt);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+static int pmpi_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_Group group,
+			 MPI_Win win, int *flag)
+{
+	switch (op) {
+	case TC_OP_WIN_FENCE:
+		return PMPI_Win_fence(assert, win);
+	case TC_OP_WIN_LOCK:
+		return PMPI_Win_lock(lock_type, rank, assert, win);
+	case TC_OP_WIN_UNLOCK:
+		return PMPI_Win_unlock(rank, win);
+	case TC_OP_WIN_LOCK_ALL:
+		return PMPI_Win_lock_all(assert, win);
+	case TC_OP_WIN_UNLOCK_ALL:
+		return PMPI_Win_unlock_all(win);
+	case TC_OP_WIN_FLUSH:
+		return PMPI_Win_flush(rank, win);
+	case TC_OP_WIN_FLUSH_ALL:
+		return PMPI_Win_flush_all(win);
+	case TC_OP_WIN_FLUSH_LOCAL:
+		return PMPI_Win_flush_local(rank, win);
+	case TC_OP_WIN_FLUSH_LOCAL_ALL:
+		return PMPI_Win_flush_local_all(win);
+	case TC_OP_WIN_POST:
+		return PMPI_Win_post(group, assert, win);
+	case TC_OP_WIN_START:
+		return PMPI_Win_start(group, assert, win);
+	case TC_OP_WIN_COMPLETE:
+		return PMPI_Win_complete(win);
+	case TC_OP_WIN_WAIT:
+		return PMPI_Win_wait(win);
+	case TC_OP_WIN_TEST:
+		return PMPI_Win_test(win, flag);
+	default:
+		return PMPI_Win_sync(win);
+	}
+}
+
+/*
+ * Window synchronisation: fence, lock/unlock(_all), flush(_local)(_all),
+ * post/start/complete/wait/test, sync. rank is the target of lock, unlock,
+ * flush and flush_local (peer=); group that of post and start (its size
+ * in count=); the other arguments are ignored where the call has none.
+ */
+int tcw_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_Group group, MPI_Win win,
+		 int *flag, void *ra)
+{
+	struct tc_rec r;
+	const struct tc_win_info *wi;
+	uint64_t t0;
+	int rc, n = 0;
+
+	PASS_IF_OFF(pmpi_win_sync(op, lock_type, rank, assert, group, win, flag));
+	t0 = tc_cap_clock();
+	rc = pmpi_win_sync(op, lock_type, rank, assert, group, win, flag);
+	tc_cap_begin(&r, op, t0, ra);
+	wi = set_win(&r.ev, win);
+	switch (op) {
+	case TC_OP_WIN_LOCK:
+	case TC_OP_WIN_UNLOCK:
+	case TC_OP_WIN_FLUSH:
+	case TC_OP_WIN_FLUSH_LOCAL:
+		r.ev.fields |= TC_F_PEER;
+		r.ev.peer = tc_win_peer(wi, rank);
+		break;
+	case TC_OP_WIN_POST:
+	case TC_OP_WIN_START:
+		if (group != MPI_GROUP_NULL)
+			PMPI_Group_size(group, &n);
+		r.ev.fields |= TC_F_COUNT;
+		r.ev.count = n > 0 ? (uint64_t)n : 0;
+		break;
+	case TC_OP_WIN_TEST:
+		r.ev.fields |= TC_F_COUNT;
+		r.ev.count = rc == MPI_SUCCESS && *flag ? 1 : 0;
+		break;
+	default:
+		break;
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- more communicator creation ----------------------------------------- */
+
+int tcw_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Comm_dup_with_info(comm, info, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+	tc_cap_begin(&r, TC_OP_COMM_DUP_WITH_INFO, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_COMM_DUP_WITH_INFO, 0, NULL,
+					       NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* root= the local leader, peer= the remote leader (world ranks) */
+int tcw_intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer_comm, int remote_leader,
+			 int tag, MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+#define CALL PMPI_Intercomm_create(local, local_leader, peer_comm, remote_leader, tag, newcomm)
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, TC_OP_INTERCOMM_CREATE, t0, ra);
+	ci = tc_comm_get(local);
+	set_comm(&r.ev, ci);
+	set_root(&r.ev, ci, local_leader);
+	r.ev.fields |= TC_F_TAG;
+	r.ev.tag = tag;
+	/* the remote leader is significant at the local leader only */
+	if (ci->myrank == local_leader && peer_comm != MPI_COMM_NULL) {
+		r.ev.fields |= TC_F_PEER;
+		r.ev.peer = tc_comm_peer(tc_comm_get(peer_comm), remote_leader);
+	}
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_INTERCOMM_CREATE, 0, NULL,
+					       NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* key= high */
+int tcw_intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Intercomm_merge(intercomm, high, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Intercomm_merge(intercomm, high, newcomm);
+	tc_cap_begin(&r, TC_OP_INTERCOMM_MERGE, t0, ra);
+	ci = tc_comm_get(intercomm);
+	set_comm(&r.ev, ci);
+	r.ev.fields |= TC_F_COLOR;
+	r.ev.color = 0;
+	r.ev.key = high != 0;
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_INTERCOMM_MERGE, 0, NULL,
+					       NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_dist_graph_create(MPI_Comm comm, int n, const int srcs[], const int degrees[],
+			  const int dsts[], const int weights[], MPI_Info info, int reorder,
+			  MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+#define CALL PMPI_Dist_graph_create(comm, n, srcs, degrees, dsts, weights, info, reorder, newcomm)
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, TC_OP_DIST_GRAPH_CREATE, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_DIST_GRAPH_CREATE, 0, NULL,
+					       NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/*
+ * Comm_spawn (count= maxprocs), Comm_connect, Comm_accept: root= the
+ * root of comm, newcomm= the intercommunicator. Its remote processes are
+ * outside MPI_COMM_WORLD: they have no world rank (peer -1 when used).
+ */
+int tcw_comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+		   MPI_Comm comm, MPI_Comm *intercomm, int errcodes[], void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+#define CALL PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, errcodes)
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, TC_OP_COMM_SPAWN, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_root(&r.ev, ci, root);
+	if (ci->myrank == root) {
+		r.ev.fields |= TC_F_COUNT;
+		r.ev.count = maxprocs > 0 ? (uint64_t)maxprocs : 0;
+	}
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*intercomm, ci->id, TC_OP_COMM_SPAWN, 0, NULL, NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* Comm_connect (accept false) and Comm_accept */
+int tcw_comm_connect(bool accept, const char *port, MPI_Info info, int root, MPI_Comm comm,
+		     MPI_Comm *newcomm, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	unsigned op = accept ? TC_OP_COMM_ACCEPT : TC_OP_COMM_CONNECT;
+	uint64_t t0;
+	int rc;
+
+#define CALL (accept ? PMPI_Comm_accept(port, info, root, comm, newcomm) \
+		     : PMPI_Comm_connect(port, info, root, comm, newcomm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_root(&r.ev, ci, root);
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, op, 0, NULL, NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- MPI-4 large-count variants ----------------------------------------- */
+
+#if MPI_VERSION >= 4
+/*
+ * The _c functions take MPI_Count counts; each is recorded as the op of
+ * its base function (the event's count is 64-bit either way).
+ */
+static inline uint64_t ucount(MPI_Count n)
+{
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+static inline int pmpi_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt,
+			      int dest, int tag, MPI_Comm comm)
+{
+	switch (op) {
+	case TC_OP_BSEND:
+		return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
+	case TC_OP_SSEND:
+		return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
+	case TC_OP_RSEND:
+		return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
+	default:
+		return PMPI_Send_c(buf, count, dt, dest, tag, comm);
+	}
+}
+
+int tcw_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_send_c(op, buf, count, dt, dest, tag, comm));
+	t0 = tc_cap_clock();
+	rc = pmpi_send_c(op, buf, count, dt, dest, tag, comm);
+	tc_cap_begin(&r, op, t0, ra);
+	set_p2p(&r.ev, tc_comm_get(comm), dest, tag, count, dt);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+static inline int pmpi_isend_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt,
+			       int peer, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_IBSEND:
+		return PMPI_Ibsend_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_ISSEND:
+		return PMPI_Issend_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_IRSEND:
+		return PMPI_Irsend_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_IRECV:
+		return PMPI_Irecv_c((void *)buf, count, dt, peer, tag, comm, req);
+	case TC_OP_SEND_INIT:
+		return PMPI_Send_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_BSEND_INIT:
+		return PMPI_Bsend_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_SSEND_INIT:
+		return PMPI_Ssend_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_RSEND_INIT:
+		return PMPI_Rsend_init_c(buf, count, dt, peer, tag, comm, req);
+	case TC_OP_RECV_INIT:
+		return PMPI_Recv_init_c((void *)buf, count, dt, peer, tag, comm, req);
+	default:
+		return PMPI_Isend_c(buf, count, dt, peer, tag, comm, req);
+	}
+}
+
+int tcw_isend_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+		int tag, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+	bool recv = op == TC_OP_IRECV || op == TC_OP_RECV_INIT;
+	bool persistent = tc_op_kind(op) == TC_K_PERSIST;
+
+	PASS_IF_OFF(pmpi_isend_c(op, buf, count, dt, peer, tag, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_isend_c(op, buf, count, dt, peer, tag, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, peer, tag, count, dt);
+	set_request(&r.ev, rc, req, op, recv ? TC_REQ_RECV : TC_REQ_SEND, persistent, ci);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+	       MPI_Status *status, void *ra)
+{
+	struct tc_rec r;
+	struct tc_completion c;
+	struct tc_comm_info *ci;
+	MPI_Status st;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Recv_c(buf, count, dt, src, tag, comm, status));
+	if (status == MPI_STATUS_IGNORE)
+		status = &st;
+	t0 = tc_cap_clock();
+	rc = PMPI_Recv_c(buf, count, dt, src, tag, comm, status);
+	tc_cap_begin(&r, TC_OP_RECV, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, src, tag, count, dt);
+	if (rc == MPI_SUCCESS) {
+		set_status(&c, status, ci, 0);
+		one_completion(&r.ev, &c);
+	}
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+int tcw_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
+		MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	unsigned op = req ? TC_OP_IBCAST : TC_OP_BCAST;
+	uint64_t t0;
+	int rc;
+
+#define CALL (req ? PMPI_Ibcast_c(buf, count, dt, root, comm, req) \
+		  : PMPI_Bcast_c(buf, count, dt, root, comm))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_dtype(&r.ev, ucount(count), dt);
+	set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count,
+			 MPI_Datatype dt, MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_REDUCE:
+		return PMPI_Reduce_c(sbuf, rbuf, count, dt, redop, root, comm);
+	case TC_OP_IREDUCE:
+		return PMPI_Ireduce_c(sbuf, rbuf, count, dt, redop, root, comm, req);
+	case TC_OP_IALLREDUCE:
+		return PMPI_Iallreduce_c(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_SCAN:
+		return PMPI_Scan_c(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_ISCAN:
+		return PMPI_Iscan_c(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_EXSCAN:
+		return PMPI_Exscan_c(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_IEXSCAN:
+		return PMPI_Iexscan_c(sbuf, rbuf, count, dt, redop, comm, req);
+	case TC_OP_REDUCE_SCATTER_BLOCK:
+		return PMPI_Reduce_scatter_block_c(sbuf, rbuf, count, dt, redop, comm);
+	case TC_OP_IREDUCE_SCATTER_BLOCK:
+		return PMPI_Ireduce_scatter_block_c(sbuf, rbuf, count, dt, redop, comm, req);
+	default:
+		return PMPI_Allreduce_c(sbuf, rbuf, count, dt, redop, comm);
+	}
+}
+
+int tcw_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	set_dtype(&r.ev, ucount(count), dt);
+	set_redop(&r.ev, redop);
+	if (tc_op_flags(op) & TC_OPF_ROOT)
+		set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+			 MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_GATHER:
+		return PMPI_Gather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	case TC_OP_IGATHER:
+		return PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	case TC_OP_SCATTER:
+		return PMPI_Scatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+	case TC_OP_ISCATTER:
+		return PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	case TC_OP_ALLGATHER:
+		return PMPI_Allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_IALLGATHER:
+		return PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	case TC_OP_IALLTOALL:
+		return PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	case TC_OP_NEIGHBOR_ALLGATHER:
+		return PMPI_Neighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_INEIGHBOR_ALLGATHER:
+		return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+						  req);
+	case TC_OP_NEIGHBOR_ALLTOALL:
+		return PMPI_Neighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	case TC_OP_INEIGHBOR_ALLTOALL:
+		return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+						 req);
+	default:
+		return PMPI_Alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+	}
+}
+
+/* Gather, Scatter, Allgather, Alltoall, Neighbor_allgather/alltoall, I-forms */
+int tcw_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+		 MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	bool scatter = op == TC_OP_SCATTER || op == TC_OP_ISCATTER;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_comm(&r.ev, ci);
+	if (scatter ? rbuf != MPI_IN_PLACE : sbuf == MPI_IN_PLACE)
+		set_dtype(&r.ev, ucount(rcount), rtype);
+	else
+		set_dtype(&r.ev, ucount(scount), stype);
+	if (tc_op_flags(op) & TC_OPF_ROOT)
+		set_root(&r.ev, ci, root);
+	COLL_END(req, op, ci);
+	return rc;
+}
+
+static int pmpi_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
+		      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,
+		      MPI_Request *req)
+{
+	switch (op) {
+	case TC_OP_GET:
+		return PMPI_Get_c(addr, ocount, otype, target, disp, tcount, ttype, win);
+	case TC_OP_RPUT:
+		return PMPI_Rput_c(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	case TC_OP_RGET:
+		return PMPI_Rget_c(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	default:
+		return PMPI_Put_c(addr, ocount, otype, target, disp, tcount, ttype, win);
+	}
+}
+
+/* Put, Get, Rput, Rget */
+int tcw_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
+	      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req,
+	      void *ra)
+{
+	struct tc_rec r;
+	const struct tc_win_info *wi;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_put_c(op, addr, ocount, otype, target, disp, tcount, ttype, win, req));
+	t0 = tc_cap_clock();
+	rc = pmpi_put_c(op, addr, ocount, otype, target, disp, tcount, ttype, win, req);
+	tc_cap_begin(&r, op, t0, ra);
+	wi = set_win(&r.ev, win);
+	r.ev.fields |= TC_F_PEER;
+	r.ev.peer = tc_win_peer(wi, target);
+	r.ev.offset = disp > 0 ? (uint64_t)disp : 0;
+	set_dtype(&r.ev, ucount(ocount), otype);
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, NULL);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+#endif

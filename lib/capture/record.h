@@ -34,6 +34,12 @@ int tcw_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 int tcw_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
 			 int rtag, MPI_Comm comm, MPI_Status *status, void *ra);
 int tcw_probe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status, void *ra);
+/* Mprobe (flag NULL) and Improbe */
+int tcw_mprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+	       MPI_Status *status, void *ra);
+/* Mrecv (req NULL) and Imrecv (status ignored) */
+int tcw_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
+	      MPI_Request *req, void *ra);
 int tcw_start(MPI_Request *req, void *ra);
 int tcw_startall(int n, MPI_Request reqs[], void *ra);
 int tcw_request_free(MPI_Request *req, void *ra);
@@ -77,6 +83,21 @@ int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
 		  MPI_Request *req, void *ra);
 
+/* Neighbor_allgather, Neighbor_alltoall and their I-forms */
+int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+			    const int rcounts[], const int displs[], MPI_Datatype rtype,
+			    MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+			   MPI_Datatype stype, void *rbuf, const int rcounts[],
+			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+			   MPI_Request *req, void *ra);
+int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+			   MPI_Request *req, void *ra);
+
 int tcw_comm_dup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, void *ra);
 int tcw_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, void *ra);
 int tcw_comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm,
@@ -85,6 +106,7 @@ int tcw_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm, void *ra)
 int tcw_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm,
 			  void *ra);
 int tcw_comm_free(MPI_Comm *comm, void *ra);
+int tcw_comm_disconnect(MPI_Comm *comm, void *ra);
 int tcw_cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
 		    int reorder, MPI_Comm *newcomm, void *ra);
 int tcw_cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm, void *ra);
@@ -94,11 +116,73 @@ int tcw_dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int srcs[],
 				   const int sw[], int outdeg, const int dsts[], const int dw[],
 				   MPI_Info info, int reorder, MPI_Comm *newcomm, void *ra);
 
+int tcw_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, void *ra);
+int tcw_intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer_comm, int remote_leader,
+			 int tag, MPI_Comm *newcomm, void *ra);
+int tcw_intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newcomm, void *ra);
+int tcw_dist_graph_create(MPI_Comm comm, int n, const int srcs[], const int degrees[],
+			  const int dsts[], const int weights[], MPI_Info info, int reorder,
+			  MPI_Comm *newcomm, void *ra);
+int tcw_comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+		   MPI_Comm comm, MPI_Comm *intercomm, int errcodes[], void *ra);
+/* Comm_connect (accept false) and Comm_accept */
+int tcw_comm_connect(bool accept, const char *port, MPI_Info info, int root, MPI_Comm comm,
+		     MPI_Comm *newcomm, void *ra);
+
+/* Win_create, Win_allocate(_shared) (base is the baseptr argument),
+ * Win_create_dynamic (base, size, disp_unit ignored) */
+int tcw_win_create(unsigned op, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+		   MPI_Comm comm, MPI_Win *win, void *ra);
+int tcw_win_free(MPI_Win *win, void *ra);
+/* Put, Get, Rput, Rget (req NULL for Put and Get) */
+int tcw_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+	    int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req, void *ra);
+/* Accumulate, Raccumulate */
+int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+		   int tcount, MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
+		   void *ra);
+/* Get_accumulate, Rget_accumulate */
+int tcw_get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+		       int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
+		       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req, void *ra);
+int tcw_fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target, MPI_Aint disp,
+		     MPI_Op redop, MPI_Win win, void *ra);
+int tcw_compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,
+			 int target, MPI_Aint disp, MPI_Win win, void *ra);
+/* Win_fence, Win_(un)lock(_all), Win_flush(_local)(_all), Win_post/start/
+ * complete/wait/test, Win_sync; arguments the call has not are ignored */
+int tcw_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_Group group, MPI_Win win,
+		 int *flag, void *ra);
+
 int tcw_file_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh,
 		  void *ra);
 int tcw_file_close(MPI_File *fh, void *ra);
-/* File_read/write(_at)(_all); offset is ignored by the forms without _at */
+/* File_read/write(_at)(_all), File_read/write_shared, File_read/write_ordered;
+ * offset is ignored by the forms without _at */
 int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
 		MPI_Datatype dt, MPI_Status *status, void *ra);
+/* File_iread/iwrite(_at)(_all), File_iread/iwrite_shared */
+int tcw_file_irw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
+		 MPI_Datatype dt, MPI_Request *req, void *ra);
+
+#if MPI_VERSION >= 4
+/* MPI-4 large-count variants, recorded as their base op */
+int tcw_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm, void *ra);
+int tcw_isend_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, int peer,
+		int tag, MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+	       MPI_Status *status, void *ra);
+int tcw_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
+		MPI_Request *req, void *ra);
+int tcw_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
+		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+		 MPI_Request *req, void *ra);
+int tcw_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
+	      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req,
+	      void *ra);
+#endif
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * tables.c - what the shim remembers about MPI handles: communicators
  * (file-local id, rank translation to world ranks), datatypes and
- * reduction ops (stable numbers of lib/event.h), MPI-IO files, and
- * outstanding requests (shim-assigned ids).
+ * reduction ops (stable numbers of lib/event.h), MPI-IO files, RMA
+ * windows, outstanding requests (shim-assigned ids) and messages of
+ * matched probes.
  *
  * All tables are open addressing with linear probing over a 64-bit key
  * made from the handle (a pointer in Open MPI, an int in MPICH). Callers
@@ -470,28 +471,41 @@ static void req_insert(const struct req_slot *s)
 	R.used++;
 }
 
+static void req_fill(struct req_slot *s, uint64_t key, uint64_t id, unsigned op,
+		     enum tc_req_kind kind, bool persistent, struct tc_comm_info *ci,
+		     const struct tc_event *ev)
+{
+	memset(s, 0, sizeof(*s));
+	s->key = key;
+	s->info.id = id;
+	s->info.kind = (uint8_t)kind;
+	s->info.persistent = persistent;
+	s->info.op = op;
+	s->info.comm = ci;
+	if (ci && ci != &world && ci != &self && ci != &null_comm)
+		ci->refs++;
+	s->info.comm_id = ev->fields & TC_F_COMM ? ev->comm : 0;
+	s->info.peer = ev->fields & TC_F_PEER ? ev->peer : TC_PEER_NONE;
+	s->info.tag = ev->fields & TC_F_TAG ? ev->tag : TC_ANY_TAG;
+	if (ev->fields & TC_F_DTYPE) {
+		s->info.count = ev->count;
+		s->info.dtype = ev->dtype;
+		s->info.dtype_size = ev->dtype_size;
+	}
+}
+
 uint64_t tc_req_new(MPI_Request h, unsigned op, enum tc_req_kind kind, bool persistent,
 		    struct tc_comm_info *ci, const struct tc_event *ev)
 {
+	return tc_req_new_id(h, ++R.next_id, op, kind, persistent, ci, ev);
+}
+
+uint64_t tc_req_new_id(MPI_Request h, uint64_t id, unsigned op, enum tc_req_kind kind,
+		       bool persistent, struct tc_comm_info *ci, const struct tc_event *ev)
+{
 	struct req_slot s;
 
-	memset(&s, 0, sizeof(s));
-	s.key = KEY(h);
-	s.info.id = ++R.next_id;
-	s.info.kind = (uint8_t)kind;
-	s.info.persistent = persistent;
-	s.info.op = op;
-	s.info.comm = ci;
-	if (ci && ci != &world && ci != &self && ci != &null_comm)
-		ci->refs++;
-	s.info.comm_id = ev->fields & TC_F_COMM ? ev->comm : 0;
-	s.info.peer = ev->fields & TC_F_PEER ? ev->peer : TC_PEER_NONE;
-	s.info.tag = ev->fields & TC_F_TAG ? ev->tag : TC_ANY_TAG;
-	if (ev->fields & TC_F_DTYPE) {
-		s.info.count = ev->count;
-		s.info.dtype = ev->dtype;
-		s.info.dtype_size = ev->dtype_size;
-	}
+	req_fill(&s, KEY(h), id, op, kind, persistent, ci, ev);
 	if (h != MPI_REQUEST_NULL)
 		req_insert(&s);
 	else
@@ -578,6 +592,122 @@ void tc_req_forget(MPI_Request h, uint64_t id)
 		req_remove(s);
 }
 
+/* ---- matched-probe messages --------------------------------------------- */
+
+/*
+ * A message taken by Mprobe/Improbe lives in the request table under its
+ * own handle (message and request handles never compare equal: they are
+ * pointers to different objects in Open MPI, and MPICH handles carry their
+ * kind) with op TC_OP_MPROBE or TC_OP_IMPROBE and its received bytes in
+ * count (dtype_size 1), until Mrecv/Imrecv takes it.
+ */
+uint64_t tc_msg_new(MPI_Message m, unsigned op, struct tc_comm_info *ci,
+		    const struct tc_event *ev)
+{
+	struct req_slot s;
+
+	req_fill(&s, KEY(m), ++R.next_id, op, TC_REQ_OTHER, false, ci, ev);
+	if (m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC)
+		req_insert(&s);
+	else
+		tc_comm_unref(ci);
+	return s.info.id;
+}
+
+bool tc_msg_peek(MPI_Message m, struct tc_req_info *out)
+{
+	uint64_t key = KEY(m);
+
+	if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+		return false;
+	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask) {
+		struct req_slot *s = &R.t[j];
+		if (s->key == key && (s->info.op == TC_OP_MPROBE || s->info.op == TC_OP_IMPROBE)) {
+			*out = s->info;
+			return true;
+		}
+	}
+	return false;
+}
+
+void tc_msg_done(MPI_Message m, uint64_t id)
+{
+	uint64_t key = KEY(m);
+
+	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask)
+		if (R.t[j].key == key && R.t[j].info.id == id) {
+			req_remove(&R.t[j]);
+			return;
+		}
+}
+
+/* ---- RMA windows -------------------------------------------------------- */
+
+static struct map wins;           /* handle -> struct tc_win_info * */
+static uint32_t next_win;
+
+static struct tc_win_info *win_make(MPI_Win w, uint32_t comm_id)
+{
+	struct tc_win_info *wi = tc_xcalloc(1, sizeof(*wi));
+	MPI_Group g;
+	int n = 0;
+
+	wi->id = next_win++;
+	wi->comm_id = comm_id;
+	if (PMPI_Win_get_group(w, &g) == MPI_SUCCESS) {
+		PMPI_Group_size(g, &n);
+		wi->size = n;
+		wi->peers = translate(g, n);
+		PMPI_Group_free(&g);
+	}
+	map_put(&wins, KEY(w), (uint64_t)(uintptr_t)wi);
+	return wi;
+}
+
+static void win_free(struct tc_win_info *wi)
+{
+	if (wi) {
+		free(wi->peers);
+		free(wi);
+	}
+}
+
+const struct tc_win_info *tc_win_new(MPI_Win w, uint32_t comm_id)
+{
+	struct kv *e = map_find(&wins, KEY(w));
+
+	if (e) /* a stale entry: the handle was freed behind our back */
+		win_free((struct tc_win_info *)(uintptr_t)e->val);
+	return win_make(w, comm_id);
+}
+
+const struct tc_win_info *tc_win_get(MPI_Win w)
+{
+	struct kv *e = map_find(&wins, KEY(w));
+
+	/* created by a call the shim did not record: learn it now */
+	return e ? (const struct tc_win_info *)(uintptr_t)e->val : win_make(w, UINT32_MAX);
+}
+
+int32_t tc_win_peer(const struct tc_win_info *wi, int r)
+{
+	if (r == MPI_PROC_NULL)
+		return TC_PROC_NULL;
+	if (r < 0 || r >= wi->size)
+		return TC_PEER_NONE;
+	return wi->peers[r];
+}
+
+void tc_win_forget(MPI_Win w)
+{
+	struct kv *e = map_find(&wins, KEY(w));
+
+	if (!e)
+		return;
+	win_free((struct tc_win_info *)(uintptr_t)e->val);
+	map_del(&wins, KEY(w));
+}
+
 /* ---- set-up ------------------------------------------------------------- */
 
 void tc_tables_init(void)
@@ -602,6 +732,7 @@ void tc_tables_init(void)
 	null_comm.members = null_comm.peers = self.members; /* never indexed: rsize 0 */
 	map_init(&comms);
 	map_init(&files);
+	map_init(&wins);
 	init_dtypes();
 	init_redops();
 	R.mask = 255;
@@ -617,7 +748,11 @@ void tc_tables_release(void)
 		if (R.t[i].used)
 			tc_comm_unref(R.t[i].info.comm);
 	map_release(&comms);
+	for (size_t i = 0; wins.t && i <= wins.mask; i++)
+		if (wins.t[i].used)
+			win_free((struct tc_win_info *)(uintptr_t)wins.t[i].val);
 	map_release(&files);
+	map_release(&wins);
 	map_release(&dtypes);
 	map_release(&redops);
 	free(R.t);

@@ -334,6 +334,62 @@ FDEF(mpi_iprobe, MPI_IPROBE, (F *src, F *tag, F *comm, F *flag, F *status, F *ie
 	ret(ierr, rc);
 }
 
+FDEF(mpi_mprobe, MPI_MPROBE, (F *src, F *tag, F *comm, F *msg, F *status, F *ierr))
+{
+	MPI_Status cs;
+	MPI_Message m;
+	int rc = tcw_mprobe(*src, *tag, COMM(comm), NULL, &m, status_for(status, &cs), TC_RA());
+
+	if (rc == MPI_SUCCESS) {
+		*msg = PMPI_Message_c2f(m);
+		status_out(&cs, status);
+	}
+	ret(ierr, rc);
+}
+
+FDEF(mpi_improbe, MPI_IMPROBE, (F *src, F *tag, F *comm, F *flag, F *msg, F *status, F *ierr))
+{
+	MPI_Status cs;
+	MPI_Message m;
+	int cflag = 0;
+	int rc = tcw_mprobe(*src, *tag, COMM(comm), &cflag, &m, status_for(status, &cs),
+			    TC_RA());
+
+	*flag = cflag != 0;
+	if (rc == MPI_SUCCESS && cflag) {
+		*msg = PMPI_Message_c2f(m);
+		status_out(&cs, status);
+	}
+	ret(ierr, rc);
+}
+
+FDEF(mpi_mrecv, MPI_MRECV, (void *buf, F *count, F *dt, F *msg, F *status, F *ierr))
+{
+	MPI_Status cs;
+	MPI_Message m = PMPI_Message_f2c(*msg);
+	int rc = tcw_mrecv(fbuf(buf), *count, TYPE(dt), &m, status_for(status, &cs), NULL,
+			   TC_RA());
+
+	if (rc == MPI_SUCCESS) {
+		*msg = PMPI_Message_c2f(m);
+		status_out(&cs, status);
+	}
+	ret(ierr, rc);
+}
+
+FDEF(mpi_imrecv, MPI_IMRECV, (void *buf, F *count, F *dt, F *msg, F *req, F *ierr))
+{
+	MPI_Message m = PMPI_Message_f2c(*msg);
+	MPI_Request c;
+	int rc = tcw_mrecv(fbuf(buf), *count, TYPE(dt), &m, MPI_STATUS_IGNORE, &c, TC_RA());
+
+	if (rc == MPI_SUCCESS) {
+		*msg = PMPI_Message_c2f(m);
+		*req = PMPI_Request_c2f(c);
+	}
+	ret(ierr, rc);
+}
+
 FDEF(mpi_start, MPI_START, (F *req, F *ierr))
 {
 	MPI_Request c = PMPI_Request_f2c(*req);
@@ -777,6 +833,125 @@ FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *sty
 	ret(ierr, rc);
 }
 
+/* ---- neighbourhood collectives ------------------------------------------ */
+
+#define FNEIGHBOR(lc, UC, ilc, IUC, op, iop)                                              \
+	FDEF(lc, UC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,   \
+		      F *comm, F *ierr))                                                  \
+	{                                                                                 \
+		ret(ierr, tcw_neighbor(op, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
+				       *rcount, TYPE(rtype), COMM(comm), NULL, TC_RA())); \
+	}                                                                                 \
+	FDEF(ilc, IUC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, \
+			F *comm, F *req, F *ierr))                                        \
+	{                                                                                 \
+		MPI_Request c;                                                            \
+		int rc = tcw_neighbor(iop, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
+				      *rcount, TYPE(rtype), COMM(comm), &c, TC_RA());     \
+		REQ_OUT(rc, c, req);                                                      \
+		ret(ierr, rc);                                                            \
+	}
+FNEIGHBOR(mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, mpi_ineighbor_allgather,
+	  MPI_INEIGHBOR_ALLGATHER, TC_OP_NEIGHBOR_ALLGATHER, TC_OP_INEIGHBOR_ALLGATHER)
+FNEIGHBOR(mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, mpi_ineighbor_alltoall,
+	  MPI_INEIGHBOR_ALLTOALL, TC_OP_NEIGHBOR_ALLTOALL, TC_OP_INEIGHBOR_ALLTOALL)
+#undef FNEIGHBOR
+
+FDEF(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV,
+     (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
+      F *ierr))
+{
+	ret(ierr, tcw_neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts,
+					  displs, TYPE(rtype), COMM(comm), NULL, TC_RA()));
+}
+
+FDEF(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV,
+     (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
+      F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts,
+					 displs, TYPE(rtype), COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV,
+     (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls,
+      F *rtype, F *comm, F *ierr))
+{
+	ret(ierr, tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
+					 rcounts, rdispls, TYPE(rtype), COMM(comm), NULL,
+					 TC_RA()));
+}
+
+FDEF(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV,
+     (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls,
+      F *rtype, F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
+					rcounts, rdispls, TYPE(rtype), COMM(comm), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+/* Out- and in-degree of comm's topology: the lengths of the type arrays. */
+static void degrees_of(MPI_Comm comm, int *in, int *out)
+{
+	int topo = MPI_UNDEFINED, nd = 0, me = 0, weighted = 0;
+
+	*in = *out = 0;
+	PMPI_Topo_test(comm, &topo);
+	if (topo == MPI_CART) {
+		PMPI_Cartdim_get(comm, &nd);
+		*in = *out = 2 * nd;
+	} else if (topo == MPI_GRAPH) {
+		PMPI_Comm_rank(comm, &me);
+		PMPI_Graph_neighbors_count(comm, me, in);
+		*out = *in;
+	} else if (topo == MPI_DIST_GRAPH) {
+		PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted);
+	}
+}
+
+static int neighbor_alltoallw(void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf,
+			      F *rcounts, MPI_Aint *rdispls, F *rtypes, F *comm,
+			      MPI_Request *req, void *ra)
+{
+	MPI_Comm c = COMM(comm);
+	int in, out;
+
+	degrees_of(c, &in, &out);
+	return tcw_neighbor_alltoallw(fbuf(sbuf), scounts, sdispls,
+				      types_in(&fs.stypes, &fs.stypes_alloc, stypes, out),
+				      fbuf(rbuf), rcounts, rdispls,
+				      types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, in), c, req,
+				      ra);
+}
+
+FDEF(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW,
+     (void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf, F *rcounts,
+      MPI_Aint *rdispls, F *rtypes, F *comm, F *ierr))
+{
+	ret(ierr, neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+				     rtypes, comm, NULL, TC_RA()));
+}
+
+FDEF(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
+     (void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf, F *rcounts,
+      MPI_Aint *rdispls, F *rtypes, F *comm, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+				    rtypes, comm, &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
 /* ---- communicators ------------------------------------------------------ */
 
 #define NEWCOMM_OUT(rc, c, f)                            \
@@ -852,6 +1027,15 @@ FDEF(mpi_comm_free, MPI_COMM_FREE, (F *comm, F *ierr))
 	ret(ierr, rc);
 }
 
+FDEF(mpi_comm_disconnect, MPI_COMM_DISCONNECT, (F *comm, F *ierr))
+{
+	MPI_Comm c = COMM(comm);
+	int rc = tcw_comm_disconnect(&c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, comm);
+	ret(ierr, rc);
+}
+
 FDEF(mpi_cart_create, MPI_CART_CREATE, (F *comm, F *ndims, F *dims, F *periods, F *reorder,
 					F *newcomm, F *ierr))
 {
@@ -896,6 +1080,240 @@ FDEF(mpi_dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT,
 	NEWCOMM_OUT(rc, c, newcomm);
 	ret(ierr, rc);
 }
+
+FDEF(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO, (F *comm, F *info, F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_comm_dup_with_info(COMM(comm), INFO(info), &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_intercomm_create, MPI_INTERCOMM_CREATE,
+     (F *local, F *local_leader, F *peer_comm, F *remote_leader, F *tag, F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_intercomm_create(COMM(local), *local_leader, COMM(peer_comm), *remote_leader,
+				      *tag, &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_intercomm_merge, MPI_INTERCOMM_MERGE, (F *intercomm, F *high, F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_intercomm_merge(COMM(intercomm), *high != 0, &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_dist_graph_create, MPI_DIST_GRAPH_CREATE,
+     (F *comm, F *n, F *srcs, F *degrees, F *dsts, F *weights, F *info, F *reorder,
+      F *newcomm, F *ierr))
+{
+	MPI_Comm c;
+	int rc = tcw_dist_graph_create(COMM(comm), *n, srcs, degrees, dsts, fweights(weights),
+				       INFO(info), *reorder != 0, &c, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+/* ---- one-sided ---------------------------------------------------------- */
+
+#define WIN(f) PMPI_Win_f2c(*(f))
+
+FDEF(mpi_win_create, MPI_WIN_CREATE, (void *base, MPI_Aint *size, F *disp_unit, F *info,
+				      F *comm, F *win, F *ierr))
+{
+	MPI_Win w;
+	int rc = tcw_win_create(TC_OP_WIN_CREATE, fbuf(base), *size, *disp_unit, INFO(info),
+				COMM(comm), &w, TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*win = PMPI_Win_c2f(w);
+	ret(ierr, rc);
+}
+
+/* baseptr: where the address of the memory goes, as in C */
+#define FWIN_ALLOCATE(lc, UC, op)                                                          \
+	FDEF(lc, UC, (MPI_Aint *size, F *disp_unit, F *info, F *comm, void *baseptr, F *win, \
+		      F *ierr))                                                            \
+	{                                                                                  \
+		MPI_Win w;                                                                 \
+		int rc = tcw_win_create(op, baseptr, *size, *disp_unit, INFO(info),        \
+					COMM(comm), &w, TC_RA());                          \
+		if (rc == MPI_SUCCESS)                                                     \
+			*win = PMPI_Win_c2f(w);                                            \
+		ret(ierr, rc);                                                             \
+	}
+FWIN_ALLOCATE(mpi_win_allocate, MPI_WIN_ALLOCATE, TC_OP_WIN_ALLOCATE)
+FWIN_ALLOCATE(mpi_win_allocate_shared, MPI_WIN_ALLOCATE_SHARED, TC_OP_WIN_ALLOCATE_SHARED)
+#undef FWIN_ALLOCATE
+
+FDEF(mpi_win_create_dynamic, MPI_WIN_CREATE_DYNAMIC, (F *info, F *comm, F *win, F *ierr))
+{
+	MPI_Win w;
+	int rc = tcw_win_create(TC_OP_WIN_CREATE_DYNAMIC, NULL, 0, 1, INFO(info), COMM(comm), &w,
+				TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*win = PMPI_Win_c2f(w);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_win_free, MPI_WIN_FREE, (F *win, F *ierr))
+{
+	MPI_Win w = WIN(win);
+	int rc = tcw_win_free(&w, TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*win = PMPI_Win_c2f(w);
+	ret(ierr, rc);
+}
+
+#define FPUT(lc, UC, ilc, IUC, op, iop)                                                   \
+	FDEF(lc, UC, (void *addr, F *ocount, F *otype, F *target, MPI_Aint *disp,         \
+		      F *tcount, F *ttype, F *win, F *ierr))                              \
+	{                                                                                 \
+		ret(ierr, tcw_put(op, fbuf(addr), *ocount, TYPE(otype), *target, *disp,   \
+				  *tcount, TYPE(ttype), WIN(win), NULL, TC_RA()));        \
+	}                                                                                 \
+	FDEF(ilc, IUC, (void *addr, F *ocount, F *otype, F *target, MPI_Aint *disp,       \
+			F *tcount, F *ttype, F *win, F *req, F *ierr))                    \
+	{                                                                                 \
+		MPI_Request c;                                                            \
+		int rc = tcw_put(iop, fbuf(addr), *ocount, TYPE(otype), *target, *disp,   \
+				 *tcount, TYPE(ttype), WIN(win), &c, TC_RA());            \
+		REQ_OUT(rc, c, req);                                                      \
+		ret(ierr, rc);                                                            \
+	}
+FPUT(mpi_put, MPI_PUT, mpi_rput, MPI_RPUT, TC_OP_PUT, TC_OP_RPUT)
+FPUT(mpi_get, MPI_GET, mpi_rget, MPI_RGET, TC_OP_GET, TC_OP_RGET)
+#undef FPUT
+
+FDEF(mpi_accumulate, MPI_ACCUMULATE, (void *addr, F *ocount, F *otype, F *target,
+				      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
+				      F *ierr))
+{
+	ret(ierr, tcw_accumulate(fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount,
+				 TYPE(ttype), OP(op), WIN(win), NULL, TC_RA()));
+}
+
+FDEF(mpi_raccumulate, MPI_RACCUMULATE, (void *addr, F *ocount, F *otype, F *target,
+					MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
+					F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_accumulate(fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount,
+				TYPE(ttype), OP(op), WIN(win), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_get_accumulate, MPI_GET_ACCUMULATE,
+     (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype, F *target,
+      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win, F *ierr))
+{
+	ret(ierr, tcw_get_accumulate(fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount,
+				     TYPE(rtype), *target, *disp, *tcount, TYPE(ttype), OP(op),
+				     WIN(win), NULL, TC_RA()));
+}
+
+FDEF(mpi_rget_accumulate, MPI_RGET_ACCUMULATE,
+     (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype, F *target,
+      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_get_accumulate(fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount,
+				    TYPE(rtype), *target, *disp, *tcount, TYPE(ttype), OP(op),
+				    WIN(win), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_fetch_and_op, MPI_FETCH_AND_OP, (void *oaddr, void *raddr, F *dt, F *target,
+					  MPI_Aint *disp, F *op, F *win, F *ierr))
+{
+	ret(ierr, tcw_fetch_and_op(fbuf(oaddr), fbuf(raddr), TYPE(dt), *target, *disp, OP(op),
+				   WIN(win), TC_RA()));
+}
+
+FDEF(mpi_compare_and_swap, MPI_COMPARE_AND_SWAP, (void *oaddr, void *caddr, void *raddr, F *dt,
+						  F *target, MPI_Aint *disp, F *win, F *ierr))
+{
+	ret(ierr, tcw_compare_and_swap(fbuf(oaddr), fbuf(caddr), fbuf(raddr), TYPE(dt), *target,
+				       *disp, WIN(win), TC_RA()));
+}
+
+#define FWSYNC(op, type, rank, assert, group, win, flag) \
+	tcw_win_sync(op, type, rank, assert, group, win, flag, TC_RA())
+
+FDEF(mpi_win_fence, MPI_WIN_FENCE, (F *assert, F *win, F *ierr))
+{
+	ret(ierr, FWSYNC(TC_OP_WIN_FENCE, 0, 0, *assert, MPI_GROUP_NULL, WIN(win), NULL));
+}
+
+FDEF(mpi_win_lock, MPI_WIN_LOCK, (F *type, F *rank, F *assert, F *win, F *ierr))
+{
+	ret(ierr, FWSYNC(TC_OP_WIN_LOCK, *type, *rank, *assert, MPI_GROUP_NULL, WIN(win), NULL));
+}
+
+FDEF(mpi_win_lock_all, MPI_WIN_LOCK_ALL, (F *assert, F *win, F *ierr))
+{
+	ret(ierr, FWSYNC(TC_OP_WIN_LOCK_ALL, 0, 0, *assert, MPI_GROUP_NULL, WIN(win), NULL));
+}
+
+/* Win_unlock, Win_flush, Win_flush_local: (rank, win) */
+#define FWIN_RANK(lc, UC, op)                                                              \
+	FDEF(lc, UC, (F *rank, F *win, F *ierr))                                           \
+	{                                                                                  \
+		ret(ierr, FWSYNC(op, 0, *rank, 0, MPI_GROUP_NULL, WIN(win), NULL));        \
+	}
+FWIN_RANK(mpi_win_unlock, MPI_WIN_UNLOCK, TC_OP_WIN_UNLOCK)
+FWIN_RANK(mpi_win_flush, MPI_WIN_FLUSH, TC_OP_WIN_FLUSH)
+FWIN_RANK(mpi_win_flush_local, MPI_WIN_FLUSH_LOCAL, TC_OP_WIN_FLUSH_LOCAL)
+#undef FWIN_RANK
+
+/* Win_unlock_all, Win_flush_all, Win_flush_local_all, Win_complete,
+ * Win_wait, Win_sync: (win) */
+#define FWIN_ONLY(lc, UC, op)                                                              \
+	FDEF(lc, UC, (F *win, F *ierr))                                                    \
+	{                                                                                  \
+		ret(ierr, FWSYNC(op, 0, 0, 0, MPI_GROUP_NULL, WIN(win), NULL));            \
+	}
+FWIN_ONLY(mpi_win_unlock_all, MPI_WIN_UNLOCK_ALL, TC_OP_WIN_UNLOCK_ALL)
+FWIN_ONLY(mpi_win_flush_all, MPI_WIN_FLUSH_ALL, TC_OP_WIN_FLUSH_ALL)
+FWIN_ONLY(mpi_win_flush_local_all, MPI_WIN_FLUSH_LOCAL_ALL, TC_OP_WIN_FLUSH_LOCAL_ALL)
+FWIN_ONLY(mpi_win_complete, MPI_WIN_COMPLETE, TC_OP_WIN_COMPLETE)
+FWIN_ONLY(mpi_win_wait, MPI_WIN_WAIT, TC_OP_WIN_WAIT)
+FWIN_ONLY(mpi_win_sync, MPI_WIN_SYNC, TC_OP_WIN_SYNC)
+#undef FWIN_ONLY
+
+FDEF(mpi_win_post, MPI_WIN_POST, (F *group, F *assert, F *win, F *ierr))
+{
+	ret(ierr, FWSYNC(TC_OP_WIN_POST, 0, 0, *assert, GROUP(group), WIN(win), NULL));
+}
+
+FDEF(mpi_win_start, MPI_WIN_START, (F *group, F *assert, F *win, F *ierr))
+{
+	ret(ierr, FWSYNC(TC_OP_WIN_START, 0, 0, *assert, GROUP(group), WIN(win), NULL));
+}
+
+FDEF(mpi_win_test, MPI_WIN_TEST, (F *win, F *flag, F *ierr))
+{
+	int cflag = 0;
+	int rc = FWSYNC(TC_OP_WIN_TEST, 0, 0, 0, MPI_GROUP_NULL, WIN(win), &cflag);
+
+	*flag = cflag != 0;
+	ret(ierr, rc);
+}
+#undef FWSYNC
 
 /* ---- MPI-IO ------------------------------------------------------------- */
 
@@ -959,5 +1377,41 @@ FFILE_AT(mpi_file_read_at, MPI_FILE_READ_AT, TC_OP_FILE_READ_AT)
 FFILE_AT(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, TC_OP_FILE_READ_AT_ALL)
 FFILE_AT(mpi_file_write_at, MPI_FILE_WRITE_AT, TC_OP_FILE_WRITE_AT)
 FFILE_AT(mpi_file_write_at_all, MPI_FILE_WRITE_AT_ALL, TC_OP_FILE_WRITE_AT_ALL)
+FFILE(mpi_file_read_shared, MPI_FILE_READ_SHARED, TC_OP_FILE_READ_SHARED)
+FFILE(mpi_file_write_shared, MPI_FILE_WRITE_SHARED, TC_OP_FILE_WRITE_SHARED)
+FFILE(mpi_file_read_ordered, MPI_FILE_READ_ORDERED, TC_OP_FILE_READ_ORDERED)
+FFILE(mpi_file_write_ordered, MPI_FILE_WRITE_ORDERED, TC_OP_FILE_WRITE_ORDERED)
 #undef FFILE
 #undef FFILE_AT
+
+#define FIFILE(lc, UC, op)                                                                \
+	FDEF(lc, UC, (F *fh, void *buf, F *count, F *dt, F *req, F *ierr))                \
+	{                                                                                 \
+		MPI_Request c;                                                            \
+		int rc = tcw_file_irw(op, PMPI_File_f2c(*fh), 0, fbuf(buf), *count,       \
+				      TYPE(dt), &c, TC_RA());                             \
+		REQ_OUT(rc, c, req);                                                      \
+		ret(ierr, rc);                                                            \
+	}
+#define FIFILE_AT(lc, UC, op)                                                             \
+	FDEF(lc, UC, (F *fh, MPI_Offset *off, void *buf, F *count, F *dt, F *req,         \
+		      F *ierr))                                                           \
+	{                                                                                 \
+		MPI_Request c;                                                            \
+		int rc = tcw_file_irw(op, PMPI_File_f2c(*fh), *off, fbuf(buf), *count,    \
+				      TYPE(dt), &c, TC_RA());                             \
+		REQ_OUT(rc, c, req);                                                      \
+		ret(ierr, rc);                                                            \
+	}
+FIFILE(mpi_file_iread, MPI_FILE_IREAD, TC_OP_FILE_IREAD)
+FIFILE(mpi_file_iread_all, MPI_FILE_IREAD_ALL, TC_OP_FILE_IREAD_ALL)
+FIFILE(mpi_file_iread_shared, MPI_FILE_IREAD_SHARED, TC_OP_FILE_IREAD_SHARED)
+FIFILE(mpi_file_iwrite, MPI_FILE_IWRITE, TC_OP_FILE_IWRITE)
+FIFILE(mpi_file_iwrite_all, MPI_FILE_IWRITE_ALL, TC_OP_FILE_IWRITE_ALL)
+FIFILE(mpi_file_iwrite_shared, MPI_FILE_IWRITE_SHARED, TC_OP_FILE_IWRITE_SHARED)
+FIFILE_AT(mpi_file_iread_at, MPI_FILE_IREAD_AT, TC_OP_FILE_IREAD_AT)
+FIFILE_AT(mpi_file_iread_at_all, MPI_FILE_IREAD_AT_ALL, TC_OP_FILE_IREAD_AT_ALL)
+FIFILE_AT(mpi_file_iwrite_at, MPI_FILE_IWRITE_AT, TC_OP_FILE_IWRITE_AT)
+FIFILE_AT(mpi_file_iwrite_at_all, MPI_FILE_IWRITE_AT_ALL, TC_OP_FILE_IWRITE_AT_ALL)
+#undef FIFILE
+#undef FIFILE_AT

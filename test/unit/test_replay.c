@@ -218,6 +218,52 @@ TEST(replay_allreduce_recursive_doubling)
 	free(c.pos);
 }
 
+/* Per rank: Win_create, Put to the next rank, Win_fence, Win_free (world). */
+static bool rma_next(void *ctx, size_t idx, struct tc_event *ev)
+{
+	static const unsigned ops[] = { TC_OP_WIN_CREATE, TC_OP_PUT, TC_OP_WIN_FENCE,
+					TC_OP_WIN_FREE };
+	struct coll *c = ctx;
+
+	if (c->pos[idx] >= 4)
+		return false;
+	ev->op = ops[c->pos[idx]++];
+	ev->fields = TC_F_COMM | TC_F_FILE;
+	ev->comm = TC_COMM_WORLD;
+	ev->file = 0;
+	if (ev->op == TC_OP_PUT) {
+		ev->fields |= TC_F_PEER | TC_F_COUNT | TC_F_DTYPE;
+		ev->peer = (int32_t)((idx + 1) % 3);
+		ev->count = 4;
+		ev->dtype = TC_DT_INT;
+		ev->dtype_size = 4;
+	}
+	ev->t_start = ev->t_end = 0;
+	return true;
+}
+
+TEST(replay_rma_synchronisation_and_neighbourhood_cost)
+{
+	struct tc_replay_params p;
+	struct tc_replay_result res;
+	struct coll c = { calloc(3, sizeof(uint64_t)) };
+
+	tc_replay_params_init(&p);
+	CHECK(tc_replay_run(3, NULL, 3, &p, rma_next, &c, &res) == 0);
+	/* create, fence and free meet as collectives; the Put sends nothing */
+	CHECK(!res.deadlock);
+	CHECK_EQ_U64(res.collectives, 3);
+	CHECK_EQ_U64(res.messages, 0);
+	CHECK_EQ_U64(res.events, 12);
+	tc_replay_result_release(&res);
+	free(c.pos);
+	/* a neighbourhood collective: one round, whatever the size */
+	CHECK_NEAR(tc_replay_coll_cost(&p, TC_OP_NEIGHBOR_ALLTOALL, 64, 100, 0),
+		   p.L + 2 * p.o + 100 * p.G);
+	CHECK_NEAR(tc_replay_coll_cost(&p, TC_OP_INEIGHBOR_ALLTOALLV, 64, 100, 400),
+		   p.L + 2 * p.o + 400 * p.G);
+}
+
 /*
  * Cancelled receives on 2 ranks: each posts Irecv(MPI_ANY_SOURCE, tag 9)
  * that no message matches, cancels it and waits (status without a

@@ -36,6 +36,7 @@
 #define O2_MAX_STACK 64            /* region nesting kept for call sites */
 #define O2_MAX_COMPL 4096          /* completions kept per call */
 #define O2_CACHE 4
+#define O2_MAX_QUEUE (1u << 16)    /* events held back for pending receives */
 
 /* ---- global definitions --------------------------------------------------- */
 
@@ -552,6 +553,16 @@ struct o2_frame {
 	uint64_t t;
 };
 
+struct o2_qev {
+	struct tc_event ev;
+	struct tc_completion *compl;   /* owned copy */
+};
+
+struct o2_pend {
+	uint64_t request;
+	size_t index;                  /* in the queue */
+};
+
 struct o2_reader {
 	char *path;
 	struct o2_defs *defs;
@@ -580,7 +591,22 @@ struct o2_reader {
 	uint32_t *site_id;
 	size_t nsites, sitecap;
 	struct tc_frame frames[O2_MAX_STACK + 1];
+	/*
+	 * OTF2 gives the peer, tag and size of a nonblocking receive only
+	 * when it completes: from an MPI_Irecv on, events are held back
+	 * until every held receive has completed and been filled in.
+	 */
+	struct o2_qev *queue;
+	size_t nqueue, aqueue;
+	struct o2_pend *pend;
+	size_t npend, apend;
 };
+
+/* Request ids as the events carry them (0 is "no request"). */
+static uint64_t req_id(uint64_t req)
+{
+	return req ? req : 1ull << 63;
+}
 
 static uint64_t to_ns(const struct o2_defs *d, uint64_t t)
 {
@@ -727,6 +753,72 @@ static int current_site(struct o2_reader *rd, uint32_t *id)
 	return 0;
 }
 
+/* Give the held-back events to the callback, in order. */
+static int flush_queue(struct o2_reader *rd)
+{
+	int rc = 0;
+	size_t i;
+
+	for (i = 0; i < rd->nqueue; i++) {
+		struct o2_qev *q = &rd->queue[i];
+		if (!rc && rd->ops->event && rd->ops->event(rd->ctx, &q->ev))
+			rc = TC_ERR_STOP;
+		free(q->compl);
+	}
+	rd->nqueue = 0;
+	rd->npend = 0;
+	return rc;
+}
+
+static int deliver(struct o2_reader *rd, const struct tc_event *ev)
+{
+	struct o2_qev *q;
+	bool hold = ev->op == TC_OP_IRECV && (ev->fields & TC_F_REQUEST);
+
+	if (!hold && !rd->nqueue)
+		return rd->ops->event && rd->ops->event(rd->ctx, ev) ? TC_ERR_STOP : 0;
+	TC_ALLOC_GROW(rd->queue, rd->nqueue + 1, rd->aqueue);
+	q = &rd->queue[rd->nqueue];
+	q->ev = *ev;
+	q->compl = NULL;
+	if (ev->ncompl) {
+		q->compl = tc_xmalloc(tc_st_mult(ev->ncompl, sizeof(*q->compl)));
+		memcpy(q->compl, ev->compl, ev->ncompl * sizeof(*q->compl));
+		q->ev.compl = q->compl;
+	}
+	if (hold) {
+		TC_ALLOC_GROW(rd->pend, rd->npend + 1, rd->apend);
+		rd->pend[rd->npend].request = ev->request;
+		rd->pend[rd->npend].index = rd->nqueue;
+		rd->npend++;
+	}
+	rd->nqueue++;
+	if (!rd->npend || rd->nqueue >= O2_MAX_QUEUE)
+		return flush_queue(rd);
+	return 0;
+}
+
+/* A held receive completed: fill in what its MPI_Irecv could not say. */
+static void complete_held(struct o2_reader *rd, uint64_t request, int32_t source, int32_t tag,
+			  uint64_t bytes, uint32_t comm)
+{
+	for (size_t i = 0; i < rd->npend; i++) {
+		struct tc_event *ev;
+		if (rd->pend[i].request != request)
+			continue;
+		ev = &rd->queue[rd->pend[i].index].ev;
+		ev->peer = source;
+		ev->tag = tag;
+		ev->comm = comm;
+		ev->count = bytes;
+		ev->dtype = TC_DT_BYTE;
+		ev->dtype_size = 1;
+		ev->fields |= TC_F_COMM | TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE;
+		rd->pend[i] = rd->pend[--rd->npend];
+		return;
+	}
+}
+
 static OTF2_CallbackCode stop(struct o2_reader *rd, int rc)
 {
 	rd->rc = rc;
@@ -793,8 +885,8 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 	if (rc)
 		return stop(rd, rc);
 	rd->nevents++;
-	if (rd->ops->event && rd->ops->event(rd->ctx, &rd->ev))
-		return stop(rd, TC_ERR_STOP);
+	if ((rc = deliver(rd, &rd->ev)))
+		return stop(rd, rc);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -852,7 +944,7 @@ static OTF2_CallbackCode ev_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 		return OTF2_CALLBACK_SUCCESS;
 	if ((rc = p2p(rd, receiver, comm, tag, len)))
 		return stop(rd, rc);
-	rd->ev.request = req + 1;
+	rd->ev.request = req_id(req);
 	rd->ev.fields |= TC_F_REQUEST;
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -864,7 +956,7 @@ static OTF2_CallbackCode ev_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp t, u
 	struct tc_completion *c;
 	(void)loc; (void)t; (void)pos; (void)al;
 	if (rd->in_call && (c = add_compl(rd)))
-		c->request = req + 1;
+		c->request = req_id(req);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -875,7 +967,7 @@ static OTF2_CallbackCode ev_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, ui
 	(void)loc; (void)t; (void)pos; (void)al;
 	if (!rd->in_call)
 		return OTF2_CALLBACK_SUCCESS;
-	rd->ev.request = req + 1;
+	rd->ev.request = req_id(req);
 	rd->ev.fields |= TC_F_REQUEST;
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -889,10 +981,17 @@ static OTF2_CallbackCode ev_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
 	(void)loc; (void)t; (void)pos; (void)al;
 	if (!rd->in_call || !(c = add_compl(rd)))
 		return OTF2_CALLBACK_SUCCESS;
-	c->request = req + 1;
+	c->request = req_id(req);
 	c->source = world_of(rd, comm, sender);
 	c->tag = tag > INT32_MAX ? TC_ANY_TAG : (int32_t)tag;
 	c->bytes = len;
+	if (rd->npend) {
+		uint32_t id;
+		int rc = map_comm(rd, comm, &id);
+		if (rc)
+			return stop(rd, rc);
+		complete_held(rd, c->request, c->source, c->tag, len, id);
+	}
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -966,6 +1065,9 @@ static int o2_read(void *impl, const struct tc_read_ops *ops, void *ctx,
 	rd->depth = rd->lost = 0;
 	rd->in_call = false;
 	rd->nsites = 0;
+	for (size_t i = 0; i < rd->nqueue; i++)
+		free(rd->queue[i].compl);
+	rd->nqueue = rd->npend = 0;
 	if (rd->site_key)
 		memset(rd->site_key, 0, rd->sitecap * sizeof(*rd->site_key));
 	if (rd->comm_id)
@@ -1008,6 +1110,8 @@ static int o2_read(void *impl, const struct tc_read_ops *ops, void *ctx,
 	OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
 	OTF2_Reader_RegisterEvtCallbacks(r, er, cb, rd);
 	e = OTF2_Reader_ReadAllLocalEvents(r, er, &n);
+	if (!rd->rc && rd->nqueue)
+		rd->rc = flush_queue(rd);
 	if (rd->rc) {
 		rc = rd->rc;
 		goto out;
@@ -1039,6 +1143,10 @@ static void o2_close(void *impl)
 	struct o2_reader *rd = impl;
 
 	defs_put(rd->defs);
+	for (size_t i = 0; i < rd->nqueue; i++)
+		free(rd->queue[i].compl);
+	free(rd->queue);
+	free(rd->pend);
 	free(rd->compl);
 	free(rd->comm_id);
 	free(rd->site_key);

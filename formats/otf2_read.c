@@ -62,6 +62,7 @@ struct o2_comm {
 };
 
 struct o2_location {
+	uint64_t nevents;   /* records, as the definitions say */
 	uint32_t group;     /* location group */
 	uint8_t type;
 	bool defined;
@@ -226,9 +227,10 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
 				      OTF2_LocationGroupRef group)
 {
 	struct o2_defs *d = u;
-	(void)name; (void)nev;
+	(void)name;
 	if (!O2_SLOT(d, locs, nlocs, self))
 		return OTF2_CALLBACK_INTERRUPT;
+	d->locs[self].nevents = nev;
 	d->locs[self].group = group;
 	d->locs[self].type = type;
 	d->locs[self].defined = true;
@@ -1117,7 +1119,16 @@ static int o2_read(void *impl, const struct tc_read_ops *ops, void *ctx,
 		goto out;
 	}
 	if (e != OTF2_SUCCESS && e != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
-		rc = o2_fail(err, rd->path, "events", e);
+		rc = tc_error_set(err, TC_ERR_FORMAT, rd->path, -1,
+				  "events of rank %u (location %" PRIu64 "): %s", rd->rank, rd->loc,
+				  OTF2_Error_GetDescription(e));
+		goto out;
+	}
+	if (rd->loc < rd->defs->nlocs && n < rd->defs->locs[rd->loc].nevents) {
+		rc = tc_error_set(err, TC_ERR_FORMAT, rd->path, -1,
+				  "events of rank %u (location %" PRIu64 "): %" PRIu64 " of %" PRIu64
+				  " records, the rest is missing", rd->rank, rd->loc, n,
+				  rd->defs->locs[rd->loc].nevents);
 		goto out;
 	}
 out:

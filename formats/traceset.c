@@ -391,8 +391,12 @@ static int scan_dir(struct cands *c, const char *dir, enum tc_format fmt, unsign
 			meta = names[i];
 		}
 		if (has_suffix(names[i], ".otf2")) {
-			notf2++;
-			anchor = names[i];
+			char *p = join(dir, names[i]);
+			if (is_regular(p)) {
+				notf2++;
+				anchor = names[i];
+			}
+			free(p);
 		}
 	}
 	if (fmt == TC_FMT_RAW || (fmt == TC_FMT_AUTO && ntcr)) {

@@ -31,6 +31,7 @@ int cmd_compress(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_expand(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_heatmap(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

@@ -93,7 +93,7 @@ static const char compress_usage[] =
 	"                      (matching per measure, simulated replay ACC) and report\n"
 	"                      it in one line; reads the whole set into memory again\n"
 	"      --salvage       read damaged files up to their damage; warn instead of fail\n"
-	"      --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
+	"      --format F      read as raw, scalatrace, dumpi or otf2 instead of detecting it\n"
 	"      --marker OP[@CALLSITE]\n"
 	"                      chameleon: the marker call (default MPI_Barrier at its\n"
 	"                      most frequent call site)\n"
@@ -503,7 +503,7 @@ int cmd_compress(int argc, char **argv)
 		case 'F':
 			rc = tc_format_from_name(optarg);
 			if (rc < 0)
-				return tc_usage_error(cmd, "--format: expected raw, scalatrace or dumpi, got '%s'",
+				return tc_usage_error(cmd, "--format: expected raw, scalatrace, dumpi or otf2, got '%s'",
 						      optarg);
 			fmt = (enum tc_format)rc;
 			break;

@@ -36,7 +36,7 @@ static const char dump_usage[] =
 	"  --limit N       stop after N events\n"
 	"  --rank R        with a directory, a ScalaTrace trace or a DUMPI .meta file:\n"
 	"                  dump rank R (default 0 for a file)\n"
-	"  --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
+	"  --format F      read as raw, scalatrace, dumpi or otf2 instead of detecting it\n"
 	"  --salvage       read a damaged file up to its damage; warn instead of fail\n"
 	"  -h, --help      this help\n";
 
@@ -198,7 +198,7 @@ static void print_header(const struct dump_ctx *d, const struct tc_raw_header *h
 /*
  * Which file and rank stream to dump: a directory needs --rank (raw sets
  * by file name, other formats through the trace set); a file holding
- * every rank (ScalaTrace, a DUMPI .meta file) takes --rank as the stream.
+ * every rank (ScalaTrace, OTF2, a DUMPI .meta file) takes --rank as the stream.
  * Returns 0, TC_EXIT_USAGE, or a negative code with err filled.
  */
 static int find_stream(const char **path, char **pathbuf, enum tc_format *fmt,
@@ -217,7 +217,7 @@ static int find_stream(const char **path, char **pathbuf, enum tc_format *fmt,
 		if (f == TC_FMT_AUTO && (f = tc_format_detect(*path, err)) < 0)
 			return TC_ERR_IO;
 		len = strlen(*path);
-		if (f == TC_FMT_SCALATRACE ||
+		if (f == TC_FMT_SCALATRACE || f == TC_FMT_OTF2 ||
 		    (f == TC_FMT_DUMPI && len > 5 && !strcmp(*path + len - 5, ".meta")))
 			*index = (uint32_t)rank;
 		*fmt = (enum tc_format)f;
@@ -319,7 +319,7 @@ int cmd_dump(int argc, char **argv)
 		case 'F':
 			if ((rc = tc_format_from_name(optarg)) < 0)
 				return tc_usage_error("dump",
-						      "--format: expected raw, scalatrace or dumpi,"
+						      "--format: expected raw, scalatrace, dumpi or otf2,"
 						      " got '%s'", optarg);
 			fmt = (enum tc_format)rc;
 			break;

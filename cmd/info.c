@@ -25,7 +25,7 @@ static const char info_usage[] =
 	"\n"
 	"  --json          one JSON document instead of text\n"
 	"  --salvage       read damaged files up to their damage; warn instead of fail\n"
-	"  --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
+	"  --format F      read as raw, scalatrace, dumpi or otf2 instead of detecting it\n"
 	"  -j, --threads N worker threads\n"
 	"  -h, --help      this help\n";
 
@@ -235,7 +235,7 @@ int cmd_info(int argc, char **argv)
 			rc = tc_format_from_name(optarg);
 			if (rc < 0)
 				return tc_usage_error("info",
-						      "--format: expected raw, scalatrace or dumpi,"
+						      "--format: expected raw, scalatrace, dumpi or otf2,"
 						      " got '%s'", optarg);
 			fmt = (enum tc_format)rc;
 			break;

@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "compare two runs rank by rank: divergences and time differences" },
 	{ "dump", cmd_dump, "print the events of one raw trace file" },
 	{ "expand", cmd_expand, "give back one rank's events from a global compressed trace" },
+	{ "export", cmd_export, "write a trace set or a global trace as OTF2 or Perfetto/Chrome JSON" },
 	{ "heatmap", cmd_heatmap, "sender x receiver communication matrix as SVG, PNG or CSV" },
 	{ "info", cmd_info, "summarise a trace set: ranks, events, ops, call sites" },
 	{ "replay", cmd_replay, "simulated replay: predicted time per rank and makespan" },

@@ -39,7 +39,7 @@ static const char signatures_usage[] =
 	"                  default), or only when every parameter is equal (params)\n"
 	"  --window N      loop compression looks back N nodes (default 256)\n"
 	"  --salvage       read damaged files up to their damage; warn instead of fail\n"
-	"  --format F      read as raw, scalatrace or dumpi instead of detecting it\n"
+	"  --format F      read as raw, scalatrace, dumpi or otf2 instead of detecting it\n"
 	"  -j, --threads N worker threads\n"
 	"  -h, --help      this help\n";
 
@@ -260,7 +260,7 @@ int cmd_signatures(int argc, char **argv)
 			rc = tc_format_from_name(optarg);
 			if (rc < 0)
 				return tc_usage_error("signatures",
-						      "--format: expected raw, scalatrace or dumpi,"
+						      "--format: expected raw, scalatrace, dumpi or otf2,"
 						      " got '%s'", optarg);
 			fmt = (enum tc_format)rc;
 			break;

@@ -11,6 +11,10 @@
  *
  *   SST DUMPI (formats/dumpi.md): one binary file per rank plus an ASCII
  *   .meta file naming the prefix and the number of processes.
+ *
+ *   OTF2 (formats/otf2.md), read through the OTF2 library: an anchor
+ *   file (traces.otf2) beside its definitions and a traces/ directory;
+ *   rank stream `index` is MPI rank `index`.
  */
 #ifndef TC_FORMATS_FOREIGN_H
 #define TC_FORMATS_FOREIGN_H
@@ -63,5 +67,17 @@ int tc_dumpi_open(struct tc_reader **out, const char *path, uint32_t index, unsi
 		  struct tc_error *err);
 /* "MPI_Isend" for DUMPI function id 8 (NULL past the table). */
 const char *tc_dumpi_function_name(unsigned id);
+
+/* Whether the first bytes of a file look like an OTF2 anchor file. */
+bool tc_otf2_probe(const void *buf, size_t len);
+/* The number of MPI ranks of the OTF2 archive whose anchor file is path
+ * (its global definitions are parsed once and cached). */
+int tc_otf2_world(const char *path, int32_t *world, struct tc_error *err);
+/* Bytes of rank `rank`'s event and definition files plus its share of
+ * the anchor and global definitions (0 when unknown). */
+uint64_t tc_otf2_stream_bytes(const char *path, uint32_t rank);
+/* Open rank stream `rank` of the archive (returns new in *out). */
+int tc_otf2_open(struct tc_reader **out, const char *path, uint32_t rank, unsigned flags,
+		 struct tc_error *err);
 
 #endif

@@ -66,6 +66,8 @@ int tc_format_detect(const char *path, struct tc_error *err)
 		return TC_FMT_DUMPI;
 	if (tc_scalatrace_probe(buf, (size_t)n))
 		return TC_FMT_SCALATRACE;
+	if (tc_otf2_probe(buf, (size_t)n))
+		return TC_FMT_OTF2;
 	/* unknown: the raw reader's own error (bad magic) is what the user sees */
 	return TC_FMT_RAW;
 }
@@ -88,6 +90,8 @@ int tc_reader_open(struct tc_reader **out, const char *path, enum tc_format fmt,
 		return tc_scalatrace_open(out, path, index, flags, err);
 	case TC_FMT_DUMPI:
 		return tc_dumpi_open(out, path, index, flags, err);
+	case TC_FMT_OTF2:
+		return tc_otf2_open(out, path, index, flags, err);
 	case TC_FMT_AUTO:
 	case TC_FMT_RAW:
 	default:
@@ -139,6 +143,8 @@ int tc_format_from_name(const char *name)
 		return TC_FMT_SCALATRACE;
 	if (!strcmp(name, "dumpi"))
 		return TC_FMT_DUMPI;
+	if (!strcmp(name, "otf2"))
+		return TC_FMT_OTF2;
 	return -1;
 }
 
@@ -151,6 +157,8 @@ const char *tc_format_name(enum tc_format fmt)
 		return "scalatrace";
 	case TC_FMT_DUMPI:
 		return "dumpi";
+	case TC_FMT_OTF2:
+		return "otf2";
 	case TC_FMT_AUTO:
 		break;
 	}

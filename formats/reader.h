@@ -20,6 +20,7 @@ enum tc_format {
 	TC_FMT_RAW,        /* tracecluster raw files (formats/raw.md) */
 	TC_FMT_SCALATRACE, /* ScalaTrace V2 global trace (formats/scalatrace.md) */
 	TC_FMT_DUMPI,      /* SST DUMPI per-rank files (formats/dumpi.md) */
+	TC_FMT_OTF2,       /* OTF2 archive, e.g. from Score-P (formats/otf2.md) */
 };
 
 struct tc_reader_vtab {
@@ -41,7 +42,8 @@ struct tc_reader *tc_reader_wrap(const struct tc_reader_vtab *vt, void *impl);
  * Open rank stream `index` of path (0 for formats with one file per rank;
  * the world rank for a ScalaTrace global trace) as format fmt
  * (TC_FMT_AUTO detects it from the first bytes: raw magic, DUMPI magic,
- * or a first line "RANKS:").
+ * OTF2 anchor file, or a first line "RANKS:"). For an OTF2 anchor file
+ * `index` is the MPI rank.
  */
 int tc_reader_open(struct tc_reader **out, const char *path, enum tc_format fmt,
 		   uint32_t index, unsigned flags, struct tc_error *err);
@@ -52,9 +54,9 @@ int tc_reader_read(struct tc_reader *r, const struct tc_read_ops *ops, void *ctx
 void tc_reader_close(struct tc_reader **r);
 const char *tc_reader_format_name(const struct tc_reader *r);
 
-/* Parse "auto", "raw", "scalatrace", "dumpi"; returns -1 for an unknown name. */
+/* Parse "auto", "raw", "scalatrace", "dumpi", "otf2"; returns -1 for an unknown name. */
 int tc_format_from_name(const char *name);
-/* "raw", "scalatrace", "dumpi" ("auto" for TC_FMT_AUTO). */
+/* "raw", "scalatrace", "dumpi", "otf2" ("auto" for TC_FMT_AUTO). */
 const char *tc_format_name(enum tc_format fmt);
 /* Detect the format of the file at path from its first bytes; TC_FMT_RAW
  * when nothing matches (so the raw reader's "bad magic" is the error).

@@ -197,7 +197,9 @@ static void open_one(size_t i, void *p)
 	if (stat(f->path, &st) == 0)
 		f->file_bytes = (uint64_t)st.st_size;
 	/* a file holding every rank: each stream gets its share */
-	if (f->format == TC_FMT_SCALATRACE && f->hdr.world_size > 0) {
+	if (f->format == TC_FMT_OTF2)
+		f->file_bytes = tc_otf2_stream_bytes(f->path, f->index);
+	else if (f->format == TC_FMT_SCALATRACE && f->hdr.world_size > 0) {
 		uint64_t w = (uint64_t)f->hdr.world_size;
 		f->file_bytes = f->file_bytes / w + (f->index == 0 ? f->file_bytes % w : 0);
 	}
@@ -331,6 +333,19 @@ static int add_scalatrace(struct cands *c, const char *path, unsigned flags,
 	return 0;
 }
 
+/* Every rank stream of an OTF2 archive (path: its anchor file). */
+static int add_otf2(struct cands *c, const char *path, struct tc_error *err)
+{
+	int32_t world;
+	int rc = tc_otf2_world(path, &world, err);
+
+	if (rc)
+		return rc;
+	for (int32_t r = 0; r < world; r++)
+		cand_add(c, path, TC_FMT_OTF2, (uint32_t)r);
+	return 0;
+}
+
 /* What one file holds (fmt forced or detected). */
 static int scan_file(struct cands *c, const char *path, enum tc_format fmt, unsigned flags,
 		     struct tc_error *err)
@@ -343,6 +358,8 @@ static int scan_file(struct cands *c, const char *path, enum tc_format fmt, unsi
 	}
 	if (fmt == TC_FMT_SCALATRACE)
 		return add_scalatrace(c, path, flags, err);
+	if (fmt == TC_FMT_OTF2)
+		return add_otf2(c, path, err);
 	if (fmt == TC_FMT_DUMPI && has_suffix(path, ".meta"))
 		return add_dumpi_set(c, path, err);
 	cand_add(c, path, fmt, 0);
@@ -351,15 +368,17 @@ static int scan_file(struct cands *c, const char *path, enum tc_format fmt, unsi
 
 /*
  * What a directory holds: raw files (*.tcr); else a DUMPI trace (its
- * .meta file names the rank files); else ScalaTrace global traces (every
- * regular file whose first line is "RANKS:"). --format picks one kind.
+ * .meta file names the rank files); else an OTF2 archive (one anchor
+ * file *.otf2 beside its traces/ directory); else ScalaTrace global
+ * traces (every regular file whose first line is "RANKS:"). --format
+ * picks one kind.
  */
 static int scan_dir(struct cands *c, const char *dir, enum tc_format fmt, unsigned flags,
 		    struct tc_error *err)
 {
 	char **names;
-	size_t n, ntcr = 0, nmeta = 0;
-	const char *meta = NULL;
+	size_t n, ntcr = 0, nmeta = 0, notf2 = 0;
+	const char *meta = NULL, *anchor = NULL;
 	int rc;
 
 	if ((rc = list_dir(dir, &names, &n, err)))
@@ -370,6 +389,14 @@ static int scan_dir(struct cands *c, const char *dir, enum tc_format fmt, unsign
 		if (has_suffix(names[i], ".meta")) {
 			nmeta++;
 			meta = names[i];
+		}
+		if (has_suffix(names[i], ".otf2")) {
+			char *p = join(dir, names[i]);
+			if (is_regular(p)) {
+				notf2++;
+				anchor = names[i];
+			}
+			free(p);
 		}
 	}
 	if (fmt == TC_FMT_RAW || (fmt == TC_FMT_AUTO && ntcr)) {
@@ -396,6 +423,19 @@ static int scan_dir(struct cands *c, const char *dir, enum tc_format fmt, unsign
 		}
 	} else if (fmt == TC_FMT_DUMPI) {
 		rc = tc_error_set(err, TC_ERR_FORMAT, dir, -1, "no DUMPI .meta file in directory");
+	} else if (notf2 && (fmt == TC_FMT_OTF2 || fmt == TC_FMT_AUTO)) {
+		if (notf2 > 1) {
+			rc = tc_error_set(err, TC_ERR_FORMAT, dir, -1,
+					  "%zu OTF2 anchor files (*.otf2) in directory: give one of them",
+					  notf2);
+		} else {
+			char *p = join(dir, anchor);
+			rc = add_otf2(c, p, err);
+			free(p);
+		}
+	} else if (fmt == TC_FMT_OTF2) {
+		rc = tc_error_set(err, TC_ERR_FORMAT, dir, -1,
+				  "no OTF2 anchor file (*.otf2) in directory");
 	} else {
 		for (size_t i = 0; i < n && !rc; i++) {
 			char *p = join(dir, names[i]);

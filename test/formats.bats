@@ -138,9 +138,11 @@ assert cp[1] == cp[2] and len({cp[0], cp[1], cp[3]}) == 3, cp
 	run -1 --separate-stderr tc dump --format scalatrace "$DU/ring.meta"
 	[[ "$stderr" == *"ring.meta': line 1: expected 'RANKS:' to start an event" ]]
 	for c in info dump signatures; do
-		run -2 --separate-stderr tc $c --format otf2 "$ST"
-		[[ "$stderr" == *"--format: expected raw, scalatrace or dumpi, got 'otf2'"* ]]
+		run -2 --separate-stderr tc $c --format vtf "$ST"
+		[[ "$stderr" == *"--format: expected raw, scalatrace, dumpi or otf2, got 'vtf'"* ]]
 	done
+	run -1 --separate-stderr tc info --format otf2 "$ST"
+	[[ "$stderr" == *"chain4.st': not a readable OTF2 archive"* ]]
 }
 
 @test "dump --rank picks a stream of a global trace, a DUMPI .meta file or directory" {

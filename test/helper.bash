@@ -13,6 +13,8 @@ TC_ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 export PATH="$TC_ROOT/bin:$PATH"
 export LC_ALL=C
 unset TRACECLUSTER_THREADS
+# sanitizer builds: leaks inside third-party libraries (test/lsan.supp)
+export LSAN_OPTIONS="suppressions=$TC_ROOT/test/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 bats_load_library bats-support 2>/dev/null || load '/usr/lib/bats/bats-support/load'
 bats_load_library bats-assert 2>/dev/null || load '/usr/lib/bats/bats-assert/load'

@@ -101,7 +101,9 @@ TEST(format_names)
 	CHECK_EQ_I64(tc_format_from_name("raw"), TC_FMT_RAW);
 	CHECK_EQ_I64(tc_format_from_name("scalatrace"), TC_FMT_SCALATRACE);
 	CHECK_EQ_I64(tc_format_from_name("dumpi"), TC_FMT_DUMPI);
-	CHECK_EQ_I64(tc_format_from_name("otf2"), -1);
+	CHECK_EQ_I64(tc_format_from_name("otf2"), TC_FMT_OTF2);
+	CHECK_EQ_I64(tc_format_from_name("vtf"), -1);
+	CHECK_STR(tc_format_name(TC_FMT_OTF2), "otf2");
 	CHECK_STR(tc_format_name(TC_FMT_SCALATRACE), "scalatrace");
 	CHECK_STR(tc_format_name(TC_FMT_DUMPI), "dumpi");
 	CHECK_STR(tc_format_name(TC_FMT_RAW), "raw");

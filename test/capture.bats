@@ -210,6 +210,26 @@ setup() {
 	check_rma rma
 }
 
+@test "heatmap: one-sided transfers count, puts towards the target and gets from it" {
+	ran_ok rma 4
+	run -0 tc heatmap --metric bytes -f csv -o "$BATS_TEST_TMPDIR/rma.csv" "$BATS_FILE_TMPDIR/rma"
+	# the bytes each rank's put-side and get-side calls moved, from its records
+	for w in 0 1 2 3; do ev rma $w; done | awk '
+		/^E op=MPI_(Put|Accumulate|Rput|Raccumulate) / { p += b() }
+		/^E op=MPI_(Get|Rget) / { g += b() }
+		/^E op=MPI_(Get_accumulate|Rget_accumulate|Fetch_and_op|Compare_and_swap) / { p += b(); g += b() }
+		function b(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^bytes=/) return substr($i, 7); return 0 }
+		END { print p + g }' >"$BATS_TEST_TMPDIR/want"
+	total=$(awk -F, 'NR > 1 { s += $3 } END { print s }' "$BATS_TEST_TMPDIR/rma.csv")
+	[ "$total" -gt 0 ]
+	[ "$total" = "$(cat "$BATS_TEST_TMPDIR/want")" ]
+	# world rank 1's next over the reversed communicator is world rank 0:
+	# its put (16) and accumulate (8) at least go 1 -> 0, its get (12)
+	# comes 2 -> 1
+	awk -F, '$1 == 1 && $2 == 0 && $3 >= 24 { a = 1 } $1 == 2 && $2 == 1 && $3 >= 12 { b = 1 }
+		END { exit !(a && b) }' "$BATS_TEST_TMPDIR/rma.csv"
+}
+
 @test "capture: nonblocking, shared-pointer and ordered MPI-IO with offsets and requests" {
 	check_ionb ionb
 }

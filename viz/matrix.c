@@ -268,6 +268,15 @@ void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_even
 	if (kind == TC_K_SEND || kind == TC_K_SENDRECV) {
 		if (ev->peer >= 0)
 			add_msg(m, rank, ev->peer, metric, tc_event_bytes(ev), us);
+	} else if (kind == TC_K_RMA && ev->peer >= 0) {
+		/* one-sided: the data of a put goes to the target, a get's
+		 * comes from it; the atomics that do both count both ways */
+		unsigned f = tc_op_flags(ev->op);
+		bool both = (f & TC_OPF_PUT) && (f & TC_OPF_GET);
+		if (f & TC_OPF_PUT)
+			add_msg(m, rank, ev->peer, metric, tc_event_bytes(ev), both ? us / 2 : us);
+		if (f & TC_OPF_GET)
+			add_msg(m, ev->peer, rank, metric, tc_event_bytes(ev), both ? us / 2 : us);
 	} else if (kind == TC_K_COLL && collectives) {
 		add_coll(m, rank, ev, metric, comm);
 	}

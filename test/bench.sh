@@ -190,6 +190,7 @@ echo "ratio merge time none / (cluster + merge) reference: $(ratio "$cm_none" "$
 
 # the global trace against the peers (issue 12)
 sh "$top/test/bench-gtrace.sh"
+sh "$top/test/bench-otf2.sh"
 
 # the capture shim: per-call overhead and bytes per event (lib/capture/)
 sh "$top/test/bench-capture.sh"

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char heatmap_usage[] =
@@ -66,14 +67,21 @@ static int format_from_name(const char *s)
 	return -1;
 }
 
+/* The format FILE's extension names; -1 for an image format this command
+ * does not write (never SVG under a .pdf name); SVG for any other. */
 static int format_from_path(const char *path)
 {
+	static const char *const other[] = { "pdf", "eps", "ps", "jpg", "jpeg", "gif",
+					     "tif", "tiff", "webp", "bmp" };
 	const char *dot = strrchr(path, '.');
 
 	if (dot && strchr(dot, '/') == NULL) {
 		int f = format_from_name(dot + 1);
 		if (f >= 0)
 			return f;
+		for (size_t i = 0; i < TC_ARRAY_SIZE(other); i++)
+			if (!strcasecmp(dot + 1, other[i]))
+				return -1;
 	}
 	return FMT_SVG;
 }
@@ -183,8 +191,13 @@ int cmd_heatmap(int argc, char **argv)
 	if (mode_name && !(mode = tc_cluster_mode_find(mode_name)))
 		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
 				      "--list-modes)", mode_name);
-	if (fmt < 0)
+	if (fmt < 0) {
 		fmt = strcmp(out, "-") ? format_from_path(out) : FMT_SVG;
+		if (fmt < 0)
+			return tc_usage_error(cmd, "'%s': heatmap writes svg, png or csv, not %s "
+					      "(name the file .svg or .png, or give --format)",
+					      out, strrchr(out, '.') + 1);
+	}
 	if (fmt == FMT_PNG && !strcmp(out, "-") && isatty(STDOUT_FILENO) && !force) {
 		tc_errorf("stdout is a terminal, not writing PNG to it (use -o FILE or --force)");
 		return TC_EXIT_USAGE;

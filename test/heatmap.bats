@@ -133,3 +133,14 @@ PY
 	run -1 --separate-stderr tc heatmap -o x nonexistent
 	[ ! -e x ]
 }
+
+@test "heatmap: an output named for an image format it does not write is refused, not filled with SVG" {
+	for f in out.pdf out.JPG out.eps; do
+		run -2 tc heatmap -o "$f" "$SETS/st9"
+		assert_output --partial "'$f': heatmap writes svg, png or csv"
+		[ ! -e "$f" ]
+	done
+	# --format says what to write whatever the name
+	run -0 tc heatmap --format svg -o plot.pdf "$SETS/st9"
+	grep -q "<svg" plot.pdf
+}

@@ -144,3 +144,35 @@ PY
 	run -0 tc heatmap --format svg -o plot.pdf "$SETS/st9"
 	grep -q "<svg" plot.pdf
 }
+
+@test "heatmap: colour-bar ticks are round numbers, whole for counts; a zero difference draws no bar" {
+	tc heatmap --metric bytes -o b.svg "$SETS/st9"
+	tc heatmap -o c.svg "$SETS/st9"
+	tc heatmap --diff --mode reference -o d.svg "$SETS/st9"
+	python3 - <<'PY'
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+def panels(path):
+    root = ET.parse(path).getroot()
+    return [g for g in root.iter(ns + "g") if g.get("class") == "panel"]
+def bar_ticks(g, unit):
+    # the numbers right of the colour bar: after the bar's outline, before its unit
+    texts = [t.text for t in g.iter(ns + "text")]
+    i = texts.index(unit)
+    nums = []
+    for t in reversed(texts[:i]):
+        try:
+            nums.append(float(t))
+        except (TypeError, ValueError):
+            break
+    return sorted(nums)
+b = bar_ticks(panels("b.svg")[0], "bytes")
+assert b == [0, 10000, 20000, 30000], b
+c = bar_ticks(panels("c.svg")[0], "messages")
+assert c and all(v == int(v) for v in c) and c[0] == 0, c
+d = panels("d.svg")
+zero = [g for g in d if any(t.text == "no difference" for t in g.iter(ns + "text"))]
+assert len(zero) == 1, len(zero)
+assert not any(t.text == "messages" for t in zero[0].iter(ns + "text"))
+PY
+}

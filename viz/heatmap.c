@@ -149,6 +149,27 @@ static int64_t tick_step(int64_t n)
 	}
 }
 
+/*
+ * The colour bar's tick step: 1, 2 or 5 times a power of ten, at most
+ * max ticks over range, and never below 1 when every value is whole
+ * (message counts and bytes have no 12.5).
+ */
+static double bar_step(double range, int max, bool whole)
+{
+	double raw = range / max, mag = pow(10, floor(log10(raw))), norm = raw / mag;
+	double step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+
+	return whole && step < 1 ? 1 : step;
+}
+
+static bool all_whole(const double *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i] != floor(d[i]))
+			return false;
+	return true;
+}
+
 static void svg_panel(struct tc_strbuf *out, const struct tc_heatmap_panel *p, double ox,
 		      uint32_t max_cells, const char *unit)
 {
@@ -202,10 +223,11 @@ static void svg_panel(struct tc_strbuf *out, const struct tc_heatmap_panel *p, d
 	tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
 		       "transform=\"rotate(-90 %.1f %.1f)\">sender rank</text>\n",
 		       x0 - 52, y0 + HM_SIDE / 2, x0 - 52, y0 + HM_SIDE / 2);
-	/* colour bar, bottom = low */
-	{
+	/* colour bar, bottom = low; none for an empty or all-zero matrix */
+	if (hi > lo || hi != 0) {
 		double blo = p->diverging ? -fmax(fabs(lo), fabs(hi)) : 0;
 		double bhi = p->diverging ? fmax(fabs(lo), fabs(hi)) : hi;
+		double bstep = bar_step(bhi - blo, 5, all_whole(d, (size_t)nb * nb));
 		int nsteps = 64;
 		for (int i = 0; i < nsteps; i++) {
 			double t = (i + 0.5) / nsteps;
@@ -220,10 +242,13 @@ static void svg_panel(struct tc_strbuf *out, const struct tc_heatmap_panel *p, d
 		}
 		tc_strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 			       "fill=\"none\" stroke=\"#333333\"/>\n", bx, y0, HM_BAR_W, HM_SIDE);
-		for (int i = 0; i <= 4; i++) {
-			double v = blo + (bhi - blo) * i / 4, y = y0 + HM_SIDE - HM_SIDE * i / 4;
-			tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%.4g</text>\n",
-				       bx + HM_BAR_W + 4, y + 4, v);
+		/* round values where they fall on the bar */
+		for (double v = ceil(blo / bstep) * bstep; v <= bhi + bstep * 1e-9; v += bstep) {
+			double y = y0 + HM_SIDE - HM_SIDE * (v - blo) / (bhi - blo);
+			tc_strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				       "stroke=\"#333333\"/>\n", bx + HM_BAR_W, y, bx + HM_BAR_W + 3, y);
+			tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%.6g</text>\n",
+				       bx + HM_BAR_W + 5, y + 4, fabs(v) < bstep * 1e-9 ? 0 : v);
 		}
 		tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", bx, y0 - 8);
 		xml_text(out, unit);

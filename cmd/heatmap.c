@@ -220,8 +220,16 @@ int cmd_heatmap(int argc, char **argv)
 		tc_matrix_diff(&delta, &orig, &clus);
 	}
 	if (!title) {
-		tc_strbuf_addf(&tb, "%s: %s%s", argv[optind], tc_hm_metric_name(metric),
-			       coll ? " (with collectives)" : "");
+		/* the set's own name, not the path as typed ("../runs/halo2d/") */
+		const char *path = argv[optind], *name;
+		size_t len = strlen(path);
+		while (len > 1 && path[len - 1] == '/')
+			len--;
+		name = path + len;
+		while (name > path && name[-1] != '/')
+			name--;
+		tc_strbuf_addf(&tb, "%.*s: %s%s", (int)(path + len - name), name,
+			       tc_hm_metric_name(metric), coll ? " (with collectives)" : "");
 		title = tb.buf;
 	}
 	if (fmt == FMT_CSV) {
@@ -234,7 +242,8 @@ int cmd_heatmap(int argc, char **argv)
 		struct tc_heatmap_panel p[3];
 		struct tc_heatmap_opts o = { title, tc_hm_metric_unit(metric), max_cells };
 		size_t np = 1;
-		p[0].title = a.g ? "global trace, expanded" : "original";
+		/* a single panel needs no name of its own */
+		p[0].title = a.g ? "global trace, expanded" : diff ? "original" : "";
 		p[0].m = &orig;
 		p[0].diverging = false;
 		if (diff) {

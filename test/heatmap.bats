@@ -176,3 +176,18 @@ assert len(zero) == 1, len(zero)
 assert not any(t.text == "messages" for t in zero[0].iter(ns + "text"))
 PY
 }
+
+@test "heatmap: the default title is the set's name and the metric; one panel has no subtitle" {
+	mkdir -p runs && cp -r "$SETS/st9" runs/
+	tc heatmap --metric bytes -o t.svg ./runs/st9/
+	python3 - <<'PY'
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse("t.svg").getroot()
+assert root.find(ns + "title").text == "st9: bytes", root.find(ns + "title").text
+texts = [t.text for t in root.iter(ns + "text")]
+assert "original" not in texts, texts[:5]
+PY
+	tc heatmap --diff --mode reference -o d.svg "$SETS/st9"
+	grep -q '>original<' d.svg
+}

@@ -53,7 +53,6 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 		       const struct tc_cluster_mode *m, double space_none, int metric)
 {
 	char opts[256];
-	char t0[TC_DURATION_LEN], t1[TC_DURATION_LEN];
 
 	printf("trace set:  %s (%zu %s)\n", path, a->n, tc_plural(a->n, "rank", "ranks"));
 	printf("mode:       %s: %zu %s", e->mode, e->clusters,
@@ -65,16 +64,12 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 	if (*tc_mode_opts_text(m, &e->opts, opts, sizeof(opts)))
 		printf("options:    %s\n", opts);
 	printf("matching:   ");
-	tc_anl_match_print(stdout, &e->match);
+	tc_anl_match_print(stdout, &e->fid.match);
 	printf("\n");
 	printf("heatmap:    %s difference L1 %g (of %g), max %g\n", tc_hm_metric_name(metric), e->l1,
 	       e->total, e->max);
-	printf("replay:     t %s, t' %s, ACC %.2f%%", tc_fmt_seconds(e->t, false, t0),
-	       tc_fmt_seconds(e->t_clustered, false, t1), 100 * e->acc);
-	if (e->forced)
-		printf(" (%" PRIu64 " clustered operation%s completed unmatched)", e->forced,
-		       e->forced == 1 ? "" : "s");
-	printf("\n");
+	printf("replay:     ");
+	tc_anl_fidelity_print(stdout, "            ", &e->fid, (unsigned)a->timing);
 	printf("space:      %.1f bytes per process (without clustering %.1f)\n", e->space,
 	       space_none);
 }
@@ -152,13 +147,13 @@ int cmd_accuracy(int argc, char **argv)
 	pool = tc_cmd_pool();
 	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err) ||
 	    (a.timing = timing, a.what = mode->name, false) ||
-	    tc_anl_evaluate(&a, mode, &margs.o, pool, &p, -1, false, NULL, metric, &e, &err)) {
+	    tc_anl_evaluate(&a, mode, &margs.o, pool, &p, NULL, NULL, metric, &e, &err)) {
 		tc_report(&err);
 		goto out;
 	}
 	space_none = tc_anl_space(&a, NULL);
 	if (json) {
-		struct tc_json *o = tc_json_object(), *h = tc_json_object(), *r = tc_json_object();
+		struct tc_json *o = tc_json_object(), *h = tc_json_object();
 		tc_json_set_int(o, "schema", 2);
 		tc_json_set_str(o, "input", argv[optind]);
 		tc_json_set_str(o, "mode", e.mode);
@@ -169,13 +164,8 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_set_uint(o, "leads", e.leads);
 		tc_json_set_uint(o, "bytes", e.bytes);
 		tc_json_set_str(o, "timing", tc_gtiming_name((unsigned)timing));
-		tc_json_set(o, "match", tc_anl_match_json(&e.match));
-		tc_json_set_real(o, "acc", e.acc);
-		tc_json_set_real(r, "t", e.t);
-		tc_json_set_real(r, "t_clustered", e.t_clustered);
-		tc_json_set_bool(r, "stalled", e.deadlock);
-		tc_json_set_uint(r, "forced", e.forced);
-		tc_json_set(o, "replay", r);
+		tc_json_set(o, "match", tc_anl_match_json(&e.fid.match));
+		tc_anl_fidelity_json(o, &e.fid);
 		tc_json_set_str(h, "metric", tc_hm_metric_name(metric));
 		tc_json_set_real(h, "l1", e.l1);
 		tc_json_set_real(h, "max", e.max);

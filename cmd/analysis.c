@@ -469,8 +469,44 @@ static size_t source_ranks(const struct tc_anl *a, const struct tc_gtrace *g, in
 	return n;
 }
 
+/* g's events for one rank with the compute times of another stream (the
+ * rank's original trace), event by event: what g's operations take with
+ * the rank's own compute gaps.  Once the time source ends, g's own gaps
+ * go on.  Only the gap before an event and its length are carried over:
+ * the replay reads nothing else of the times. */
+struct retimed {
+	struct stream times;
+	uint64_t g_end, t_end, end;  /* previous ends: g's, the source's, ours */
+	bool first;
+};
+
+static void retime(struct retimed *rt, struct tc_event *ev)
+{
+	struct tc_event o;
+	uint64_t gap = 0, len, g_end = ev->t_end > ev->t_start ? ev->t_end : ev->t_start;
+
+	tc_event_init(&o);
+	if (stream_next(&rt->times, &o)) {
+		uint64_t o_end = o.t_end > o.t_start ? o.t_end : o.t_start;
+		if (!rt->first && o.t_start > rt->t_end)
+			gap = o.t_start - rt->t_end;
+		len = o_end - o.t_start;
+		rt->t_end = o_end;
+	} else {
+		if (!rt->first && ev->t_start > rt->g_end)
+			gap = ev->t_start - rt->g_end;
+		len = g_end - ev->t_start;
+	}
+	rt->g_end = g_end;
+	ev->t_start = rt->first ? 0 : rt->end + gap;
+	ev->t_end = ev->t_start + len;
+	rt->end = ev->t_end;
+	rt->first = false;
+}
+
 struct replay_ctx {
 	struct stream *s;
+	struct retimed *rt;      /* per rank, or NULL */
 	atomic_uint_least64_t *done;
 };
 
@@ -479,10 +515,18 @@ static bool replay_next(void *p, size_t idx, struct tc_event *ev)
 	struct replay_ctx *c = p;
 
 	tc_progress_add(c->done, 1);
-	return stream_next(&c->s[idx], ev);
+	if (!stream_next(&c->s[idx], ev))
+		return false;
+	if (c->rt)
+		retime(&c->rt[idx], ev);
+	return true;
 }
 
-int tc_anl_replay(const struct tc_anl *a, const struct tc_gtrace *g,
+static const struct tc_rank_trace *trace_of(const struct tc_anl *a, int32_t r);
+
+/* Replay g (NULL: the original); own: g's events with each rank's compute
+ * times from its original trace. */
+static int replay(const struct tc_anl *a, const struct tc_gtrace *g, bool own,
 		  const struct tc_replay_params *p, struct tc_replay_result *res)
 {
 	int32_t *ranks;
@@ -496,20 +540,42 @@ int tc_anl_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 		g = a->g;
 	n = source_ranks(a, g, &ranks);
 	c.s = tc_xcalloc(n + 1, sizeof(*c.s));
-	for (size_t i = 0; i < n; i++)
+	c.rt = own && g ? tc_xcalloc(n + 1, sizeof(*c.rt)) : NULL;
+	for (size_t i = 0; i < n; i++) {
 		stream_open(&c.s[i], g, g ? NULL : a->traces[i], ranks[i], false);
+		if (c.rt) {
+			const struct tc_rank_trace *t = trace_of(a, ranks[i]);
+			c.rt[i].first = true;
+			if (t)
+				stream_open(&c.rt[i].times, NULL, t, t->rank, false);
+		}
+	}
 	/* the original's events: what the clustered replay also comes near */
 	for (size_t i = 0; a->traces && i < a->n; i++)
 		events += a->traces[i]->events;
-	prog = stage(a, g ? "replay (clustered), events" : "replay, events", events);
+	prog = stage(a, !g ? (p->gaps ? "replay, events" : "replay (communication), events")
+			   : c.rt ? "replay (clustered, own times), events"
+			   : p->gaps ? "replay (clustered), events"
+				     : "replay (clustered, communication), events",
+		     events);
 	c.done = tc_progress_counter(prog);
 	rc = tc_replay_run(n, ranks, g ? g->world_size : a->world, p, replay_next, &c, res);
 	tc_progress_stop(&prog);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		stream_close(&c.s[i]);
+		if (c.rt)
+			stream_close(&c.rt[i].times);
+	}
 	free(c.s);
+	free(c.rt);
 	free(ranks);
 	return rc;
+}
+
+int tc_anl_replay(const struct tc_anl *a, const struct tc_gtrace *g,
+		  const struct tc_replay_params *p, struct tc_replay_result *res)
+{
+	return replay(a, g, false, p, res);
 }
 
 struct matrix_job {
@@ -683,27 +749,115 @@ double tc_anl_space(const struct tc_anl *a, const struct tc_clustering *cl)
 				    cl->nclusters, cl->nmains, false);
 }
 
-void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
-		     const struct tc_replay_params *p, double t0, bool deadlock0,
-		     struct tc_anl_fidelity *out)
+/* A replay's makespan; *stalled set when it stalled. */
+static double makespan(const struct tc_anl *a, const struct tc_gtrace *g, bool own,
+		       const struct tc_replay_params *p, bool *stalled, uint64_t *forced)
 {
 	struct tc_replay_result r;
+	double t;
+
+	replay(a, g, own, p, &r);
+	t = r.makespan;
+	*stalled |= r.deadlock;
+	if (forced)
+		*forced = r.forced;
+	tc_replay_result_release(&r);
+	return t;
+}
+
+void tc_anl_base_replay(const struct tc_anl *a, const struct tc_replay_params *p,
+			struct tc_anl_base *out)
+{
+	struct tc_replay_params q = *p;
 
 	memset(out, 0, sizeof(*out));
+	out->t = makespan(a, NULL, false, p, &out->deadlock, NULL);
+	q.gaps = false;
+	out->t_comm = p->gaps ? makespan(a, NULL, false, &q, &out->deadlock, NULL) : out->t;
+}
+
+/* 1 - |t - t'| / t, and 1 when both are 0. */
+static double acc_of(double t, double t1)
+{
+	return t > 0 ? 1 - fabs(t - t1) / t : (t1 == 0 ? 1 : 0);
+}
+
+void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
+		     const struct tc_replay_params *p, const struct tc_anl_base *base,
+		     struct tc_anl_fidelity *out)
+{
+	struct tc_anl_base own_base;
+	struct tc_replay_params q = *p;
+
+	memset(out, 0, sizeof(*out));
+	out->gaps = p->gaps;
 	tc_anl_match(a, g, pool, &out->match);
-	if (t0 < 0) {
-		tc_anl_replay(a, NULL, p, &r);
-		t0 = r.makespan;
-		deadlock0 = r.deadlock;
-		tc_replay_result_release(&r);
+	if (!base) {
+		tc_anl_base_replay(a, p, &own_base);
+		base = &own_base;
 	}
-	tc_anl_replay(a, g, p, &r);
-	out->t = t0;
-	out->t_clustered = r.makespan;
-	out->deadlock = deadlock0 || r.deadlock;
-	out->forced = r.forced;
-	tc_replay_result_release(&r);
-	out->acc = t0 > 0 ? 1 - fabs(t0 - out->t_clustered) / t0 : (out->t_clustered == 0 ? 1 : 0);
+	out->t = base->t;
+	out->t_comm = base->t_comm;
+	out->deadlock = base->deadlock;
+	out->t_clustered = makespan(a, g, false, p, &out->deadlock, &out->forced);
+	q.gaps = false;
+	out->t_comm_clustered = p->gaps ? makespan(a, g, false, &q, &out->deadlock, NULL)
+					: out->t_clustered;
+	/* own times only where there are originals to take them from */
+	out->t_own = p->gaps && a->traces ? makespan(a, g, true, p, &out->deadlock, NULL)
+					  : out->t_clustered;
+	out->acc = acc_of(out->t, out->t_clustered);
+	out->acc_comm = acc_of(out->t_comm, out->t_comm_clustered);
+	out->acc_own = acc_of(out->t, out->t_own);
+	out->err_cluster = 1 - out->acc_own;
+	out->err_timing = out->t > 0 ? fabs(out->t_clustered - out->t_own) / out->t : 0;
+}
+
+void tc_anl_fidelity_json(struct tc_json *o, const struct tc_anl_fidelity *f)
+{
+	struct tc_json *r = tc_json_object(), *e = tc_json_object();
+
+	tc_json_set_real(o, "acc", f->acc);
+	tc_json_set_bool(o, "compute_gaps", f->gaps);
+	tc_json_set_real(o, "acc_comm", f->acc_comm);
+	tc_json_set_real(o, "acc_own_times", f->acc_own);
+	tc_json_set_real(r, "t", f->t);
+	tc_json_set_real(r, "t_clustered", f->t_clustered);
+	tc_json_set_real(r, "t_comm", f->t_comm);
+	tc_json_set_real(r, "t_comm_clustered", f->t_comm_clustered);
+	tc_json_set_real(r, "t_own_times", f->t_own);
+	tc_json_set_bool(r, "stalled", f->deadlock);
+	tc_json_set_uint(r, "forced", f->forced);
+	tc_json_set(o, "replay", r);
+	tc_json_set_real(e, "operations", f->err_cluster);
+	tc_json_set_real(e, "times", f->err_timing);
+	tc_json_set(o, "error", e);
+}
+
+void tc_anl_fidelity_print(FILE *f, const char *indent, const struct tc_anl_fidelity *fid,
+			   unsigned timing)
+{
+	char t0[TC_DURATION_LEN], t1[TC_DURATION_LEN];
+
+	fprintf(f, "t %s, t' %s, ACC %.2f%%", tc_fmt_seconds(fid->t, false, t0),
+		tc_fmt_seconds(fid->t_clustered, false, t1), 100 * fid->acc);
+	if (fid->forced)
+		fprintf(f, " (%" PRIu64 " clustered operation%s completed unmatched)", fid->forced,
+			fid->forced == 1 ? "" : "s");
+	if (fid->deadlock && !fid->forced)
+		fprintf(f, " (a replay stalled)");
+	if (!fid->gaps) {
+		fprintf(f, " (communication only: no compute gaps)\n");
+		return;
+	}
+	fprintf(f, "\n%scommunication only: t %s, t' %s, ACC %.2f%%\n", indent,
+		tc_fmt_seconds(fid->t_comm, false, t0),
+		tc_fmt_seconds(fid->t_comm_clustered, false, t1), 100 * fid->acc_comm);
+	fprintf(f, "%swith each rank's own compute times: t' %s, ACC %.2f%%\n", indent,
+		tc_fmt_seconds(fid->t_own, false, t1), 100 * fid->acc_own);
+	fprintf(f, "%serror: %.2f%% from the clustered operations, %.2f%% from the compute times "
+		"the trace keeps (leads' times, timing %s)\n", indent, 100 * fid->err_cluster,
+		100 * fid->err_timing, tc_gtiming_name(timing));
 }
 
 struct tc_json *tc_anl_match_json(const struct tc_match *m)
@@ -729,12 +883,12 @@ void tc_anl_match_print(FILE *f, const struct tc_match *m)
 }
 
 int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
-		    const struct tc_cluster_opts *copts, struct tc_pool *pool, const struct tc_replay_params *p, double t0,
-		    bool deadlock0, const struct tc_matrix *orig, int metric,
+		    const struct tc_cluster_opts *copts, struct tc_pool *pool,
+		    const struct tc_replay_params *p, const struct tc_anl_base *base,
+		    const struct tc_matrix *orig, int metric,
 		    struct tc_anl_eval *out, struct tc_error *err)
 {
 	struct tc_anl_built b;
-	struct tc_anl_fidelity f;
 	struct tc_matrix own, clus, delta;
 	double dummy;
 	int rc = -1;
@@ -755,13 +909,7 @@ int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 	out->bytes = b.bytes;
 	out->seconds = b.seconds;
 	out->space = tc_anl_space(a, &b.cl);
-	tc_anl_fidelity(a, b.g, pool, p, t0, deadlock0, &f);
-	out->match = f.match;
-	out->t = f.t;
-	out->t_clustered = f.t_clustered;
-	out->deadlock = f.deadlock;
-	out->forced = f.forced;
-	out->acc = f.acc;
+	tc_anl_fidelity(a, b.g, pool, p, base, &out->fid);
 	tc_matrix_init(&own, 0);
 	if (!orig) {
 		tc_anl_matrix(a, NULL, metric, false, pool, &own);

@@ -110,47 +110,73 @@ double tc_anl_now(void);
 
 #include "lib/accuracy.h"
 
+/* The original's replay makespans, shared by the global traces measured
+ * against it. */
+struct tc_anl_base {
+	double t;                /* with compute gaps (unless p->gaps is off) */
+	double t_comm;           /* communication only: no compute gaps */
+	bool deadlock;           /* either replay stalled */
+};
+void tc_anl_base_replay(const struct tc_anl *a, const struct tc_replay_params *p,
+			struct tc_anl_base *out);
+
+/* How well a global trace reproduces the original, as accuracy measures
+ * it: matching per measure (Table 4.2) and the simulated replay.  The
+ * replay-time error is split in two by a third replay, of g's operations
+ * with each rank's own compute gaps taken from the original:
+ *   acc_comm  both replays without compute gaps: the communication alone;
+ *   acc_own   g's operations, the original's compute times: what the
+ *             clustering does to the operations, err_cluster = 1 - acc_own;
+ *   err_timing = |t_clustered - t_own| / t: what the times g keeps cost
+ *             (a member replayed with its lead's times, summarised as
+ *             --timing says).
+ * err_cluster + err_timing >= 1 - acc (triangle inequality). */
+struct tc_anl_fidelity {
+	struct tc_match match;
+	double t, t_clustered;   /* replay makespans (s) */
+	double acc;              /* 1 - |t - t'| / t */
+	double t_comm, t_comm_clustered, acc_comm;
+	double t_own, acc_own;
+	double err_cluster, err_timing;
+	bool gaps;               /* replayed with compute gaps (else all three
+				  * are the communication alone) */
+	bool deadlock;           /* some replay stalled */
+	uint64_t forced;         /* operations g's replay completed unmatched */
+};
+/* Measure g expanded to every rank against a's original traces; base is
+ * the original's replay (NULL: run it). */
+void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
+		     const struct tc_replay_params *p, const struct tc_anl_base *base,
+		     struct tc_anl_fidelity *out);
+/* The replay figures of f as JSON members of o (acc, acc_comm, ...), and
+ * as lines of text, the second and later starting with indent. */
+void tc_anl_fidelity_json(struct tc_json *o, const struct tc_anl_fidelity *f);
+void tc_anl_fidelity_print(FILE *f, const char *indent, const struct tc_anl_fidelity *fid,
+			   unsigned timing);
+
 struct tc_anl_eval {
 	const char *mode;
 	struct tc_cluster_opts opts; /* as run (pool and merge cleared) */
 	size_t clusters, mains, leads;
 	uint64_t bytes;          /* global trace, binary .tct */
 	double space;            /* average space per process, bytes */
-	struct tc_match match;
-	double t, t_clustered;   /* replay makespans (s) */
-	double acc;              /* 1 - |t - t'| / t */
-	bool deadlock;           /* either replay stalled */
-	uint64_t forced;         /* operations the clustered replay completed
-				  * unmatched (lenient) */
+	struct tc_anl_fidelity fid;
 	double l1, max, total;   /* heatmap difference and the original's total */
 	double seconds;          /* clustering and merging */
 };
 
-/* How well a global trace reproduces the original, as accuracy measures
- * it: matching per measure (Table 4.2) and the simulated replay. */
-struct tc_anl_fidelity {
-	struct tc_match match;
-	double t, t_clustered;   /* replay makespans (s) */
-	double acc;              /* 1 - |t - t'| / t */
-	bool deadlock;           /* either replay stalled */
-	uint64_t forced;         /* operations g's replay completed unmatched */
-};
-/* Measure g expanded to every rank against a's original traces; t0 is the
- * original's replay makespan (< 0: run it). */
-void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_pool *pool,
-		     const struct tc_replay_params *p, double t0, bool deadlock0,
-		     struct tc_anl_fidelity *out);
 /* The matching percentages as a JSON object (count_pct, loop_pct, ...:
  * percentages, 0 to 100), and as one line of text. */
 struct tc_json *tc_anl_match_json(const struct tc_match *m);
 void tc_anl_match_print(FILE *f, const struct tc_match *m);
 
 /* Build mode's global trace of a (loaded with TC_ANL_SIZES) and measure
- * it against the original; t0 is the original's replay makespan (< 0: run
- * it), orig its matrix of metric (NULL: make it). */
+ * it against the original; base is the original's replay (NULL: run it),
+ * orig its matrix of metric (NULL: make it). */
 int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
-		    const struct tc_cluster_opts *copts, struct tc_pool *pool, const struct tc_replay_params *p, double t0,
-		    bool deadlock0, const struct tc_matrix *orig, int metric,
+		    const struct tc_cluster_opts *copts, struct tc_pool *pool,
+		    const struct tc_replay_params *p, const struct tc_anl_base *base,
+		    const struct tc_matrix *orig, int metric,
 		    struct tc_anl_eval *out, struct tc_error *err);
 /* The replay model's options (replay, accuracy, compare). */
 #define TC_ANL_MODEL_LONGOPTS                                  \

@@ -288,10 +288,12 @@ static void print_json(const char *input, const struct tc_anl *a, double t, doub
 		tc_json_set_uint(m, "leads", e->leads);
 		tc_json_set_uint(m, "bytes", e->bytes);
 		tc_json_set_real(m, "space_per_process", e->space);
-		tc_json_set(m, "match", tc_anl_match_json(&e->match));
-		tc_json_set_real(m, "acc", e->acc);
-		tc_json_set_real(m, "replay_t_clustered", e->t_clustered);
-		tc_json_set_uint(m, "replay_forced", e->forced);
+		tc_json_set(m, "match", tc_anl_match_json(&e->fid.match));
+		tc_json_set_real(m, "acc", e->fid.acc);
+		tc_json_set_real(m, "acc_comm", e->fid.acc_comm);
+		tc_json_set_real(m, "acc_own_times", e->fid.acc_own);
+		tc_json_set_real(m, "replay_t_clustered", e->fid.t_clustered);
+		tc_json_set_uint(m, "replay_forced", e->fid.forced);
 		tc_json_set_real(m, "heatmap_l1", e->l1);
 		tc_json_set_real(m, "heatmap_max", e->max);
 		if (!notime)
@@ -308,7 +310,7 @@ static void print_csv(const struct row *rows, size_t n, bool notime)
 	printf("label,mode,clusters,main_clusters,leads,bytes,space_per_process");
 	for (int k = 0; k < TC_MATCH_N; k++)
 		printf(",%s_pct", tc_match_name(k));
-	printf(",acc,replay_t_clustered,heatmap_l1,heatmap_max%s,error\n",
+	printf(",acc,acc_comm,acc_own_times,replay_t_clustered,heatmap_l1,heatmap_max%s,error\n",
 	       notime ? "" : ",seconds");
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_anl_eval *e = &rows[i].e;
@@ -318,7 +320,7 @@ static void print_csv(const struct row *rows, size_t n, bool notime)
 			printf(",,,,,");
 			for (int k = 0; k < TC_MATCH_N; k++)
 				printf(",");
-			printf(",,,,%s,", notime ? "" : ",");
+			printf(",,,,,,%s,", notime ? "" : ",");
 			csv_field(rows[i].error);
 			printf("\n");
 			continue;
@@ -326,8 +328,9 @@ static void print_csv(const struct row *rows, size_t n, bool notime)
 		printf(",%zu,%zu,%zu,%" PRIu64 ",%.1f", e->clusters, e->mains, e->leads, e->bytes,
 		       e->space);
 		for (int k = 0; k < TC_MATCH_N; k++)
-			printf(",%.2f", tc_match_pct(&e->match, k));
-		printf(",%.6f,%.9g,%g,%g", e->acc, e->t_clustered, e->l1, e->max);
+			printf(",%.2f", tc_match_pct(&e->fid.match, k));
+		printf(",%.6f,%.6f,%.6f,%.9g,%g,%g", e->fid.acc, e->fid.acc_comm, e->fid.acc_own,
+		       e->fid.t_clustered, e->l1, e->max);
 		if (!notime)
 			printf(",%.3f", e->seconds);
 		printf(",\n");
@@ -346,9 +349,9 @@ static void print_text(const char *input, const struct tc_anl *a, double t, doub
 	printf("trace set %s: %zu %s, replay t %s, space per process without clustering %.1f "
 	       "bytes\n\n", input, a->n, tc_plural(a->n, "rank", "ranks"),
 	       tc_fmt_seconds(t, false, tb), space_none);
-	printf("%-*s %8s %6s %6s %10s %11s %7s %7s %7s %7s %7s %7s %7s %8s%s\n", w, "mode",
-	       "clusters", "main", "leads", "bytes", "space/proc", "COUNT", "LOOP", "EVENTS", "SRC",
-	       "DEST", "TAG", "COMM", "ACC", notime ? "" : "  seconds");
+	printf("%-*s %8s %6s %6s %10s %11s %7s %7s %7s %7s %7s %7s %7s %8s %8s %8s%s\n", w,
+	       "mode", "clusters", "main", "leads", "bytes", "space/proc", "COUNT", "LOOP", "EVENTS",
+	       "SRC", "DEST", "TAG", "COMM", "ACC", "ACCcomm", "ACCown", notime ? "" : "  seconds");
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_anl_eval *e = &rows[i].e;
 		if (rows[i].error) {
@@ -358,8 +361,9 @@ static void print_text(const char *input, const struct tc_anl *a, double t, doub
 		printf("%-*s %8zu %6zu %6zu %10" PRIu64 " %11.1f", w, rows[i].label, e->clusters,
 		       e->mains, e->leads, e->bytes, e->space);
 		for (int k = 0; k < TC_MATCH_N; k++)
-			printf(" %6.2f%%", tc_match_pct(&e->match, k));
-		printf(" %7.2f%%", 100 * e->acc);
+			printf(" %6.2f%%", tc_match_pct(&e->fid.match, k));
+		printf(" %7.2f%% %7.2f%% %7.2f%%", 100 * e->fid.acc, 100 * e->fid.acc_comm,
+		       100 * e->fid.acc_own);
 		if (!notime)
 			printf(" %8.3f", e->seconds);
 		printf("\n");
@@ -386,7 +390,7 @@ int cmd_compare(int argc, char **argv)
 	const char *list = NULL;
 	struct tc_mode_args margs;
 	struct tc_replay_params p;
-	struct tc_replay_result r;
+	struct tc_anl_base r;
 	struct tc_anl a;
 	struct tc_matrix orig;
 	struct tc_pool *pool = NULL;
@@ -446,15 +450,14 @@ int cmd_compare(int argc, char **argv)
 	}
 	/* the original's replay and matrix once for every mode */
 	a.what = "original";
-	tc_anl_replay(&a, NULL, &p, &r);
+	tc_anl_base_replay(&a, &p, &r);
 	tc_anl_matrix(&a, NULL, TC_HM_COUNT, false, pool, &orig);
 	for (size_t i = 0; i < nrows; i++) {
 		char what[300];
 		snprintf(what, sizeof(what), "%s (%zu of %zu)", rows[i].label, i + 1, nrows);
 		a.what = what;
 		tc_error_clear(&err);
-		if (tc_anl_evaluate(&a, rows[i].mode, &rows[i].opts, pool, &p, r.makespan,
-				    r.deadlock, &orig, TC_HM_COUNT, &rows[i].e, &err)) {
+		if (tc_anl_evaluate(&a, rows[i].mode, &rows[i].opts, pool, &p, &r, &orig, TC_HM_COUNT, &rows[i].e, &err)) {
 			char buf[1200];
 			tc_error_format(&err, buf, sizeof(buf));
 			rows[i].error = tc_xstrdup(buf);
@@ -464,11 +467,11 @@ int cmd_compare(int argc, char **argv)
 	a.what = NULL;
 	space_none = tc_anl_space(&a, NULL);
 	if (json)
-		print_json(argv[optind], &a, r.makespan, space_none, rows, nrows, notime);
+		print_json(argv[optind], &a, r.t, space_none, rows, nrows, notime);
 	else if (csv)
 		print_csv(rows, nrows, notime);
 	else
-		print_text(argv[optind], &a, r.makespan, space_none, rows, nrows, notime);
+		print_text(argv[optind], &a, r.t, space_none, rows, nrows, notime);
 	for (size_t i = 0; i < nrows; i++)
 		if (rows[i].error)
 			tc_errorf("compare: %s failed: %s", rows[i].label, rows[i].error);
@@ -478,7 +481,6 @@ int cmd_compare(int argc, char **argv)
 	status = failed ? TC_EXIT_FAIL : TC_EXIT_OK;
 out:
 	tc_matrix_release(&orig);
-	tc_replay_result_release(&r);
 	tc_anl_release(&a);
 	tc_pool_free(pool);
 	rows_free(rows, nrows);

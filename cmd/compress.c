@@ -220,7 +220,7 @@ static int measure(const char *path, const struct tc_gtrace *g, const struct tc_
 		tc_anl_release(&a);
 		return -1;
 	}
-	tc_anl_fidelity(&a, g, pool, &p, -1, false, out);
+	tc_anl_fidelity(&a, g, pool, &p, NULL, out);
 	tc_anl_release(&a);
 	return 0;
 }
@@ -280,7 +280,8 @@ static void report_text(FILE *f, const struct report *r)
 	if (r->acc) {
 		fprintf(f, "accuracy:     ");
 		tc_anl_match_print(f, &r->acc->match);
-		fprintf(f, ", replay ACC %.2f%%", 100 * r->acc->acc);
+		fprintf(f, ", replay ACC %.2f%% (communication only %.2f%%, own compute times "
+			"%.2f%%)", 100 * r->acc->acc, 100 * r->acc->acc_comm, 100 * r->acc->acc_own);
 		if (r->acc->deadlock)
 			fprintf(f, " (a replay stalled)");
 		fprintf(f, "\n");
@@ -342,11 +343,7 @@ static void report_json(FILE *f, const struct report *r)
 	if (r->acc) {
 		struct tc_json *a = tc_json_object();
 		tc_json_set(a, "match", tc_anl_match_json(&r->acc->match));
-		tc_json_set_real(a, "acc", r->acc->acc);
-		tc_json_set_real(a, "t", r->acc->t);
-		tc_json_set_real(a, "t_clustered", r->acc->t_clustered);
-		tc_json_set_bool(a, "stalled", r->acc->deadlock);
-		tc_json_set_uint(a, "forced", r->acc->forced);
+		tc_anl_fidelity_json(a, r->acc);
 		tc_json_set(o, "accuracy", a);
 		tc_json_set_real(t, "accuracy", r->t_accuracy);
 	}

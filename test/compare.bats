@@ -127,13 +127,14 @@ head = sys.argv[1].splitlines()[0].split(",")
 assert len(head) == len(set(head)), head
 assert head == ["label", "mode", "clusters", "main_clusters", "leads", "bytes",
     "space_per_process", "count_pct", "loop_pct", "events_pct", "src_pct", "dest_pct",
-    "tag_pct", "comm_pct", "acc", "replay_t_clustered", "heatmap_l1", "heatmap_max",
+    "tag_pct", "comm_pct", "acc", "acc_comm", "acc_own_times", "replay_t_clustered", "heatmap_l1", "heatmap_max",
     "error"], head
 for r, m in zip(rows, d["modes"]):
     assert r["label"] == m["label"] and int(r["clusters"]) == m["clusters"]
     for k, v in m["match"].items():
         assert k.endswith("_pct") and abs(float(r[k]) - v) < 0.006, (k, r, m)
-    assert 0 <= m["acc"] <= 1 and abs(float(r["acc"]) - m["acc"]) < 1e-6, (r, m)
+    for k in ("acc", "acc_comm", "acc_own_times"):
+        assert 0 <= m[k] <= 1 and abs(float(r[k]) - m[k]) < 1e-6, (k, r, m)
 ' "$csv" "$output"
 }
 

@@ -425,6 +425,9 @@ for k, j in (("COUNT", "count"), ("LOOP", "loop"), ("#EVENTS", "events"), ("SRC"
              ("DEST", "dest"), ("TAG", "tag"), ("COMM", "comm")):
     assert abs(float(got[k]) - acc["match"][j + "_pct"]) < 0.006, (k, got, acc["match"])
 assert abs(float(got["ACC"]) - 100 * acc["acc"]) < 0.006, (got, acc["acc"])
+m = re.search(r"\(communication only ([0-9.]+)%, own compute times ([0-9.]+)%\)", line)
+assert abs(float(m[1]) - 100 * acc["acc_comm"]) < 0.006, (line, acc)
+assert abs(float(m[2]) - 100 * acc["acc_own_times"]) < 0.006, (line, acc)
 PY
 	done
 	run -0 tc compress --accuracy --mode none --report-json -o n.tct "$SETS/ft"
@@ -432,7 +435,8 @@ PY
 import json, sys
 a = json.loads(sys.argv[1])["accuracy"]
 assert all(v == 100 for v in a["match"].values()), a
-assert 0 <= a["acc"] <= 1 and not a["stalled"], a
+assert 0 <= a["acc"] <= 1 and not a["replay"]["stalled"], a
+assert a["acc_comm"] == 1 and a["acc_own_times"] == 1 and a["error"]["operations"] == 0, a
 ' "$output"
 	run -1 tc compress --accuracy -o x.tct n.tct
 	assert_output --partial "n.tct"

@@ -4,7 +4,9 @@
 # through the commands that read the traces: accuracy and cluster --verify
 # on communicator splits (NPB FT), replay and accuracy on cancelled
 # wildcard receives (HPCC), heatmap --collectives on communicators other
-# than MPI_COMM_WORLD (Quantum ESPRESSO).
+# than MPI_COMM_WORLD (Quantum ESPRESSO), and the split of the replay-time
+# error between operations and compute times on a load-imbalanced code
+# (LULESH).
 #
 # setup_file runs every program once; the tests read the trace sets.
 
@@ -24,13 +26,15 @@ have_mpi() {
 	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/subcomm" ]
 }
 
-# trace NAME NP: run $TP/NAME on NP ranks with the shim into
-# $BATS_FILE_TMPDIR/NAME; output in NAME.out, exit status in NAME.rc
+# trace NAME NP [PROGRAM ARGS...]: run $TP/PROGRAM (default NAME) on NP
+# ranks with the shim into $BATS_FILE_TMPDIR/NAME; output in NAME.out,
+# exit status in NAME.rc
 trace() {
-	local d="$BATS_FILE_TMPDIR/$1"
+	local d="$BATS_FILE_TMPDIR/$1" np=$2 prog=${3:-$1}
+	shift $(($# < 3 ? $# : 3))
 	rm -rf "$d"
-	timeout 60 mpirun -np "$2" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/$1" \
-		>"$d.out" 2>&1
+	timeout 60 mpirun -np "$np" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/$prog" \
+		"$@" >"$d.out" 2>&1
 	echo $? >"$d.rc"
 }
 
@@ -40,6 +44,8 @@ setup_file() {
 	trace split 4
 	trace cancel 4
 	trace subcomm 4
+	trace imbalance 4
+	trace imbalance2 4 imbalance two
 }
 
 setup() {
@@ -157,4 +163,61 @@ CSV
 	tc heatmap --collectives --metric bytes --diff --mode callpath-param -f csv -o diff.csv "$d"
 	[ "$(wc -l <diff.csv)" = 13 ]
 	awk -F, 'NR > 1 && $5 != 0 { exit 1 }' diff.csv
+}
+
+@test "accuracy: the replay-time error is split between the operations and the compute times" {
+	d=$(traced imbalance)
+	# one behaviour, rank r computing (r + 1) ms a step: one call-path
+	# cluster whose lead's times stand for every rank
+	run -0 tc accuracy --mode callpath --json "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["clusters"] == 1 and all(v == 100.0 for v in d["match"].values()), d
+r, e = d["replay"], d["error"]
+# the communication alone and the operations with each rank own times
+# are exact: all of the error comes from the times the trace keeps
+assert d["compute_gaps"] and d["acc_comm"] == 1.0 and d["acc_own_times"] == 1.0, d
+assert r["t_comm"] == r["t_comm_clustered"] and r["t_own_times"] == r["t"], r
+assert e["operations"] == 0.0 and e["times"] > 0.3, e
+assert abs(d["acc"] + e["times"] - 1) < 1e-9, d
+' "$output"
+	run -0 tc accuracy --mode callpath "$d"
+	assert_line --regexp '^            communication only: t .*, ACC 100.00%$'
+	assert_line --regexp "^            with each rank's own compute times: t' .*, ACC 100.00%$"
+	assert_line --regexp '^            error: 0.00% from the clustered operations, [3-9][0-9].[0-9]{2}% from the compute times the trace keeps \(leads. times, timing stats\)$'
+	# without compute gaps there is one figure, the communication's
+	run -0 tc accuracy --mode callpath --no-compute --json "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not d["compute_gaps"] and d["acc"] == d["acc_comm"] == 1.0, d
+' "$output"
+	run -0 tc accuracy --mode callpath --no-compute "$d"
+	assert_line --regexp '^replay: .*ACC 100.00% \(communication only: no compute gaps\)$'
+	refute_line --partial 'error:'
+	run -0 tc compare --modes callpath,reference --csv --no-time "$d"
+	assert_line --index 0 --partial ",comm_pct,acc,acc_comm,acc_own_times,"
+}
+
+@test "accuracy: a lead standing for another behaviour shows as error of the operations" {
+	d=$(traced imbalance2)
+	# odd ranks also exchange with the rank opposite: two behaviours; the
+	# lead-only merge gives every member its lead's peers
+	run -0 tc compress --mode callpath --lead-only --accuracy --report-json -o l.tct "$d"
+	python3 -c '
+import json, sys
+a = json.loads(sys.argv[1])["accuracy"]
+assert a["match"]["src_pct"] < 100 and a["acc_comm"] < 1, a
+assert a["error"]["operations"] > 0 and a["acc_own_times"] < 1, a
+' "$output"
+	run -0 tc compress --mode callpath --lead-only --accuracy -o l.tct "$d"
+	assert_line --regexp '^accuracy: .*, replay ACC [0-9.]+% \(communication only [0-9.]+%, own compute times [0-9.]+%\)'
+	# the default merge keeps every member's operations
+	run -0 tc compress --mode callpath --accuracy --report-json -o d.tct "$d"
+	python3 -c '
+import json, sys
+a = json.loads(sys.argv[1])["accuracy"]
+assert a["acc_comm"] == 1.0 and a["error"]["operations"] == 0.0, a
+' "$output"
 }

@@ -139,7 +139,7 @@ for m in d["modes"]:
 '
 	run -0 tc compare --modes reference --csv --no-compute "$SETS/stencil2d"
 	assert_line --index 0 --partial 'label,mode,clusters,main_clusters,leads,bytes'
-	assert_line --index 1 --regexp '^reference,reference,9,0,9,[0-9]+,[0-9.]+,100.00,100.00,100.00,100.00,100.00,100.00,100.00,1.000000,[0-9.e-]+,0,0,'
+	assert_line --index 1 --regexp '^reference,reference,9,0,9,[0-9]+,[0-9.]+,100.00,100.00,100.00,100.00,100.00,100.00,100.00,1.000000,1.000000,1.000000,[0-9.e-]+,0,0,'
 	run -2 --separate-stderr tc compare "$SETS/mg"
 	run -2 --separate-stderr tc compare --modes a,b "$SETS/mg"
 	run -2 --separate-stderr tc compare --modes reference --json --csv "$SETS/mg"

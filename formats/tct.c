@@ -88,10 +88,20 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Move the ranks gathered as runs into b->v. */
+static void rl_unsort(struct rl_build *b)
+{
+	b->unsorted = true;
+	TC_ALLOC_GROW(b->v, b->runs.count + 1, b->alloc);
+	tc_ranklist_expand(&b->runs, b->v);
+	b->n = b->runs.count;
+	tc_ranklist_release(&b->runs);
+}
+
 /* Add the ranks of an item; returns an error message or NULL. */
 const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it)
 {
-	uint64_t total = it->len;
+	uint64_t total = it->len, have = b->unsorted ? b->n : b->runs.count;
 	uint64_t idx[RL_DIMS] = { 0 };
 
 	if (!it->len)
@@ -101,18 +111,27 @@ const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it)
 			return "ranklist item larger than the world";
 		total *= it->n[k];
 	}
-	if (total > (uint64_t)b->world || b->n + total > (uint64_t)b->world)
+	if (total > (uint64_t)b->world || have + total > (uint64_t)b->world)
 		return "ranklist larger than the world";
 	for (;;) {
-		int64_t base = it->start;
+		int64_t base = it->start, end;
 		for (uint32_t k = 0; k < it->ndim; k++)
 			base += (int64_t)idx[k] * it->d[k];
-		for (uint64_t j = 0; j < it->len; j++) {
-			int64_t r = base + (int64_t)j * it->stride;
-			if (r < 0 || r >= b->world)
-				return "rank out of range";
-			TC_ALLOC_GROW(b->v, b->n + 1, b->alloc);
-			b->v[b->n++] = (int32_t)r;
+		/* |stride| * (len - 1) < world here: no overflow */
+		end = base + (int64_t)(it->len - 1) * it->stride;
+		if (base < 0 || base >= b->world || end < 0 || end >= b->world)
+			return "rank out of range";
+		if (!b->unsorted && (it->len == 1 || it->stride > 0) &&
+		    (!b->runs.count || base > b->last)) {
+			tc_ranklist_add_seq(&b->runs, (int32_t)base, (uint32_t)it->len,
+					    (int32_t)it->stride);
+			b->last = end;
+		} else {
+			if (!b->unsorted)
+				rl_unsort(b);
+			TC_ALLOC_GROW(b->v, b->n + it->len, b->alloc);
+			for (uint64_t j = 0; j < it->len; j++)
+				b->v[b->n++] = (int32_t)(base + (int64_t)j * it->stride);
 		}
 		{
 			uint32_t k = 0;
@@ -128,16 +147,21 @@ const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it)
 /* Sort, reject duplicates, make runs; returns an error message or NULL. */
 const char *tc_tct_rl_build_finish(struct rl_build *b, struct tc_ranklist *rl)
 {
-	if (b->n)
-		qsort(b->v, b->n, sizeof(*b->v), cmp_i32);
-	for (size_t i = 1; i < b->n; i++)
-		if (b->v[i] == b->v[i - 1]) {
-			free(b->v);
-			b->v = NULL;
-			return "rank listed twice";
-		}
-	tc_ranklist_init(rl);
-	tc_ranklist_from_array(rl, b->v, b->n);
+	if (!b->unsorted) {
+		*rl = b->runs;
+		tc_ranklist_init(&b->runs);
+	} else {
+		if (b->n)
+			qsort(b->v, b->n, sizeof(*b->v), cmp_i32);
+		for (size_t i = 1; i < b->n; i++)
+			if (b->v[i] == b->v[i - 1]) {
+				free(b->v);
+				b->v = NULL;
+				return "rank listed twice";
+			}
+		tc_ranklist_init(rl);
+		tc_ranklist_from_array(rl, b->v, b->n);
+	}
 	if (rl->nruns && rl->alloc > rl->nruns) {
 		rl->runs = tc_xrealloc(rl->runs, rl->nruns * sizeof(*rl->runs));
 		rl->alloc = rl->nruns;
@@ -145,6 +169,13 @@ const char *tc_tct_rl_build_finish(struct rl_build *b, struct tc_ranklist *rl)
 	free(b->v);
 	b->v = NULL;
 	return NULL;
+}
+
+void tc_tct_rl_build_release(struct rl_build *b)
+{
+	free(b->v);
+	b->v = NULL;
+	tc_ranklist_release(&b->runs);
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -407,6 +438,20 @@ void tc_tct_rd_node_at(struct rd *r, size_t line)
 	r->node_line[r->nnode_line++] = line;
 }
 
+void tc_tct_rd_node_path(struct rd *r, const char *path)
+{
+	TC_ALLOC_GROW(r->node_path, r->nnode_path + 1, r->anode_path);
+	r->node_path[r->nnode_path++] = tc_xstrdup(path);
+}
+
+static void rd_release_nodes(struct rd *r)
+{
+	free(r->node_line);
+	for (size_t i = 0; i < r->nnode_path; i++)
+		free(r->node_path[i]);
+	free(r->node_path);
+}
+
 static uint64_t bound_limit(uint64_t events, uint64_t factor)
 {
 	uint64_t m = events > UINT64_MAX / factor ? UINT64_MAX : events * factor;
@@ -421,7 +466,7 @@ static uint64_t bound_limit(uint64_t events, uint64_t factor)
  */
 static int check_bound(struct rd *r, const struct tc_gtrace *g)
 {
-	char where[64] = "the trace";
+	char where[300] = "the trace";
 	uint32_t node;
 	int over;
 
@@ -430,15 +475,18 @@ static int check_bound(struct rd *r, const struct tc_gtrace *g)
 	if (!over)
 		return 0;
 	if (node != UINT32_MAX && node < r->nnode_line)
-		snprintf(where, sizeof(where), "the loop at line %zu", r->node_line[node]);
+		snprintf(where, sizeof(where), "the loop at %s %zu",
+			 r->node_bytes ? "body byte" : "line", r->node_line[node]);
+	else if (node != UINT32_MAX && node < r->nnode_path)
+		snprintf(where, sizeof(where), "the loop at %s", r->node_path[node]);
 	else if (node != UINT32_MAX)
 		snprintf(where, sizeof(where), "loop node %" PRIu32, node);
 	r->line = 0;
 	r->where = NULL;
 	return tc_error_set(r->err, TC_ERR_FORMAT, r->name, -1,
-			    "%s: iteration counts imply far more %s than the %" PRIu64
-			    " events the header declares",
-			    where, over == 1 ? "events" : "loop steps", g->events);
+			    "%s: the rank lists and iteration counts imply far more %s than the "
+			    "%" PRIu64 " events the header declares (over all %" PRIu64 " ranks)",
+			    where, over == 1 ? "events" : "loop steps", g->events, g->ranks.count);
 }
 
 bool tc_tct_probe(const void *buf, size_t len)
@@ -472,7 +520,7 @@ int tc_tct_parse(const char *buf, size_t len, const char *name, struct tc_gtrace
 	r.err = err;
 	r.g = tc_gtrace_new(0);
 	if (tc_tct_bin_probe(buf, len)) {
-		rc = tc_tct_bin_parse(buf, len, name, r.g, err);
+		rc = tc_tct_bin_parse(&r, buf, len, name, r.g, err);
 		goto parsed;
 	}
 	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
@@ -485,13 +533,13 @@ parsed:
 	if (rc) {
 		if (!err->code)
 			tc_error_set(err, TC_ERR_FORMAT, name, -1, "malformed global trace");
-		free(r.node_line);
+		rd_release_nodes(&r);
 		tc_gtrace_free(&r.g);
 		return rc;
 	}
 	tc_gtrace_finish(r.g);
 	rc = check_bound(&r, r.g);
-	free(r.node_line);
+	rd_release_nodes(&r);
 	if (rc) {
 		tc_gtrace_free(&r.g);
 		return rc;

@@ -667,6 +667,7 @@ void tc_tct_bin_format(const struct tc_gtrace *g, struct tc_strbuf *out)
 #define MAX_STRING ((uint64_t)1 << 20)
 
 struct br {
+	struct rd *rd;          /* the node places, or NULL */
 	const uint8_t *p, *start, *end;
 	const char *name;
 	uint64_t base;          /* offset of the body in the decompressed stream */
@@ -757,19 +758,19 @@ static int get_rl(struct br *r, struct tc_ranklist *rl)
 		it.stride = 1;
 		if (!get_s(r, &it.start) || !get_u(r, &it.len) || !get_u(r, &dims) ||
 		    (dims >> 1) > RL_DIMS || ((dims & 1) && !get_s(r, &it.stride))) {
-			free(b.v);
+			tc_tct_rl_build_release(&b);
 			return fail(r, "bad ranklist item");
 		}
 		it.ndim = (uint32_t)(dims >> 1);
 		for (uint32_t k = 0; k < it.ndim; k++)
 			if (!get_u(r, &it.n[k]) || !get_s(r, &it.d[k])) {
-				free(b.v);
+				tc_tct_rl_build_release(&b);
 				return fail(r, "bad ranklist item");
 			}
 		msg = tc_tct_rl_build_add(&b, &it);
 	}
 	if (msg || (msg = tc_tct_rl_build_finish(&b, rl))) {
-		free(b.v);
+		tc_tct_rl_build_release(&b);
 		return fail(r, msg);
 	}
 	return 0;
@@ -1109,6 +1110,8 @@ static int get_node(struct br *r, struct tc_gnode *nd, const struct tc_ranklist 
 {
 	uint64_t head, op, site, n, mask;
 
+	if (r->rd)
+		tc_tct_rd_node_at(r->rd, (size_t)(r->p - r->start));
 	if (!get_u(r, &head) || head > (NODE_LOOP | NODE_RANKS))
 		return fail(r, "bad node");
 	if (head & NODE_RANKS) {
@@ -1357,8 +1360,8 @@ static const char *decompress(unsigned codec, const uint8_t *in, size_t n, uint6
 	return msg;
 }
 
-int tc_tct_bin_parse(const void *buf, size_t len, const char *name, struct tc_gtrace *g,
-		     struct tc_error *err)
+int tc_tct_bin_parse(struct rd *rd, const void *buf, size_t len, const char *name,
+		     struct tc_gtrace *g, struct tc_error *err)
 {
 	const uint8_t *p = buf, *end = p + len, *q;
 	uint8_t *body = NULL;
@@ -1404,6 +1407,9 @@ int tc_tct_bin_parse(const void *buf, size_t len, const char *name, struct tc_gt
 		}
 	}
 	memset(&r, 0, sizeof(r));
+	r.rd = rd;
+	if (rd)
+		rd->node_bytes = true;
 	r.p = r.start = body;
 	r.end = body + body_len;
 	r.name = name;

@@ -62,11 +62,18 @@ struct rl_item {
 	int64_t d[RL_DIMS];
 };
 
-/* Collects the ranks of parsed items, bounded by the world size. */
+/* Collects the ranks of parsed items, bounded by the world size. While
+ * the items come in increasing order (as writers write them) they go
+ * straight into runs, in time per item, not per rank; after the first one
+ * out of order every rank is listed, then sorted. Initialise as
+ * { NULL, 0, 0, world }. */
 struct rl_build {
 	int32_t *v;
 	size_t n, alloc;
 	int64_t world;
+	struct tc_ranklist runs;  /* the ranks, while in order */
+	int64_t last;             /* the last rank in runs */
+	bool unsorted;            /* v holds every rank */
 };
 
 /* What the text and JSON readers keep while they read. */
@@ -77,10 +84,14 @@ struct rd {
 	const char *where;      /* JSON: the element being read */
 	struct tc_gtrace *g;
 	bool have_world, have_ranks;
-	/* text: the line of each node, in file (pre-order) order, so that
-	 * checks made once the tree is whole can still name a line */
+	/* where each node was read, in file (pre-order) order, so that
+	 * checks made once the tree is whole can still name the place: its
+	 * line (text) or body byte (binary, node_bytes), or its path (JSON) */
 	size_t *node_line;
 	size_t nnode_line, anode_line;
+	bool node_bytes;
+	char **node_path;
+	size_t nnode_path, anode_path;
 };
 
 /* The text form (formats/tct_text.c). */
@@ -108,9 +119,10 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len);
 /* The binary form (formats/tct_bin.c, formats/tct-binary.md). */
 void tc_tct_bin_format(const struct tc_gtrace *g, struct tc_strbuf *out);
 bool tc_tct_bin_probe(const void *buf, size_t len);
-/* Parse into g (new, empty); fills err naming name and a byte offset. */
-int tc_tct_bin_parse(const void *buf, size_t len, const char *name, struct tc_gtrace *g,
-		     struct tc_error *err);
+/* Parse into g (new, empty); fills err naming name and a byte offset;
+ * notes each node's body byte in rd (NULL: not kept). */
+int tc_tct_bin_parse(struct rd *rd, const void *buf, size_t len, const char *name,
+		     struct tc_gtrace *g, struct tc_error *err);
 
 /* The items of a ranklist, grouped into up to RL_DIMS extra dimensions
  * (returns new in *out, and their number). */
@@ -119,6 +131,8 @@ size_t tc_tct_rl_items(const struct tc_ranklist *rl, struct rl_item **out);
 const char *tc_tct_rl_build_add(struct rl_build *b, const struct rl_item *it);
 /* Sort, reject duplicates, make runs; returns an error message or NULL. */
 const char *tc_tct_rl_build_finish(struct rl_build *b, struct tc_ranklist *rl);
+/* Free what b holds (after an error; finish leaves nothing). */
+void tc_tct_rl_build_release(struct rl_build *b);
 /* Whether two ranklists hold the same runs (the same ranks, as runs are
  * canonical). */
 bool tc_tct_rl_same(const struct tc_ranklist *a, const struct tc_ranklist *b);
@@ -128,8 +142,10 @@ bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist 
 /* A format error naming the line (text) or the element (JSON) being
  * read; returns the error code. */
 int tc_tct_rd_fail(struct rd *r, const char *fmt, ...) TC_PRINTF(2, 3);
-/* Note that the next node of the tree starts at line `line`. */
+/* Note that the next node of the tree starts at line (or body byte)
+ * `line`, or at JSON path `path`. */
 void tc_tct_rd_node_at(struct rd *r, size_t line);
+void tc_tct_rd_node_path(struct rd *r, const char *path);
 
 /* The kind of the values of parameter p (TC_GP_N: a loop count, whose
  * kind is TC_GPK_UINT); false when p is neither. */

@@ -311,16 +311,16 @@ static int j_rl_read(struct rd *r, const struct tc_json *a, struct tc_ranklist *
 		int64_t v[3 + 2 * RL_DIMS];
 		memset(&it, 0, sizeof(it));
 		if (n < 3 || n > 3 + 2 * RL_DIMS || (n - 3) % 2) {
-			free(b.v);
+			tc_tct_rl_build_release(&b);
 			return tc_tct_rd_fail(r, "malformed ranklist item");
 		}
 		for (size_t k = 0; k < n; k++)
 			if (!j_int(tc_json_array_get(x, k), &v[k])) {
-				free(b.v);
+				tc_tct_rl_build_release(&b);
 				return tc_tct_rd_fail(r, "malformed ranklist item");
 			}
 		if (v[1] < 1 || v[2] < 1) {
-			free(b.v);
+			tc_tct_rl_build_release(&b);
 			return tc_tct_rd_fail(r, "malformed ranklist item");
 		}
 		it.start = v[0];
@@ -328,7 +328,7 @@ static int j_rl_read(struct rd *r, const struct tc_json *a, struct tc_ranklist *
 		it.stride = v[2];
 		for (size_t k = 3; k < n; k += 2) {
 			if (v[k] < 1) {
-				free(b.v);
+				tc_tct_rl_build_release(&b);
 				return tc_tct_rd_fail(r, "malformed ranklist item");
 			}
 			it.n[it.ndim] = (uint64_t)v[k];
@@ -336,7 +336,7 @@ static int j_rl_read(struct rd *r, const struct tc_json *a, struct tc_ranklist *
 			it.ndim++;
 		}
 		if ((msg = tc_tct_rl_build_add(&b, &it))) {
-			free(b.v);
+			tc_tct_rl_build_release(&b);
 			return tc_tct_rd_fail(r, "%s", msg);
 		}
 	}
@@ -602,6 +602,7 @@ static int j_node_read(struct rd *r, const struct tc_json *o, const struct tc_ra
 	struct jpath pb;
 
 	r->where = path;
+	tc_tct_rd_node_path(r, path);
 	if (!tc_json_is_object(o) || !type)
 		return tc_tct_rd_fail(r, "expected a node object with a \"type\"");
 	if (j_rl_read(r, tc_json_get(o, "ranks"), &nd->ranks))

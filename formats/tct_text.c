@@ -582,7 +582,7 @@ static int t_rl(struct rd *r, struct lx *l, struct tc_ranklist *out)
 				it.ndim++;
 			}
 			if ((msg = tc_tct_rl_build_add(&b, &it))) {
-				free(b.v);
+				tc_tct_rl_build_release(&b);
 				return tc_tct_rd_fail(r, "%s", msg);
 			}
 			if (lx_eat(l, ']'))
@@ -595,7 +595,7 @@ static int t_rl(struct rd *r, struct lx *l, struct tc_ranklist *out)
 		return tc_tct_rd_fail(r, "%s", msg);
 	return 0;
 bad:
-	free(b.v);
+	tc_tct_rl_build_release(&b);
 	return tc_tct_rd_fail(r, "malformed ranklist");
 }
 

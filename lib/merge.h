@@ -401,13 +401,14 @@ struct tc_gtrace_info {
 void tc_gtrace_info(const struct tc_gtrace *g, struct tc_gtrace_info *info);
 
 /*
- * Whether expanding g for any one rank stays within max_ev events and
- * max_work iterator steps (an event or a loop iteration each), taking
- * every loop at the largest count the rank can draw. Returns 0 when it
- * does; 1 when a rank has more events, 2 when it takes more steps, with
- * *node the pre-order id (tc_gtrace_finish) of the innermost loop where
- * the count went over (UINT32_MAX: the top level). Readers use it to
- * refuse a trace whose loops stand for far more than its header says.
+ * Whether expanding g for all its ranks together stays within max_ev
+ * events and max_work iterator steps (an event, a loop iteration or a
+ * rank each), taking every loop at the largest count a rank can draw
+ * there. Returns 0 when it does; 1 when the ranks have more events, 2
+ * when they take more steps, with *node the pre-order id
+ * (tc_gtrace_finish) of the innermost loop where the count went over
+ * (UINT32_MAX: the top level). Readers use it to refuse a trace whose
+ * loops and rank lists stand for far more than its header says.
  */
 int tc_gtrace_check_bound(const struct tc_gtrace *g, uint64_t max_ev, uint64_t max_work,
 			  uint32_t *node);

@@ -46,6 +46,30 @@ void tc_ranklist_add(struct tc_ranklist *rl, int32_t rank)
 	rl->nruns++;
 }
 
+void tc_ranklist_add_seq(struct tc_ranklist *rl, int32_t start, uint32_t len, int32_t stride)
+{
+	uint32_t j = 0;
+
+	while (j < len) {
+		int64_t v = (int64_t)start + (int64_t)stride * j;
+		const struct tc_run *last;
+		tc_ranklist_add(rl, (int32_t)v);
+		j++;
+		last = &rl->runs[rl->nruns - 1];
+		/* once the last run ends at v with the stride, tc_ranklist_add
+		 * would extend it by each of the values left */
+		if (j < len && last->len >= 2 && last->stride == stride &&
+		    (int64_t)last->start + (int64_t)last->stride * (last->len - 1) == v) {
+			uint32_t more = len - j;
+			if (more > UINT32_MAX - last->len)
+				more = UINT32_MAX - last->len;
+			rl->runs[rl->nruns - 1].len += more;
+			rl->count += more;
+			j += more;
+		}
+	}
+}
+
 void tc_ranklist_add_run(struct tc_ranklist *rl, int32_t start, uint32_t len, int32_t stride)
 {
 	if (!len)

@@ -29,6 +29,9 @@ void tc_ranklist_release(struct tc_ranklist *rl);
 /* Append one rank, extending the last run when it continues it. */
 void tc_ranklist_add(struct tc_ranklist *rl, int32_t rank);
 /* Append a whole run (len ranks from start by stride); len 0 adds nothing. */
+/* The same runs as tc_ranklist_add of start, start + stride, ... (len
+ * values) one by one, in O(1) for a run that continues the last one. */
+void tc_ranklist_add_seq(struct tc_ranklist *rl, int32_t start, uint32_t len, int32_t stride);
 void tc_ranklist_add_run(struct tc_ranklist *rl, int32_t start, uint32_t len, int32_t stride);
 /* Build from n values in order (rl is reset first). */
 void tc_ranklist_from_array(struct tc_ranklist *rl, const int32_t *v, size_t n);

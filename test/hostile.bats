@@ -24,7 +24,7 @@ one_line_error() {
 	[ -n "$line" ]
 	run --separate-stderr timeout 10 tracecluster expand --rank 0 bad.tct
 	one_line_error
-	assert_equal "$stderr" "tracecluster: 'bad.tct': the loop at line $line: iteration counts imply far more loop steps than the 88 events the header declares"
+	assert_equal "$stderr" "tracecluster: 'bad.tct': the loop at line $line: the rank lists and iteration counts imply far more loop steps than the 88 events the header declares (over all 4 ranks)"
 	run --separate-stderr timeout 10 tracecluster replay bad.tct
 	one_line_error
 }
@@ -34,7 +34,7 @@ one_line_error() {
 	sed '0,/^loop 4 {/s//loop 40000 {/' g.tct >bad.tct
 	run --separate-stderr timeout 10 tracecluster expand --rank 1 bad.tct
 	one_line_error
-	[[ $stderr == *"'bad.tct': the loop at line "*": iteration counts imply far more "*" than the 88 events the header declares" ]]
+	[[ $stderr == *"'bad.tct': the loop at line "*": the rank lists and iteration counts imply far more "*" than the 88 events the header declares (over all 4 ranks)" ]]
 	# the honest trace still expands
 	run -0 tc expand --rank 1 g.tct
 }
@@ -70,7 +70,7 @@ json.dump(d, open("bad.json", "w"))
 PY
 	run --separate-stderr timeout 10 tracecluster expand --rank 0 bad.json
 	one_line_error
-	[[ $stderr == *"'bad.json': loop node "*"far more"*"than the 88 events the header declares" ]]
+	[[ $stderr == *"'bad.json': the loop at trace["[0-9]*"]: "*"far more"*"than the 88 events the header declares (over all 4 ranks)" ]]
 }
 
 @test "scalatrace: a loop of 10^12 iterations stops at the cap for the file's size" {
@@ -80,4 +80,36 @@ PY
 	run --separate-stderr timeout 10 tracecluster info bad.st
 	one_line_error
 	[[ $stderr == *"'bad.st': line "*": rank 0 expands to more than "*" events, the cap for a file of "*" bytes" ]]
+}
+
+@test "tct: a rank list of the whole of a huge world is refused at once, not expanded" {
+	# 16,777,216 ranks each running a 10-step loop: 3 KB standing for 200
+	# million events where the header declares 88
+	tc compress -q --mode callpath --lead-only --timing none --text "$SET" -o g.tct
+	python3 - <<'PY'
+import re
+t = open("g.tct").read()
+t = re.sub(r"(?m)^world 4$", "world 16777216", t)
+t = re.sub(r"(?m)^ranks \[0-3\]$", "ranks [0-16777215]", t)
+# the trace: every rank runs a loop of one Barrier, no per-node ranks
+head = t[:t.index("\ntrace\n") + 7]
+site = re.search(r"(?m)^site (\d+) ", head).group(1)
+body = ("loop 10 {\n  MPI_Barrier site=%s n=1 comp=0.000/0.000/0/0 comm=0.000/0.000/0/0\n}\nend\n"
+        % site)
+open("huge.tct", "w").write(head + body)
+PY
+	grep -q '^ranks \[0-16777215\]$' huge.tct
+	for c in "expand --rank 5" replay "heatmap -o h.svg" "export --to chrome -o x.json"; do
+		run --separate-stderr timeout 10 tracecluster $c huge.tct
+		one_line_error
+		[[ $stderr == "tracecluster: 'huge.tct': "*"far more "*" than the 88 events the header declares (over all 16777216 ranks)" ]]
+	done
+	# a world of that size whose ranks run what the header says is read
+	python3 - <<'PY'
+t = open("huge.tct").read()
+t = t.replace("ranks [0-16777215]", "ranks [0-7]", 1).replace("events 88", "events 80", 1)
+open("wide.tct", "w").write(t)
+PY
+	run -0 tc expand --rank 5 wide.tct
+	[ "${#lines[@]}" -ge 10 ]
 }

@@ -3,18 +3,23 @@
  * of it is done (tc_gtrace_check_bound).
  *
  * A trace read from a file declares its events in the header, but its
- * loops say how often their bodies run: a few bytes ("loop 4000000000")
- * can stand for more events than any run made. Expansion would then go
- * on for hours, so readers compare what the node tree implies with what
- * the header declares, in checked arithmetic, and refuse a trace whose
- * loops imply more.
+ * loops say how often their bodies run and its rank lists how many ranks
+ * run them: a few bytes ("loop 4000000000", "ranks [0-16777215]") can
+ * stand for more events than any run made. Expansion would then go on for
+ * hours, so readers compare what the node tree implies for all the ranks
+ * together with what the header declares, in checked arithmetic, and
+ * refuse a trace whose loops and ranks imply more.
  *
- * The bound for one rank takes, for every loop, the largest iteration
- * count the rank can have there (the largest value of its sequence, the
- * top of its histogram). A first pass ignores ranks: every loop at its
- * largest count for any rank, every node of a body counted. When that
- * fits, so does every rank; otherwise each rank is walked, with the
- * first pass's figures standing in for any subtree that fits anyway.
+ * Every loop is taken at the largest iteration count a rank can draw
+ * there (the largest value of its sequence, the top of its histogram).
+ * A first pass bounds all ranks at once from the rank lists' sizes, in
+ * one walk of the tree: a loop stands for at most its largest count times
+ * its body's events over all ranks, and at most, per variant of its
+ * count, the variant's ranks times its largest value times the most any
+ * one rank runs of the body. When that fits, so does the expansion.
+ * Otherwise each rank is walked exactly (a node once per rank, not once
+ * per iteration), the totals summed over the ranks, until they fit or go
+ * over.
  */
 #include "lib/compat.h"
 #include "lib/gtrace/internal.h"
@@ -30,9 +35,8 @@ struct cost {
 
 struct bound {
 	const struct tc_gtrace *g;
-	struct cost *any;         /* per node id: the bound for any rank */
 	uint64_t max_ev, max_work;
-	struct cost acc;          /* the rank being walked */
+	struct cost acc;          /* the ranks walked so far, together */
 	const struct tc_gnode *culprit;
 	int32_t rank;
 };
@@ -104,8 +108,8 @@ static struct cost loop_cost(uint64_t iters, struct cost body)
 	return c;
 }
 
-/* The rank-blind pass: fills b->any for every node, returns the sum. */
-static struct cost any_seq(struct bound *b, const struct tc_gnode *seq, size_t n)
+/* What one rank can run of seq at most, whatever the rank. */
+static struct cost any_seq(const struct tc_gnode *seq, size_t n)
 {
 	struct cost sum = { 0, 0 };
 
@@ -114,9 +118,54 @@ static struct cost any_seq(struct bound *b, const struct tc_gnode *seq, size_t n
 		struct cost c = { 1, 1 };
 
 		if (nd->nbody)
-			c = loop_cost(iters_max_any(&nd->iters), any_seq(b, nd->body, nd->nbody));
-		if (nd->id < b->g->nnodes)
-			b->any[nd->id] = c;
+			c = loop_cost(iters_max_any(&nd->iters), any_seq(nd->body, nd->nbody));
+		sum.ev = tc_gt_sat_add(sum.ev, c.ev);
+		sum.work = tc_gt_sat_add(sum.work, c.work);
+	}
+	return sum;
+}
+
+/* The ranks of a variant times its largest iteration count. */
+static uint64_t rank_iters(const struct tc_gparam *gp)
+{
+	uint64_t sum = gp->hist ? tc_gt_sat_mul(gp->hist->ranks.count, hist_max(gp->hist)) : 0;
+
+	for (uint32_t i = 0; i < gp->nvar; i++)
+		sum = tc_gt_sat_add(sum, tc_gt_sat_mul(gp->var[i].ranks.count,
+						       var_max(&gp->var[i])));
+	return sum;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * What all the ranks together can run of seq at most. A loop over nr
+ * ranks whose largest count is m and whose body costs B over all ranks
+ * and b for any one rank: each rank enters it once and takes a step per
+ * iteration, so it costs at most nr + m (B.work + nr) steps and m B.ev
+ * events, and at most (the sum over the variants of ranks times largest
+ * count) times b.
+ */
+static struct cost all_seq(const struct tc_gnode *seq, size_t n)
+{
+	struct cost sum = { 0, 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_gnode *nd = &seq[i];
+		uint64_t nr = nd->ranks.count;
+		struct cost c = { nr, nr };
+
+		if (nd->nbody) {
+			uint64_t m = iters_max_any(&nd->iters), ri = rank_iters(&nd->iters);
+			struct cost all = all_seq(nd->body, nd->nbody);
+			struct cost one = any_seq(nd->body, nd->nbody);
+			c.ev = min_u64(tc_gt_sat_mul(m, all.ev), tc_gt_sat_mul(ri, one.ev));
+			c.work = tc_gt_sat_add(nr, min_u64(tc_gt_sat_mul(m, tc_gt_sat_add(all.work, nr)),
+							   tc_gt_sat_add(ri, tc_gt_sat_mul(ri, one.work))));
+		}
 		sum.ev = tc_gt_sat_add(sum.ev, c.ev);
 		sum.work = tc_gt_sat_add(sum.work, c.work);
 	}
@@ -129,13 +178,6 @@ static bool charge(struct bound *b, uint64_t mult, struct cost c)
 	b->acc.ev = tc_gt_sat_add(b->acc.ev, tc_gt_sat_mul(mult, c.ev));
 	b->acc.work = tc_gt_sat_add(b->acc.work, tc_gt_sat_mul(mult, c.work));
 	return b->acc.ev <= b->max_ev && b->acc.work <= b->max_work;
-}
-
-/* Whether mult times c fits in what is left of the limits. */
-static bool fits(const struct bound *b, uint64_t mult, struct cost c)
-{
-	return tc_gt_sat_add(b->acc.ev, tc_gt_sat_mul(mult, c.ev)) <= b->max_ev &&
-	       tc_gt_sat_add(b->acc.work, tc_gt_sat_mul(mult, c.work)) <= b->max_work;
 }
 
 /* Walk seq for b->rank, every node counted mult times; false over a limit
@@ -152,10 +194,6 @@ static bool rank_seq(struct bound *b, const struct tc_gnode *seq, size_t n, uint
 		if (!nd->nbody) {
 			if (!charge(b, mult, (struct cost){ 1, 1 }))
 				goto over;
-			continue;
-		}
-		if (nd->id < b->g->nnodes && fits(b, mult, b->any[nd->id])) {
-			charge(b, mult, b->any[nd->id]);
 			continue;
 		}
 		iters = iters_max_rank(&nd->iters, b->rank);
@@ -178,28 +216,24 @@ int tc_gtrace_check_bound(const struct tc_gtrace *g, uint64_t max_ev, uint64_t m
 			  uint32_t *node)
 {
 	struct bound b = { .g = g, .max_ev = max_ev, .max_work = max_work };
-	struct cost total;
-	int rc = 0;
+	struct cost all;
 
 	*node = UINT32_MAX;
-	b.any = tc_xcalloc(g->nnodes ? (size_t)g->nnodes : 1, sizeof(*b.any));
-	total = any_seq(&b, g->seq, g->n);
-	if (total.ev <= max_ev && total.work <= max_work)
-		goto out;
-	for (size_t k = 0; k < g->ranks.nruns && !rc; k++) {
+	all = all_seq(g->seq, g->n);
+	if (all.ev <= max_ev && all.work <= max_work)
+		return 0;
+	for (size_t k = 0; k < g->ranks.nruns; k++) {
 		const struct tc_run *run = &g->ranks.runs[k];
 		for (uint32_t j = 0; j < run->len; j++) {
 			b.rank = (int32_t)((int64_t)run->start + (int64_t)j * run->stride);
-			b.acc = (struct cost){ 0, 0 };
 			b.culprit = NULL;
-			if (!rank_seq(&b, g->seq, g->n, 1, NULL)) {
+			/* a rank's expansion is a step even when it has no events */
+			if (!charge(&b, 1, (struct cost){ 0, 1 }) ||
+			    !rank_seq(&b, g->seq, g->n, 1, NULL)) {
 				*node = b.culprit ? b.culprit->id : UINT32_MAX;
-				rc = b.acc.ev > max_ev ? 1 : 2;
-				break;
+				return b.acc.ev > max_ev ? 1 : 2;
 			}
 		}
 	}
-out:
-	free(b.any);
-	return rc;
+	return 0;
 }

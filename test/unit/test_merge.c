@@ -1087,3 +1087,45 @@ TEST(tct_readers_survive_mutations)
 	for (int r = 0; r < 3; r++)
 		stream_release(&s[r]);
 }
+
+/* A trace whose loops stand for far more events than its header says is
+ * refused in every form, naming the loop: its line, its body byte, its
+ * JSON path; rank lists count, so a wide world with a small header is
+ * refused as a deep loop is, and its rank lists are read as runs. */
+TEST(tct_bound_names_the_loop_in_every_form)
+{
+	static const char text[] =
+		"tracecluster-tct 1\n"
+		"world 16777216\n"
+		"ranks [0-16777215]\n"
+		"events 16777216000\n"
+		"site 0 0x0000000000000010\n"
+		"trace\n"
+		"MPI_Barrier site=0 n=16777216 comp=1/0/1/1 comm=2/0/2/2\n"
+		"loop 999 {\n"
+		"  MPI_Barrier site=0 n=16760438784 comp=1/0/1/1 comm=2/0/2/2\n"
+		"}\nend\n";
+	struct tc_error err;
+	struct tc_gtrace *g = NULL, *p = NULL;
+	static const int forms[3] = { TC_TCT_TEXT, TC_TCT_JSON, TC_TCT_BINARY };
+	static const char *want[3] = { "the loop at line ", "the loop at trace[1]: ",
+				       "the loop at body byte " };
+
+	CHECK(tc_tct_parse(text, strlen(text), "wide.tct", &g, &err) == 0);
+	if (!g)
+		return;
+	CHECK(g->ranks.nruns == 1 && g->ranks.count == 16777216);
+	g->events = 1000; /* now the header understates the work */
+	for (int f = 0; f < 3; f++) {
+		struct tc_strbuf sb = TC_STRBUF_INIT;
+		tc_tct_format(g, forms[f], &sb);
+		CHECK(tc_tct_parse(sb.buf, sb.len, "bad.tct", &p, &err) != 0 && !p);
+		if (!strstr(err.msg, want[f]) ||
+		    !strstr(err.msg, " iteration counts imply far more ") ||
+		    !strstr(err.msg, " than the 1000 events the header declares (over all 16777216 "
+			    "ranks)"))
+			unit_fail(__FILE__, __LINE__, "form %d: '%s'", forms[f], err.msg);
+		tc_strbuf_release(&sb);
+	}
+	tc_gtrace_free(&g);
+}

@@ -148,9 +148,9 @@ bench: deps
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 
-install: all
+install: all $(INSTALL_TRACECLUSTER)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
-	install -m 755 $(TRACECLUSTER) $(DESTDIR)$(BINDIR)/tracecluster
+	install -m 755 $(INSTALL_TRACECLUSTER) $(DESTDIR)$(BINDIR)/tracecluster
 	install -m 644 $(LIBTC) $(DESTDIR)$(LIBDIR)/libtracecluster.a
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/

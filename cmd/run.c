@@ -13,7 +13,9 @@
 #include "cmd/cmd.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -25,10 +27,20 @@
 #include <unistd.h>
 
 #define SHIM "libtracecluster-capture.so"
+/* where make install puts the shims: the installed binary is built with
+ * LIBDIR (cmd/module.mk); the build tree's looks next to itself only */
+#ifndef TC_LIBDIR
+#define TC_LIBDIR ""
+#endif
+
+/* The MPI a job runs on: the shim must be the one built against it. */
+enum mpi_kind { MPI_UNKNOWN, MPI_OPENMPI, MPI_MPICH };
+
+static const char *const mpi_names[] = { "unknown", "openmpi", "mpich" };
 
 static const char run_usage[] =
-	"usage: tracecluster run [-o DIR] [-d N] [-b BYTES] [--shim PATH] [-f] [--]\n"
-	"                        COMMAND [ARGS]\n"
+	"usage: tracecluster run [-o DIR] [-d N] [-b BYTES] [--mpi auto|openmpi|mpich]\n"
+	"                        [--shim PATH] [-f] [--] COMMAND [ARGS]\n"
 	"\n"
 	"Run COMMAND, an MPI launcher line such as 'mpirun -np 4 ./app' or\n"
 	"'srun ./app', with the capture shim preloaded: every rank writes its\n"
@@ -38,8 +50,12 @@ static const char run_usage[] =
 	"                     ./tracecluster-trace)\n"
 	"  -d, --depth N      stack frames per call site (default 8)\n"
 	"  -b, --buffer BYTES bytes of encoded events per block (default 64K)\n"
-	"      --shim PATH    the capture library (default: " SHIM "\n"
-	"                     next to tracecluster or in ../lib)\n"
+	"      --mpi M        the MPI the job uses, for the shim built against it:\n"
+	"                     auto (default: from the launcher's name, else from\n"
+	"                     the libraries the program links), openmpi or mpich\n"
+	"      --shim PATH    the capture library (default: the one for the job's\n"
+	"                     MPI: next to tracecluster, in ../lib, or in the\n"
+	"                     LIBDIR tracecluster was installed with)\n"
 	"  -f, --force        remove an earlier job's rank files and job file in DIR\n"
 	"  -h, --help         this help\n";
 
@@ -73,12 +89,142 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* The shim: --shim, $TRACECLUSTER_SHIM, next to the executable, ../lib. */
-static int find_shim(const char *opt, char *out, size_t len)
+/* The MPI a launcher or program file belongs to, from its resolved name
+ * (mpirun.openmpi, mpiexec.hydra, ...) or, for an ELF program, from the
+ * libraries it needs (libmpi.so.40: Open MPI; libmpich.so: MPICH). */
+static enum mpi_kind mpi_of_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strstr(base, "mpich") || strstr(base, "hydra"))
+		return MPI_MPICH;
+	if (strstr(base, "openmpi") || strstr(base, "orterun") || strstr(base, "prterun") ||
+	    strstr(base, "prun"))
+		return MPI_OPENMPI;
+	return MPI_UNKNOWN;
+}
+
+/* Read len bytes at off; false past the end of the file. */
+static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	return off <= (uint64_t)INT64_MAX && pread(fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+static enum mpi_kind mpi_of_needed(const char *name)
+{
+	if (!strncmp(name, "libmpich", 8) || !strncmp(name, "libmpicxx", 9) ||
+	    !strncmp(name, "libmpifort", 10))
+		return MPI_MPICH;
+	if (!strncmp(name, "libmpi.so", 9) || !strncmp(name, "libmpi_", 7) ||
+	    !strncmp(name, "libopen-", 8) || !strncmp(name, "liboshmem", 9))
+		return MPI_OPENMPI;
+	return MPI_UNKNOWN;
+}
+
+/* The MPI the DT_NEEDED entries of an ELF64 file name; every read is
+ * checked, any oddity gives MPI_UNKNOWN. */
+static enum mpi_kind mpi_of_elf(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr dyn, str;
+	enum mpi_kind kind = MPI_UNKNOWN;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return MPI_UNKNOWN;
+	if (!pread_all(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shnum > 4096)
+		goto out;
+	for (unsigned i = 0; i < eh.e_shnum && kind == MPI_UNKNOWN; i++) {
+		if (!pread_all(fd, &dyn, sizeof(dyn), eh.e_shoff + (uint64_t)i * sizeof(dyn)))
+			goto out;
+		if (dyn.sh_type != SHT_DYNAMIC || dyn.sh_link >= eh.e_shnum ||
+		    !pread_all(fd, &str, sizeof(str),
+			       eh.e_shoff + (uint64_t)dyn.sh_link * sizeof(str)))
+			continue;
+		for (uint64_t k = 0; k < dyn.sh_size / sizeof(Elf64_Dyn) && k < 4096; k++) {
+			Elf64_Dyn d;
+			char name[64];
+			if (!pread_all(fd, &d, sizeof(d), dyn.sh_offset + k * sizeof(d)) ||
+			    d.d_tag == DT_NULL)
+				break;
+			if (d.d_tag != DT_NEEDED || d.d_un.d_val >= str.sh_size)
+				continue;
+			memset(name, 0, sizeof(name));
+			if (pread(fd, name, sizeof(name) - 1, (off_t)(str.sh_offset + d.d_un.d_val)) <= 0)
+				continue;
+			if ((kind = mpi_of_needed(name)) != MPI_UNKNOWN)
+				break;
+		}
+	}
+out:
+	close(fd);
+	return kind;
+}
+
+/* word as an executable file: itself when it has a '/', else from PATH. */
+static bool resolve_exe(const char *word, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(word, '/'))
+		return realpath(word, out) && access(out, X_OK) == 0;
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n && (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, word) < sizeof(buf) &&
+		    access(buf, X_OK) == 0 && realpath(buf, out) && strlen(out) < len)
+			return true;
+		p += n + (e ? 1 : 0);
+		if (!e)
+			break;
+	}
+	return false;
+}
+
+/* The MPI of a launcher line: the first word that is an executable whose
+ * name or libraries tell (the launcher, else the program it starts). */
+static enum mpi_kind detect_mpi(char **words, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char exe[PATH_MAX];
+		struct stat st;
+		enum mpi_kind k;
+		if (words[i][0] == '-' || !resolve_exe(words[i], exe, sizeof(exe)) ||
+		    stat(exe, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if ((k = mpi_of_name(exe)) != MPI_UNKNOWN || (k = mpi_of_elf(exe)) != MPI_UNKNOWN)
+			return k;
+	}
+	return MPI_UNKNOWN;
+}
+
+/* dir/rel/SHIM into out when readable. */
+static bool shim_at(const char *dir, const char *rel, char *out, size_t len)
+{
+	char buf[PATH_MAX];
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s/%s%s", dir, rel, SHIM) >= sizeof(buf) ||
+	    !realpath(buf, out) || strlen(out) >= len)
+		return false;
+	return readable(out);
+}
+
+/*
+ * The shim: --shim, $TRACECLUSTER_SHIM, else the one for the job's MPI:
+ * next to the executable (the build tree: the Open MPI shim, MPICH's in
+ * mpich/), in ../lib (an installed tree), or in the LIBDIR it was
+ * installed to (Open MPI's in LIBDIR, MPICH's in LIBDIR/tracecluster/mpich/).
+ */
+static int find_shim(const char *opt, enum mpi_kind kind, char *out, size_t len)
 {
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 	const char *env = getenv("TRACECLUSTER_SHIM");
+	bool mpich = kind == MPI_MPICH;
 
 	if (opt || (env && *env)) {
 		const char *p = opt ? opt : env;
@@ -94,16 +240,15 @@ static int find_shim(const char *opt, char *out, size_t len)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			if ((size_t)snprintf(out, len, "%s/%s", exe, SHIM) < len && readable(out))
+			if (shim_at(exe, mpich ? "mpich/" : "", out, len) ||
+			    shim_at(exe, mpich ? "../lib/tracecluster/mpich/" : "../lib/", out, len))
 				return 0;
-			if ((size_t)snprintf(out, len, "%s/../lib/%s", exe, SHIM) < len &&
-			    realpath(out, exe) && readable(exe)) {
-				snprintf(out, len, "%s", exe);
-				return 0;
-			}
 		}
 	}
-	tc_errorf("cannot find %s (built only where mpicc is found); give --shim PATH", SHIM);
+	if (*TC_LIBDIR && shim_at(TC_LIBDIR, mpich ? "tracecluster/mpich/" : "", out, len))
+		return 0;
+	tc_errorf("cannot find the %s shim %s (built only where %s is found); give --shim PATH",
+		  mpich ? "MPICH" : "Open MPI", SHIM, mpich ? "mpicc.mpich" : "mpicc");
 	return -1;
 }
 
@@ -174,11 +319,14 @@ int cmd_run(int argc, char **argv)
 		{ "depth", required_argument, NULL, 'd' },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "shim", required_argument, NULL, 0x2001 },
+		{ "mpi", required_argument, NULL, 0x2002 },
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = getenv("TRACECLUSTER_DIR"), *shim_opt = NULL;
 	const char *depth = NULL, *buffer = NULL;
+	enum mpi_kind mpi = MPI_UNKNOWN;
+	bool mpi_auto = true;
 	char shim[PATH_MAX], absdir[PATH_MAX];
 	bool force = false;
 	struct sigaction ign, old_int, old_quit;
@@ -211,6 +359,14 @@ int cmd_run(int argc, char **argv)
 		case 0x2001:
 			shim_opt = optarg;
 			break;
+		case 0x2002:
+			mpi_auto = !strcmp(optarg, "auto");
+			mpi = !strcmp(optarg, "openmpi") ? MPI_OPENMPI
+			    : !strcmp(optarg, "mpich") ? MPI_MPICH : MPI_UNKNOWN;
+			if (!mpi_auto && mpi == MPI_UNKNOWN)
+				return tc_usage_error("run", "--mpi: expected auto, openmpi or mpich, got "
+						      "'%s'", optarg);
+			break;
 		default:
 			if ((rc = tc_cmd_option("run", c, optarg, argv)))
 				return rc;
@@ -218,8 +374,12 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return tc_usage_error("run", "missing COMMAND");
-	if (find_shim(shim_opt, shim, sizeof(shim)) < 0)
+	if (mpi_auto)
+		mpi = detect_mpi(argv + optind, argc - optind);
+	if (find_shim(shim_opt, mpi, shim, sizeof(shim)) < 0)
 		return TC_EXIT_FAIL;
+	if (tc_g.verbosity > 0)
+		fprintf(stderr, "tracecluster run: MPI %s, shim %s\n", mpi_names[mpi], shim);
 	if (prepare_dir(dir, force, absdir, sizeof(absdir)) < 0)
 		return TC_EXIT_FAIL;
 

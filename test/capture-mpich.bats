@@ -132,3 +132,46 @@ setup() {
 	assert_line --regexp '"op":"MPI_Bcast".*"rank":1,.*"root":1,'
 	assert_line --regexp '"count":40,.*"datatype":"MPI_BYTE".*"op":"MPI_Alltoallw".*"recv_counts":\[8,8,8,8\],"send_counts":\[4,8,12,16\]'
 }
+
+@test "run: the shim for the job's MPI, from the launcher's name or the program's libraries" {
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	OMPI_TP="$B/testdata/capture"
+	[ -x "$OMPI_TP/ring" ] || skip "no Open MPI test programs"
+	# Hydra's launcher: the MPICH shim, and a trace from every rank
+	run -0 --separate-stderr tc -v run -f -o m1 -- mpirun.mpich -launcher fork -np 2 "$TP/ring" 2
+	[ "${stderr_lines[0]}" = "tracecluster run: MPI mpich, shim $(realpath "$SHIM")" ]
+	[ "$(ls m1/rank-*.tcr | wc -l)" = 2 ]
+	run -0 tc info m1
+	# no launcher to tell: the program's DT_NEEDED libraries decide
+	run -0 --separate-stderr tc -v run -f -o m2 -- env "$TP/ring" 1
+	[ "${stderr_lines[0]}" = "tracecluster run: MPI mpich, shim $(realpath "$SHIM")" ]
+	run -0 --separate-stderr tc -v run -f -o m3 -- env "$OMPI_TP/ring" 1
+	[ "${stderr_lines[0]}" = "tracecluster run: MPI openmpi, shim $(realpath "$B/libtracecluster-capture.so")" ]
+	# --mpi overrides; a bad value is a usage error
+	run -0 --separate-stderr tc -v run -f -o m4 --mpi openmpi -- true
+	[[ ${stderr_lines[0]} == "tracecluster run: MPI openmpi, shim "* ]]
+	run -2 tc run --mpi lam -- true
+}
+
+@test "make install: both shims, found by the installed run for a LIBDIR of its own; pkg-config links with an rpath" {
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	local p="$BATS_FILE_TMPDIR/inst"
+	rm -rf "$p"
+	make -s -C "$TC_ROOT" install PREFIX="$p" LIBDIR="$p/lib64" >/dev/null
+	[ -f "$p/lib64/libtracecluster-capture.so" ]
+	[ -f "$p/lib64/tracecluster/mpich/libtracecluster-capture.so" ]
+	run -0 --separate-stderr "$p/bin/tracecluster" -v run -f -o i1 -- mpirun.mpich -launcher fork -np 2 "$TP/ring" 1
+	[ "${stderr_lines[0]}" = "tracecluster run: MPI mpich, shim $p/lib64/tracecluster/mpich/libtracecluster-capture.so" ]
+	[ "$(ls i1/rank-*.tcr | wc -l)" = 2 ]
+	run -0 env PKG_CONFIG_PATH="$p/lib64/pkgconfig" pkg-config --libs tracecluster-capture-mpich
+	assert_output --partial "-Wl,-rpath,$p/lib64/tracecluster/mpich -ltracecluster-capture"
+	run -0 env PKG_CONFIG_PATH="$p/lib64/pkgconfig" pkg-config --cflags tracecluster-capture-mpich
+	assert_output --partial "mpich"
+	# a program linked against the MPICH shim finds it through the rpath
+	mpicc.mpich -o linked "$TC_ROOT/testdata/capture/ring.c" \
+		$(PKG_CONFIG_PATH="$p/lib64/pkgconfig" pkg-config --cflags --libs tracecluster-capture-mpich)
+	TRACECLUSTER_DIR="$BATS_FILE_TMPDIR/i2" run -0 mpirun.mpich -launcher fork -np 2 ./linked 1
+	[ "$(ls "$BATS_FILE_TMPDIR"/i2/rank-*.tcr | wc -l)" = 2 ]
+	make -s -C "$TC_ROOT" uninstall PREFIX="$p" LIBDIR="$p/lib64" >/dev/null
+	[ ! -e "$p/lib64/tracecluster" ]
+}

@@ -22,6 +22,9 @@ MPIFC ?= mpif90
 HAVE_MPICC := $(shell command -v $(MPICC) >/dev/null 2>&1 && echo yes)
 HAVE_MPIFC := $(shell command -v $(MPIFC) >/dev/null 2>&1 && echo yes)
 MPICC_MPICH ?= mpicc.mpich
+# the pkg-config package of mpicc's MPI (Requires of tracecluster-capture.pc)
+MPI_PC ?= $(shell p=$$($(MPICC) -showme:version >/dev/null 2>&1 && echo ompi-c || echo mpich); \
+	$(PKG_CONFIG) --exists $$p 2>/dev/null && echo $$p)
 HAVE_MPICH := $(shell command -v $(MPICC_MPICH) >/dev/null 2>&1 && echo yes)
 
 # runtime dlopen()ed for fast stack walks (see libtracecluster-capture(3))
@@ -79,17 +82,22 @@ $(CAPTURE_A): $(CAPTURE_OBJS)
 	@rm -f $@
 	$(Q_AR)$(AR) rcs $@ $^
 
-# the pkg-config file for PREFIX/LIBDIR as given (install writes it again)
-capture_pc = printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' '' \
-	'Name: tracecluster-capture' \
-	'Description: PMPI capture shim of tracecluster (MPI communication traces)' \
+# the pkg-config file for PREFIX/LIBDIR as given (install writes it again):
+# $(call capture_pc,FILE,LIBDIR OF THE SHIM,MPI PACKAGE,NAME SUFFIX). The
+# rpath lets a program linked against the shared shim find it; Requires
+# brings the MPI's compiler and linker flags.
+capture_pc = printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(2)' '' \
+	'Name: tracecluster-capture$(4)' \
+	'Description: PMPI capture shim of tracecluster (MPI communication traces)$(if $(4), for MPICH)' \
 	'Version: $(patsubst "%",%,$(word 3,$(shell grep "define TC_VERSION" lib/compat.h)))' \
-	'Libs: -L$${libdir} -ltracecluster-capture' \
+	'Requires: $(3)' \
+	'Cflags:' \
+	'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -ltracecluster-capture' \
 	'Libs.private: $(strip $(CAPTURE_LIBS))' >$(1)
 
 $(CAPTURE_PC): lib/capture/module.mk lib/compat.h
 	@mkdir -p $(dir $@)
-	@$(call capture_pc,$@)
+	@$(call capture_pc,$@,$(LIBDIR),$(MPI_PC))
 
 $(BUILD)/testdata/capture/%: testdata/capture/%.c
 	@mkdir -p $(dir $@)
@@ -143,20 +151,31 @@ $(MPICH_BUILD)/testdata/capture/%: testdata/capture/%.c
 check-apps: all
 	@sh test/check-apps.sh $(BUILD)
 
+# the Open MPI shim in LIBDIR, MPICH's (when built) in
+# LIBDIR/tracecluster/mpich/, where tracecluster run looks for them
+MPICH_LIBDIR = $(LIBDIR)/tracecluster/mpich
 install-capture: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR)/man3
 	install -m 644 man/libtracecluster-capture.3 $(DESTDIR)$(MANDIR)/man3/
 	if [ -f $(CAPTURE_SO) ]; then \
 		install -m 755 $(CAPTURE_SO) $(DESTDIR)$(LIBDIR)/ && \
 		install -m 644 $(CAPTURE_A) $(DESTDIR)$(LIBDIR)/ && \
-		$(call capture_pc,$(DESTDIR)$(LIBDIR)/pkgconfig/tracecluster-capture.pc); \
+		$(call capture_pc,$(DESTDIR)$(LIBDIR)/pkgconfig/tracecluster-capture.pc,$(LIBDIR),$(MPI_PC)); \
+	fi
+	if [ -f $(CAPTURE_MPICH_SO) ]; then \
+		install -d $(DESTDIR)$(MPICH_LIBDIR) && \
+		install -m 755 $(CAPTURE_MPICH_SO) $(DESTDIR)$(MPICH_LIBDIR)/ && \
+		$(call capture_pc,$(DESTDIR)$(LIBDIR)/pkgconfig/tracecluster-capture-mpich.pc,$(MPICH_LIBDIR),mpich,-mpich); \
 	fi
 
 uninstall-capture:
 	rm -f $(DESTDIR)$(LIBDIR)/libtracecluster-capture.so \
 		$(DESTDIR)$(LIBDIR)/libtracecluster-capture.a \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/tracecluster-capture.pc \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/tracecluster-capture-mpich.pc \
+		$(DESTDIR)$(MPICH_LIBDIR)/libtracecluster-capture.so \
 		$(DESTDIR)$(MANDIR)/man3/libtracecluster-capture.3
+	-rmdir $(DESTDIR)$(MPICH_LIBDIR) $(DESTDIR)$(LIBDIR)/tracecluster 2>/dev/null
 
 install: install-capture
 uninstall: uninstall-capture

@@ -3,7 +3,9 @@
 #   make            build the tracecluster command and the core library
 #   make check      install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the main job
-#   make bench      benchmarks (figures and ratios against named baselines)
+#   make bench      benchmarks (figures and ratios against named baselines,
+#                   interleaved, PASS/FAIL per goal; about 10 minutes)
+#   make bench-quick the same on small sets (about a minute)
 #   make fuzz       fuzz every reader for FUZZ_SECONDS each (clang, libFuzzer)
 #   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
 #
@@ -145,6 +147,10 @@ bench: deps
 	@$(MAKE) --no-print-directory all bench-tools
 	@TC_BUILD=$(BUILD) sh test/bench.sh
 
+bench-quick: deps
+	@$(MAKE) --no-print-directory all bench-tools
+	@TC_BUILD=$(BUILD) BENCH_QUICK=1 sh test/bench.sh
+
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 
@@ -163,12 +169,12 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all check deps demo bench install uninstall clean unit-tests FORCE
+.PHONY: all check deps demo bench bench-quick install uninstall clean unit-tests FORCE
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_TESTS:%.c=$(BUILD)/%.d)
 
 # Benchmark helpers (built by make bench only).
-BENCH_BINS := $(BUILD)/test/bench/gzpayload $(BUILD)/test/bench/alignbench $(BUILD)/test/bench/clusterbench
+BENCH_BINS := $(BUILD)/test/bench/payload $(BUILD)/test/bench/alignbench $(BUILD)/test/bench/clusterbench
 $(BUILD)/test/bench/%: $(BUILD)/test/bench/%.o $(LIBTC)
 	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $< $(LIBTC) $(TC_LIBS)
 bench-tools: $(BENCH_BINS)

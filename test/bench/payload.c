@@ -1,0 +1,135 @@
+/*
+ * payload - the baselines of the raw trace benchmarks, over exactly the
+ * block payloads tracecluster reads:
+ *
+ *   payload inflate FILE...   read each file and inflate every block with
+ *                             zlib (one thread, output discarded): what
+ *                             zlib's own inflate takes for the same bytes
+ *   payload raw OUT FILE...   write the blocks' decoded (uncompressed)
+ *                             encoding to OUT, for gzip -9 and xz -9 to
+ *                             compress from scratch
+ *
+ * Both print "blocks=N stored=BYTES raw=BYTES" on stderr.
+ */
+#include "lib/compat.h"
+#include "formats/raw.h"
+#include "formats/raw_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct totals {
+	unsigned long blocks;
+	unsigned long long stored, raw;
+};
+
+/* Read the whole of path into *buf (grown); its length, or -1. */
+static long slurp(const char *path, uint8_t **buf, size_t *alloc)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0, k;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	for (;;) {
+		if (n == *alloc) {
+			*alloc = *alloc ? 2 * *alloc : 1 << 20;
+			*buf = realloc(*buf, *alloc);
+			if (!*buf)
+				abort();
+		}
+		k = fread(*buf + n, 1, *alloc - n, f);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	fclose(f);
+	return (long)n;
+}
+
+/* Inflate every deflate block of the file in buf; with out, write the
+ * decoded bytes (stored blocks as they are). */
+static int blocks(const char *path, const uint8_t *buf, size_t len, FILE *out,
+		  uint8_t **raw, size_t *ralloc, struct totals *t)
+{
+	size_t at = TC_RAW_FILE_HEADER;
+
+	while (len - at >= TC_RAW_BLOCK_HEADER) {
+		struct tc_raw_block_header h;
+		const uint8_t *payload = buf + at + TC_RAW_BLOCK_HEADER;
+		if (!tc_raw_unpack_block_header(buf + at, &h) ||
+		    h.stored_len > len - at - TC_RAW_BLOCK_HEADER) {
+			fprintf(stderr, "payload: %s: malformed at byte %zu\n", path, at);
+			return -1;
+		}
+		if (h.raw_len > *ralloc) {
+			*ralloc = h.raw_len;
+			*raw = realloc(*raw, *ralloc);
+			if (!*raw)
+				abort();
+		}
+		if (h.encoding == TC_ENC_DEFLATE) {
+			z_stream zs;
+			memset(&zs, 0, sizeof(zs));
+			inflateInit2(&zs, -15);
+			zs.next_in = (uint8_t *)payload;
+			zs.avail_in = h.stored_len;
+			zs.next_out = *raw;
+			zs.avail_out = h.raw_len;
+			if (inflate(&zs, Z_FINISH) != Z_STREAM_END) {
+				inflateEnd(&zs);
+				fprintf(stderr, "payload: %s: bad deflate block at byte %zu\n", path, at);
+				return -1;
+			}
+			inflateEnd(&zs);
+			if (out)
+				fwrite(*raw, 1, h.raw_len, out);
+		} else if (out) {
+			fwrite(payload, 1, h.stored_len, out);
+		}
+		t->blocks++;
+		t->stored += h.stored_len;
+		t->raw += h.raw_len;
+		at += TC_RAW_BLOCK_HEADER + h.stored_len;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct totals t = { 0, 0, 0 };
+	uint8_t *buf = NULL, *raw = NULL;
+	size_t alloc = 0, ralloc = 0;
+	FILE *out = NULL;
+	int first;
+
+	if (argc >= 3 && !strcmp(argv[1], "inflate")) {
+		first = 2;
+	} else if (argc >= 4 && !strcmp(argv[1], "raw")) {
+		first = 3;
+		if (!(out = fopen(argv[2], "wb"))) {
+			perror(argv[2]);
+			return 1;
+		}
+	} else {
+		fprintf(stderr, "usage: payload inflate FILE...\n       payload raw OUT FILE...\n");
+		return 2;
+	}
+	for (int i = first; i < argc; i++) {
+		long n = slurp(argv[i], &buf, &alloc);
+		if (n < 0 || blocks(argv[i], buf, (size_t)n, out, &raw, &ralloc, &t))
+			return 1;
+	}
+	if (out && fclose(out)) {
+		perror(argv[2]);
+		return 1;
+	}
+	fprintf(stderr, "blocks=%lu stored=%llu raw=%llu\n", t.blocks, t.stored, t.raw);
+	free(buf);
+	free(raw);
+	return 0;
+}

@@ -53,6 +53,9 @@ setup_file() {
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
 	trace connect 4 "$TP/connect" spawn
+	# small blocks, so that the parent writes many while its children live
+	trace fork 4 -x TRACECLUSTER_BUFFER=4096 "$TP/fork" 2000
+	trace fork_unthreaded 4 -x TRACECLUSTER_BUFFER=4096 -x TRACECLUSTER_THREAD=0 "$TP/fork" 2000
 	if [ -x "$TP/ring_mpifh" ]; then
 		trace fring 4 "$TP/ring_mpifh" 4
 		trace fhalo 4 "$TP/halo_usempi"
@@ -268,6 +271,24 @@ setup() {
 	assert_line --regexp "op=MPI_Send .* comm=4 peer=-1 tag=9 count=1 "
 	run ev connect 1
 	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=3 .* compl=0:0:3:8 "
+}
+
+@test "capture: a rank that forks keeps its trace exact: children that exit(), run system() or take SIGTERM write nothing" {
+	local t r
+	for t in fork fork_unthreaded; do
+		ran_ok $t 4
+		! grep tracecluster-capture "$BATS_FILE_TMPDIR/$t.out"
+		for r in 0 1 2 3; do
+			grep -qx "rank $r: exit 3, system 0, signal 15" "$BATS_FILE_TMPDIR/$t.out"
+			[ "$(nev $t $r "op=MPI_Sendrecv .* peer=$(((r + 1) % 4)) tag=1 rpeer=$(((r + 3) % 4)) rtag=1 count=4 .* compl=0:$(((r + 3) % 4)):1:16 ")" = 2000 ]
+			[ "$(nev $t $r "op=MPI_(Init|Barrier|Finalize) ")" = 3 ]
+			# the child's MPI_Pcontrol(1) is neither recorded nor resumes anything
+			[ "$(nev $t $r "op=MPI_Pcontrol ")" = 0 ]
+			ev $t $r | tail -1 | grep -q "^S events=2003 blocks=[0-9]* trailer=1 dropped=0 bad_blocks=0 "
+			# and tracecluster reads them all
+			tc dump "$BATS_FILE_TMPDIR/$t/rank-0000$r.tcr" | grep -c Sendrecv | grep -qx 2000
+		done
+	done
 }
 
 @test "capture: MPI_THREAD_MULTIPLE: four threads' calls all recorded, none twice" {

@@ -647,6 +647,28 @@ static void at_exit(void)
 	close_trace(false);
 }
 
+/*
+ * In the child of fork(2) (system(3) and popen(3) where they fork, or a
+ * fork() of the application) the shim goes inert: the trace belongs to the
+ * parent, whose file description the child shares. The state is closed, so
+ * nothing records (MPI_Pcontrol cannot resume either), and the exit
+ * handler, the signal handler and MPI_Finalize find nothing to flush,
+ * write or truncate; the writer thread does not exist in the child and is
+ * never waited for. The child has one thread, so it takes no lock that
+ * another thread of the parent may have held at the fork. No prepare or
+ * parent handler is needed: the writer thread hands batches over through
+ * atomics and semaphores and holds no lock the child could wait for, and
+ * taking the capture lock before the fork would deadlock a fork made from
+ * a signal handler that interrupted a recording thread.
+ */
+static void atfork_child(void)
+{
+	atomic_store(&tc_cap.active, 0);
+	atomic_store(&W.state, ST_CLOSED);
+	W.threaded = false;
+	tc_cap.mt = false;
+}
+
 void tc_cap_shutdown(void)
 {
 	close_trace(false);
@@ -1016,6 +1038,7 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	sem_init(&W.work, 0, 0);
 	sem_init(&W.freed, 0, 0);
 	sem_init(&W.done, 0, 0);
+	pthread_atfork(NULL, NULL, atfork_child);
 	if (W.threaded) {
 		/* the writer thread never takes the signals we handle */
 		sigfillset(&all);

@@ -273,6 +273,45 @@ setup() {
 	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=3 .* compl=0:0:3:8 "
 }
 
+@test "capture: each world started by Comm_spawn writes its own trace set in DIR/spawn-N, the parent's stays whole" {
+	local d="$BATS_FILE_TMPDIR/connect" r k n=(14 13 11 11)
+	ran_ok connect 4
+	# a spawned world is not another job: no warning, no job-ID directory
+	! grep tracecluster-capture "$BATS_FILE_TMPDIR/connect.out"
+	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
+	grep -qx "ranks 4" "$d/tracecluster.job"
+	# the parent's files: every event of its ranks, the spawns by both halves too
+	for r in 0 1 2 3; do
+		run ev connect $r
+		assert_line --regexp "^H rank=$r size=4 "
+		assert_line --regexp "op=MPI_Comm_spawn .* comm=2 (count=1 )?root=$((r % 2)) newcomm=5 t="
+		assert_line "M id=5 parent=2 creator=MPI_Comm_spawn size=2 members=$((r % 2)),$((r % 2 + 2))"
+		assert_line --regexp "^S events=${n[r]} .* trailer=1 dropped=0 bad_blocks=0 "
+	done
+	[ "$(nev connect 0 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
+	[ "$(nev connect 1 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
+	run tc info "$d"
+	assert_success
+	assert_line "ranks:       4 present, world size 4"
+	assert_line "events:      49"
+	# spawn-1 from MPI_COMM_WORLD's spawn, spawn-2 and -3 from the two
+	# spawns at once: one rank each, a set of its own
+	for k in 1 2 3; do
+		[ "$(cd "$d/spawn-$k" && echo *)" = "rank-00000.tcr tracecluster.job" ]
+		grep -qx "ranks 1" "$d/spawn-$k/tracecluster.job"
+		run "$EV" "$d/spawn-$k/rank-00000.tcr"
+		assert_success
+		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect$"
+		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
+		assert_line --regexp "^E op=MPI_Comm_disconnect .* comm=2 "
+		assert_line --regexp "^S events=4 .* trailer=1 dropped=0 bad_blocks=0 "
+		run tc info "$d/spawn-$k"
+		assert_success
+		assert_line "ranks:       1 present, world size 1"
+		assert_line "events:      4"
+	done
+}
+
 @test "capture: a rank that forks keeps its trace exact: children that exit(), run system() or take SIGTERM write nothing" {
 	local t r
 	for t in fork fork_unthreaded; do

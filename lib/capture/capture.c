@@ -874,6 +874,38 @@ static int choose_dir(const char *dir, char *out, size_t len, bool *moved,
 	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
 }
 
+/*
+ * Rank 0 of a world started by MPI_Comm_spawn: the directory its ranks
+ * write to is dir/spawn-N, N the first number for which mkdir(2) creates
+ * the directory (atomic, so worlds spawned at once each get their own),
+ * claimed like a job's own directory. The parent job's files in dir are
+ * never touched, and there is no warning: dir is the parent job's.
+ */
+static int choose_spawn_dir(const char *dir, char *out, size_t len, struct tc_error *err)
+{
+	char job[128];
+
+	job_id(job, sizeof(job));
+	if (make_dirs(dir) < 0)
+		return tc_error_sys(err, dir, "create directory");
+	for (int k = 1; k < 100000; k++) {
+		int n = snprintf(out, len, "%s/spawn-%d", dir, k), rc;
+
+		if (n < 0 || (size_t)n >= len)
+			return tc_error_set(err, TC_ERR, dir, -1, "path too long");
+		if (mkdir(out, 0777) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return tc_error_sys(err, out, "create directory");
+		}
+		if ((rc = claim_dir(out, job)) == 0)
+			return 0;
+		if (rc < 0)
+			return tc_error_sys(err, out, "create the job file in");
+	}
+	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
+}
+
 static int open_trace(const char *dir, uint64_t realtime0, size_t block, int level,
 		      struct tc_error *err)
 {
@@ -967,6 +999,7 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	struct tc_error err;
 	int rc, v[2], first, nfail, level;
 	sigset_t all, old;
+	MPI_Comm parent = MPI_COMM_NULL;
 
 	if (tc_cap.initialised)
 		return;
@@ -977,6 +1010,8 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	PMPI_Comm_size(MPI_COMM_WORLD, &v[1]);
 	tc_cap.rank = v[0];
 	tc_cap.size = v[1];
+	/* a world started by MPI_Comm_spawn writes beside its parent job */
+	PMPI_Comm_get_parent(&parent);
 
 	dir = getenv("TRACECLUSTER_DIR");
 	if (!dir || !*dir)
@@ -995,7 +1030,9 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 		struct { int rc, moved; char path[PATH_MAX]; } pick;
 		bool moved = false;
 		memset(&pick, 0, sizeof(pick));
-		if (tc_cap.rank == 0) {
+		if (tc_cap.rank == 0 && parent != MPI_COMM_NULL) {
+			pick.rc = choose_spawn_dir(dir, pick.path, sizeof(pick.path), &err);
+		} else if (tc_cap.rank == 0) {
 			pick.rc = choose_dir(dir, pick.path, sizeof(pick.path), &moved, &err);
 			pick.moved = moved;
 		}

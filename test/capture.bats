@@ -614,6 +614,88 @@ wait_size() {
 	assert_line --regexp "^S events=[0-9]{3,} "
 }
 
+@test "capture: out of memory in the shim stops tracing on that rank with one warning; the job, and what was written, are unharmed" {
+	local d="$BATS_TEST_TMPDIR" fail="$TP/libfailalloc.so" th n r t k total full
+	[ -f "$fail" ] && [ -x "$TP/grow" ]
+	# grow NAME [MPIRUN-OPTIONS]: testdata/capture/grow 40 on 4 ranks under the
+	# shim and libfailalloc.so, each rank's exit status printed after its output
+	grow() {
+		local name=$1
+		shift
+		timeout 120 mpirun -np 4 -x LD_PRELOAD="$fail:$SHIM" -x TRACECLUSTER_DIR="$d/$name" "$@" \
+			sh -c '"$0" 40; echo "rank exit $?"' "$TP/grow" >"$d/$name.out" 2>"$d/$name.err"
+	}
+	# the records of rank $2 of run $1 without their times
+	evs() { "$EV" "$d/$1/rank-0000$2.tcr" | grep '^E ' | sed 's/ t=.*//'; }
+	# the application alone: its output and exit statuses
+	timeout 120 mpirun -np 4 sh -c '"$0" 40; echo "rank exit $?"' "$TP/grow" 2>/dev/null | sort >"$d/plain"
+	[ "$(grep -c '^rank exit 3$' "$d/plain")" = 4 ]
+	[ "$(grep -c '^rank [0-3]: received [0-9]*, sum 3120$' "$d/plain")" = 4 ]
+	for th in 1 0; do
+		# traced, counting the shim's allocations (as many on every rank)
+		grow ref$th -x TRACECLUSTER_THREAD=$th -x TC_FAILALLOC_COUNT="$d/count$th"
+		diff "$d/plain" <(sort "$d/ref$th.out")
+		! grep tracecluster-capture "$d/ref$th.err"
+		total=$(cat "$d/count$th.0")
+		[ "$total" -gt 100 ]
+		for r in 0 1 2 3; do
+			[ "$(cat "$d/count$th.$r")" = "$total" ]
+			"$EV" "$d/ref$th/rank-0000$r.tcr" | tail -1 | grep -q "^S events=5244 .* trailer=1 dropped=0 bad_blocks=0 "
+		done
+		# ranks 1 and 2 run out: at the first allocation (opening the
+		# file in MPI_Init), in the middle of the run (the tables
+		# growing, or the writer's buffers), at the last one (symbols in
+		# MPI_Finalize)
+		for n in 1 $((total / 2)) $total; do
+			t=fail$th-$n
+			grow $t -x TRACECLUSTER_THREAD=$th -x TC_FAILALLOC=$n -x TC_FAILALLOC_RANKS=1,2
+			# the application's output and exit statuses are its own
+			diff "$d/plain" <(sort "$d/$t.out")
+			# one warning for each of them, and no other
+			[ "$(grep -c tracecluster-capture "$d/$t.err")" = 2 ]
+			for r in 1 2; do
+				grep -qx "tracecluster-capture: rank $r: out of memory (allocating [0-9]* bytes); tracing stopped" "$d/$t.err"
+			done
+			for r in 0 3; do
+				diff <(evs ref$th $r) <(evs $t $r)
+				"$EV" "$d/$t/rank-0000$r.tcr" | tail -1 | grep -q "^S events=5244 .* trailer=1 dropped=0 bad_blocks=0 "
+			done
+			# their files: none (no memory to open one), or whole
+			# with a trailer, recording the same calls as far as they go
+			for r in 1 2; do
+				if [ "$n" = 1 ]; then
+					[ ! -e "$d/$t/rank-0000$r.tcr" ]
+					continue
+				fi
+				run "$EV" "$d/$t/rank-0000$r.tcr"
+				assert_success
+				assert_line --regexp "^S events=[0-9]+ .* trailer=1 dropped=[0-9]+ bad_blocks=0 "
+				full=$(evs $t $r)
+				k=$(grep -c . <<<"$full" || true)
+				diff <(evs ref$th $r | head -n "$k") <(printf '%s' "$full${full:+$'\n'}")
+				run tc info "$d/$t"
+				assert_success
+			done
+			if [ "$n" = "$total" ]; then
+				# only the symbols were lost: every event is there
+				[ "$(evs $t 1 | wc -l)" = 5244 ]
+			fi
+		done
+	done
+	# Fortran: arrays the bindings cannot convert without memory go to the
+	# MPI library's own binding; the job runs as without the shim
+	if [ -x "$TP/halo_usempi" ]; then
+		run --separate-stderr timeout 60 mpirun -np 4 -x LD_PRELOAD="$fail:$SHIM" \
+			-x TRACECLUSTER_DIR="$d/fortran" -x TC_FAILALLOC=1 -x TC_FAILALLOC_COUNT="$d/fcount" \
+			"$TP/halo_usempi"
+		assert_success
+		[ "$(grep -c 'tracecluster-capture: rank [0-3]: out of memory' <<<"$stderr")" = 4 ]
+		[ ! -e "$d/fortran/rank-00000.tcr" ]
+		# the Waitall, Waitany and Testsome conversions were refused too
+		[ "$(cat "$d/fcount.0")" -gt 3 ]
+	fi
+}
+
 @test "capture: TRACECLUSTER_STACK_DEPTH and TRACECLUSTER_BUFFER are honoured, bad values warned about" {
 	d="$BATS_TEST_TMPDIR"
 	TRACECLUSTER_STACK_DEPTH=2 TRACECLUSTER_BUFFER=8K run mpirun -np 2 -x LD_PRELOAD="$SHIM" \

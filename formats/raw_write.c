@@ -8,6 +8,11 @@
  * streaming reader knows a call site before its first use. Every sealed
  * block is complete on disk, so a killed process leaves a file readable up
  * to its last block.
+ *
+ * Out of memory is an error here, not fatal (the capture shim must not end
+ * the application it traces): a record that cannot be buffered fails with
+ * TC_ERR_NOMEM and leaves the writer as it was, so it can still be closed
+ * with its trailer; a block that cannot be compressed is stored.
  */
 #include "lib/compat.h"
 #include "formats/raw.h"
@@ -17,7 +22,6 @@
 #include "lib/event.h"
 #include "lib/ranklist.h"
 #include "lib/varint.h"
-#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,9 +57,27 @@ struct tc_raw_writer {
 	uint64_t off;     /* bytes written, up to the end of the last whole block */
 };
 
-static void wbuf_reserve(struct wbuf *b, size_t extra)
+static int nomem(struct tc_error *err, size_t n)
 {
-	TC_ALLOC_GROW(b->p, tc_st_add(b->len, extra), b->alloc);
+	return tc_error_set(err, TC_ERR_NOMEM, NULL, -1, "out of memory (allocating %zu bytes)", n);
+}
+
+/* Room for extra more bytes in b; b stays as it was if there is no memory. */
+static int wbuf_reserve(struct wbuf *b, size_t extra, struct tc_error *err)
+{
+	size_t need = b->len + extra, na = b->alloc ? b->alloc : 8;
+	uint8_t *p;
+
+	if (need <= b->alloc)
+		return 0;
+	while (na < need)
+		na *= 2;
+	p = realloc(b->p, na);
+	if (!p)
+		return nomem(err, na);
+	b->p = p;
+	b->alloc = na;
+	return 0;
 }
 
 static int write_all(struct tc_raw_writer *w, const uint8_t *p, size_t n,
@@ -92,7 +114,13 @@ static int compress_payload(struct tc_raw_writer *w, const uint8_t *in, size_t l
 		return -1;
 	}
 	bound = deflateBound(&w->zs, len);
-	TC_ALLOC_GROW(w->zbuf, bound, w->zalloc);
+	if (bound > w->zalloc) {
+		uint8_t *z = realloc(w->zbuf, bound);
+		if (!z)
+			return -1; /* stored instead */
+		w->zbuf = z;
+		w->zalloc = bound;
+	}
 	w->zs.next_in = (Bytef *)in;
 	w->zs.avail_in = (uInt)len;
 	w->zs.next_out = w->zbuf;
@@ -217,8 +245,13 @@ int tc_raw_writer_open(struct tc_raw_writer **out, const char *path,
 	if (hdr->rank < 0 || hdr->world_size <= 0 || hdr->rank >= hdr->world_size)
 		return tc_error_set(err, TC_ERR_USAGE, path, -1,
 				    "rank %d outside world of %d", hdr->rank, hdr->world_size);
-	w = tc_xcalloc(1, sizeof(*w));
-	w->path = tc_xstrdup(path);
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->path = strdup(path);
+	if (!w || !w->path) {
+		free(w);
+		return nomem(err, sizeof(*w) + strlen(path) + 1);
+	}
 	w->level = 1;
 	if (opts && opts->level < 0)
 		w->level = 0;
@@ -275,7 +308,8 @@ int tc_raw_writer_event(struct tc_raw_writer *w, const struct tc_event *ev,
 		if (rc)
 			return rc;
 	}
-	wbuf_reserve(&w->ev, need);
+	if (wbuf_reserve(&w->ev, need, err))
+		return TC_ERR_NOMEM;
 	p = tc_raw_encode_event(w->ev.p + w->ev.len, ev, &w->delta);
 	w->ev.len = (size_t)(p - w->ev.p);
 	w->ev.records++;
@@ -299,8 +333,8 @@ int tc_raw_writer_callsite(struct tc_raw_writer *w, const struct tc_callsite *cs
 		need += 3 * TC_VARINT_MAX + TC_MIN(strlen(fr->module ? fr->module : ""), TC_RAW_MAX_STRING) +
 			TC_MIN(strlen(fr->symbol ? fr->symbol : ""), TC_RAW_MAX_STRING);
 	}
-	(void)err;
-	wbuf_reserve(&w->cs, need);
+	if (wbuf_reserve(&w->cs, need, err))
+		return TC_ERR_NOMEM;
 	p = w->cs.p + w->cs.len;
 	p = tc_varint_put(p, cs->id);
 	tc_put_le64(p, cs->signature);
@@ -319,38 +353,65 @@ int tc_raw_writer_callsite(struct tc_raw_writer *w, const struct tc_callsite *cs
 	return 0;
 }
 
+static size_t put_run(const struct tc_run *r, uint8_t **p)
+{
+	if (p) {
+		*p = tc_svarint_put(*p, r->start);
+		*p = tc_varint_put(*p, r->len);
+		*p = tc_svarint_put(*p, r->stride);
+	}
+	return 1;
+}
+
+/*
+ * The members of c as the runs of tc_ranklist_from_array (0..size-1 when
+ * members is NULL), without a list in memory: counted, and written at *p
+ * when p is not NULL.
+ */
+static size_t member_runs(const struct tc_comm *c, uint8_t **p)
+{
+	struct tc_run run = { 0, c->size, 1 };
+	size_t n = 0;
+
+	if (c->members) {
+		run.len = 0;
+		for (uint32_t i = 0; i < c->size; i++) {
+			if (run.len && tc_ranklist_extend(&run, c->members[i]))
+				continue;
+			if (run.len)
+				n += put_run(&run, p);
+			run.start = c->members[i];
+			run.len = 1;
+			run.stride = 1;
+		}
+	}
+	if (run.len)
+		n += put_run(&run, p);
+	return n;
+}
+
 int tc_raw_writer_comm(struct tc_raw_writer *w, const struct tc_comm *c,
 		       struct tc_error *err)
 {
-	struct tc_ranklist rl;
 	uint8_t *p;
 	uint32_t nd = c->ndims > 8 ? 8 : c->ndims;
+	size_t nruns = member_runs(c, NULL);
 
-	(void)err;
-	tc_ranklist_init(&rl);
-	if (c->members)
-		tc_ranklist_from_array(&rl, c->members, c->size);
-	else
-		tc_ranklist_add_run(&rl, 0, c->size, 1); /* ranks 0..size-1 */
-	wbuf_reserve(&w->cm, (8 + 3 * rl.nruns + nd) * TC_VARINT_MAX);
+	if (wbuf_reserve(&w->cm, (8 + 3 * nruns + nd) * TC_VARINT_MAX, err))
+		return TC_ERR_NOMEM;
 	p = w->cm.p + w->cm.len;
 	p = tc_varint_put(p, c->id);
 	p = tc_varint_put(p, c->parent);
 	p = tc_varint_put(p, c->creator);
 	p = tc_varint_put(p, c->size);
-	p = tc_varint_put(p, rl.nruns);
-	for (size_t i = 0; i < rl.nruns; i++) {
-		p = tc_svarint_put(p, rl.runs[i].start);
-		p = tc_varint_put(p, rl.runs[i].len);
-		p = tc_svarint_put(p, rl.runs[i].stride);
-	}
+	p = tc_varint_put(p, nruns);
+	member_runs(c, &p);
 	p = tc_varint_put(p, nd);
 	for (uint32_t i = 0; i < nd; i++)
 		p = tc_svarint_put(p, c->dims[i]);
 	p = tc_varint_put(p, c->periods);
 	w->cm.len = (size_t)(p - w->cm.p);
 	w->cm.records++;
-	tc_ranklist_release(&rl);
 	return 0;
 }
 

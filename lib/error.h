@@ -19,6 +19,7 @@ enum {
 	TC_ERR_VERSION = -4, /* input from a newer, unknown format version */
 	TC_ERR_STOP = -5, /* a callback asked to stop; not a failure */
 	TC_ERR_USAGE = -6,
+	TC_ERR_NOMEM = -7, /* out of memory (where that is not fatal) */
 };
 
 struct tc_error {

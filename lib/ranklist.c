@@ -20,25 +20,29 @@ void tc_ranklist_release(struct tc_ranklist *rl)
 	tc_ranklist_init(rl);
 }
 
+bool tc_ranklist_extend(struct tc_run *last, int32_t rank)
+{
+	int64_t next = (int64_t)last->start + (int64_t)last->stride * last->len;
+
+	if (last->len == 1 && rank != last->start) {
+		int64_t d = (int64_t)rank - last->start;
+		if (d >= INT32_MIN && d <= INT32_MAX) {
+			last->stride = (int32_t)d;
+			last->len = 2;
+			return true;
+		}
+	} else if (last->len > 1 && next == rank && last->len < UINT32_MAX) {
+		last->len++;
+		return true;
+	}
+	return false;
+}
+
 void tc_ranklist_add(struct tc_ranklist *rl, int32_t rank)
 {
-	struct tc_run *last = rl->nruns ? &rl->runs[rl->nruns - 1] : NULL;
-
 	rl->count++;
-	if (last) {
-		int64_t next = (int64_t)last->start + (int64_t)last->stride * last->len;
-		if (last->len == 1 && rank != last->start) {
-			int64_t d = (int64_t)rank - last->start;
-			if (d >= INT32_MIN && d <= INT32_MAX) {
-				last->stride = (int32_t)d;
-				last->len = 2;
-				return;
-			}
-		} else if (last->len > 1 && next == rank && last->len < UINT32_MAX) {
-			last->len++;
-			return;
-		}
-	}
+	if (rl->nruns && tc_ranklist_extend(&rl->runs[rl->nruns - 1], rank))
+		return;
 	TC_ALLOC_GROW(rl->runs, rl->nruns + 1, rl->alloc);
 	rl->runs[rl->nruns].start = rank;
 	rl->runs[rl->nruns].len = 1;

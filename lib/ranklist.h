@@ -28,6 +28,8 @@ void tc_ranklist_init(struct tc_ranklist *rl);
 void tc_ranklist_release(struct tc_ranklist *rl);
 /* Append one rank, extending the last run when it continues it. */
 void tc_ranklist_add(struct tc_ranklist *rl, int32_t rank);
+/* Extend the run *last with rank where tc_ranklist_add would: true if so. */
+bool tc_ranklist_extend(struct tc_run *last, int32_t rank);
 /* Append a whole run (len ranks from start by stride); len 0 adds nothing. */
 /* The same runs as tc_ranklist_add of start, start + stride, ... (len
  * values) one by one, in O(1) for a run that continues the last one. */

@@ -53,6 +53,9 @@ setup_file() {
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
 	trace connect 4 "$TP/connect" spawn
+	# small blocks, so that the parent writes many while its children live
+	trace fork 4 -x TRACECLUSTER_BUFFER=4096 "$TP/fork" 2000
+	trace fork_unthreaded 4 -x TRACECLUSTER_BUFFER=4096 -x TRACECLUSTER_THREAD=0 "$TP/fork" 2000
 	if [ -x "$TP/ring_mpifh" ]; then
 		trace fring 4 "$TP/ring_mpifh" 4
 		trace fhalo 4 "$TP/halo_usempi"
@@ -268,6 +271,63 @@ setup() {
 	assert_line --regexp "op=MPI_Send .* comm=4 peer=-1 tag=9 count=1 "
 	run ev connect 1
 	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=3 .* compl=0:0:3:8 "
+}
+
+@test "capture: each world started by Comm_spawn writes its own trace set in DIR/spawn-N, the parent's stays whole" {
+	local d="$BATS_FILE_TMPDIR/connect" r k n=(14 13 11 11)
+	ran_ok connect 4
+	# a spawned world is not another job: no warning, no job-ID directory
+	! grep tracecluster-capture "$BATS_FILE_TMPDIR/connect.out"
+	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
+	grep -qx "ranks 4" "$d/tracecluster.job"
+	# the parent's files: every event of its ranks, the spawns by both halves too
+	for r in 0 1 2 3; do
+		run ev connect $r
+		assert_line --regexp "^H rank=$r size=4 "
+		assert_line --regexp "op=MPI_Comm_spawn .* comm=2 (count=1 )?root=$((r % 2)) newcomm=5 t="
+		assert_line "M id=5 parent=2 creator=MPI_Comm_spawn size=2 members=$((r % 2)),$((r % 2 + 2))"
+		assert_line --regexp "^S events=${n[r]} .* trailer=1 dropped=0 bad_blocks=0 "
+	done
+	[ "$(nev connect 0 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
+	[ "$(nev connect 1 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
+	run tc info "$d"
+	assert_success
+	assert_line "ranks:       4 present, world size 4"
+	assert_line "events:      49"
+	# spawn-1 from MPI_COMM_WORLD's spawn, spawn-2 and -3 from the two
+	# spawns at once: one rank each, a set of its own
+	for k in 1 2 3; do
+		[ "$(cd "$d/spawn-$k" && echo *)" = "rank-00000.tcr tracecluster.job" ]
+		grep -qx "ranks 1" "$d/spawn-$k/tracecluster.job"
+		run "$EV" "$d/spawn-$k/rank-00000.tcr"
+		assert_success
+		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect$"
+		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
+		assert_line --regexp "^E op=MPI_Comm_disconnect .* comm=2 "
+		assert_line --regexp "^S events=4 .* trailer=1 dropped=0 bad_blocks=0 "
+		run tc info "$d/spawn-$k"
+		assert_success
+		assert_line "ranks:       1 present, world size 1"
+		assert_line "events:      4"
+	done
+}
+
+@test "capture: a rank that forks keeps its trace exact: children that exit(), run system() or take SIGTERM write nothing" {
+	local t r
+	for t in fork fork_unthreaded; do
+		ran_ok $t 4
+		! grep tracecluster-capture "$BATS_FILE_TMPDIR/$t.out"
+		for r in 0 1 2 3; do
+			grep -qx "rank $r: exit 3, system 0, signal 15" "$BATS_FILE_TMPDIR/$t.out"
+			[ "$(nev $t $r "op=MPI_Sendrecv .* peer=$(((r + 1) % 4)) tag=1 rpeer=$(((r + 3) % 4)) rtag=1 count=4 .* compl=0:$(((r + 3) % 4)):1:16 ")" = 2000 ]
+			[ "$(nev $t $r "op=MPI_(Init|Barrier|Finalize) ")" = 3 ]
+			# the child's MPI_Pcontrol(1) is neither recorded nor resumes anything
+			[ "$(nev $t $r "op=MPI_Pcontrol ")" = 0 ]
+			ev $t $r | tail -1 | grep -q "^S events=2003 blocks=[0-9]* trailer=1 dropped=0 bad_blocks=0 "
+			# and tracecluster reads them all
+			tc dump "$BATS_FILE_TMPDIR/$t/rank-0000$r.tcr" | grep -c Sendrecv | grep -qx 2000
+		done
+	done
 }
 
 @test "capture: MPI_THREAD_MULTIPLE: four threads' calls all recorded, none twice" {
@@ -552,6 +612,88 @@ wait_size() {
 	[[ "$stderr" == *"rank 1: cannot write '$d/limit/rank-00001.tcr': File too large; tracing stopped"* ]]
 	run summary -s "$d/limit/rank-00000.tcr"
 	assert_line --regexp "^S events=[0-9]{3,} "
+}
+
+@test "capture: out of memory in the shim stops tracing on that rank with one warning; the job, and what was written, are unharmed" {
+	local d="$BATS_TEST_TMPDIR" fail="$TP/libfailalloc.so" th n r t k total full
+	[ -f "$fail" ] && [ -x "$TP/grow" ]
+	# grow NAME [MPIRUN-OPTIONS]: testdata/capture/grow 40 on 4 ranks under the
+	# shim and libfailalloc.so, each rank's exit status printed after its output
+	grow() {
+		local name=$1
+		shift
+		timeout 120 mpirun -np 4 -x LD_PRELOAD="$fail:$SHIM" -x TRACECLUSTER_DIR="$d/$name" "$@" \
+			sh -c '"$0" 40; echo "rank exit $?"' "$TP/grow" >"$d/$name.out" 2>"$d/$name.err"
+	}
+	# the records of rank $2 of run $1 without their times
+	evs() { "$EV" "$d/$1/rank-0000$2.tcr" | grep '^E ' | sed 's/ t=.*//'; }
+	# the application alone: its output and exit statuses
+	timeout 120 mpirun -np 4 sh -c '"$0" 40; echo "rank exit $?"' "$TP/grow" 2>/dev/null | sort >"$d/plain"
+	[ "$(grep -c '^rank exit 3$' "$d/plain")" = 4 ]
+	[ "$(grep -c '^rank [0-3]: received [0-9]*, sum 3120$' "$d/plain")" = 4 ]
+	for th in 1 0; do
+		# traced, counting the shim's allocations (as many on every rank)
+		grow ref$th -x TRACECLUSTER_THREAD=$th -x TC_FAILALLOC_COUNT="$d/count$th"
+		diff "$d/plain" <(sort "$d/ref$th.out")
+		! grep tracecluster-capture "$d/ref$th.err"
+		total=$(cat "$d/count$th.0")
+		[ "$total" -gt 100 ]
+		for r in 0 1 2 3; do
+			[ "$(cat "$d/count$th.$r")" = "$total" ]
+			"$EV" "$d/ref$th/rank-0000$r.tcr" | tail -1 | grep -q "^S events=5244 .* trailer=1 dropped=0 bad_blocks=0 "
+		done
+		# ranks 1 and 2 run out: at the first allocation (opening the
+		# file in MPI_Init), in the middle of the run (the tables
+		# growing, or the writer's buffers), at the last one (symbols in
+		# MPI_Finalize)
+		for n in 1 $((total / 2)) $total; do
+			t=fail$th-$n
+			grow $t -x TRACECLUSTER_THREAD=$th -x TC_FAILALLOC=$n -x TC_FAILALLOC_RANKS=1,2
+			# the application's output and exit statuses are its own
+			diff "$d/plain" <(sort "$d/$t.out")
+			# one warning for each of them, and no other
+			[ "$(grep -c tracecluster-capture "$d/$t.err")" = 2 ]
+			for r in 1 2; do
+				grep -qx "tracecluster-capture: rank $r: out of memory (allocating [0-9]* bytes); tracing stopped" "$d/$t.err"
+			done
+			for r in 0 3; do
+				diff <(evs ref$th $r) <(evs $t $r)
+				"$EV" "$d/$t/rank-0000$r.tcr" | tail -1 | grep -q "^S events=5244 .* trailer=1 dropped=0 bad_blocks=0 "
+			done
+			# their files: none (no memory to open one), or whole
+			# with a trailer, recording the same calls as far as they go
+			for r in 1 2; do
+				if [ "$n" = 1 ]; then
+					[ ! -e "$d/$t/rank-0000$r.tcr" ]
+					continue
+				fi
+				run "$EV" "$d/$t/rank-0000$r.tcr"
+				assert_success
+				assert_line --regexp "^S events=[0-9]+ .* trailer=1 dropped=[0-9]+ bad_blocks=0 "
+				full=$(evs $t $r)
+				k=$(grep -c . <<<"$full" || true)
+				diff <(evs ref$th $r | head -n "$k") <(printf '%s' "$full${full:+$'\n'}")
+				run tc info "$d/$t"
+				assert_success
+			done
+			if [ "$n" = "$total" ]; then
+				# only the symbols were lost: every event is there
+				[ "$(evs $t 1 | wc -l)" = 5244 ]
+			fi
+		done
+	done
+	# Fortran: arrays the bindings cannot convert without memory go to the
+	# MPI library's own binding; the job runs as without the shim
+	if [ -x "$TP/halo_usempi" ]; then
+		run --separate-stderr timeout 60 mpirun -np 4 -x LD_PRELOAD="$fail:$SHIM" \
+			-x TRACECLUSTER_DIR="$d/fortran" -x TC_FAILALLOC=1 -x TC_FAILALLOC_COUNT="$d/fcount" \
+			"$TP/halo_usempi"
+		assert_success
+		[ "$(grep -c 'tracecluster-capture: rank [0-3]: out of memory' <<<"$stderr")" = 4 ]
+		[ ! -e "$d/fortran/rank-00000.tcr" ]
+		# the Waitall, Waitany and Testsome conversions were refused too
+		[ "$(cat "$d/fcount.0")" -gt 3 ]
+	fi
 }
 
 @test "capture: TRACECLUSTER_STACK_DEPTH and TRACECLUSTER_BUFFER are honoured, bad values warned about" {

@@ -23,7 +23,6 @@
 #include "lib/capture/internal.h"
 #include "formats/raw.h"
 #include "lib/error.h"
-#include "lib/xalloc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -98,6 +97,9 @@ static struct {
 	pthread_t thread;
 	bool threaded;
 	atomic_int stop, emergency, failed;
+	atomic_int stopped;             /* recording stopped for good (warned) */
+	atomic_int wstop;               /* out of memory in the writer: it encodes no
+	                                 * more, drops, and closes with its trailer */
 	atomic_uint_fast64_t dropped;
 	uint64_t flush_ms;              /* write what is committed this often (0: never) */
 	uint64_t unflushed;             /* slots written since the last flush (writer) */
@@ -107,24 +109,114 @@ static struct {
 
 static void cap_warn(const char *fmt, ...) TC_PRINTF(1, 2);
 
+/* One line on standard error with one write(2): no memory, no stdio lock. */
 static void cap_warn(const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
-	int n;
+	size_t n;
 
-	n = snprintf(buf, sizeof(buf), "tracecluster-capture: rank %d: ", (int)tc_cap.rank);
+	snprintf(buf, sizeof(buf) - 1, "tracecluster-capture: rank %d: ", (int)tc_cap.rank);
+	n = strlen(buf);
 	va_start(ap, fmt);
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	vsnprintf(buf + n, sizeof(buf) - 1 - n, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", buf);
+	n = strlen(buf);
+	buf[n++] = '\n';
+	while (write(STDERR_FILENO, buf, n) < 0 && errno == EINTR)
+		;
 }
 
 static void set_active(void)
 {
-	int on = atomic_load(&W.state) == ST_RUNNING && !atomic_load(&tc_cap.paused);
+	int on = atomic_load(&W.state) == ST_RUNNING && !atomic_load(&tc_cap.paused) &&
+		 !atomic_load(&W.stopped);
 
 	atomic_store(&tc_cap.active, on);
+}
+
+/* Stop recording on this rank for good; true the first time, to warn. */
+static bool stop_recording(void)
+{
+	atomic_store(&tc_cap.active, 0);
+	return !atomic_exchange(&W.stopped, 1);
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+/*
+ * The shim's allocations. Running out of memory must not end the job: the
+ * first failure stops recording on this rank for good, with one warning,
+ * and the caller gets NULL and leaves its tables as they were. What was
+ * recorded before is written all the same, and the file closed with its
+ * trailer at MPI_Finalize or exit.
+ */
+void tc_cap_nomem(size_t n)
+{
+	if (stop_recording())
+		cap_warn("out of memory (allocating %zu bytes); tracing stopped", n);
+}
+
+void *tc_cap_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		tc_cap_nomem(n);
+	return p;
+}
+
+void *tc_cap_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		tc_cap_nomem(SIZE_MAX);
+		return NULL;
+	}
+	p = calloc(n ? n : 1, 1);
+	if (!p)
+		tc_cap_nomem(n);
+	return p;
+}
+
+void *tc_cap_realloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		tc_cap_nomem(n);
+	return q;
+}
+
+char *tc_cap_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = tc_cap_malloc(n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+void *tc_cap_grow(void *p, size_t *alloc, size_t n, size_t size)
+{
+	size_t na = *alloc ? *alloc : 8, bytes;
+	void *q;
+
+	while (na < n)
+		if (__builtin_mul_overflow(na, 2, &na))
+			na = n;
+	if (__builtin_mul_overflow(na, size, &bytes)) {
+		tc_cap_nomem(SIZE_MAX);
+		return p;
+	}
+	q = tc_cap_realloc(p, bytes);
+	if (!q)
+		return p;
+	*alloc = na;
+	return q;
 }
 
 /* ---- the writer side ---------------------------------------------------- */
@@ -136,11 +228,33 @@ static void writer_failed(const struct tc_error *e)
 
 	if (atomic_exchange(&W.failed, 1))
 		return;
-	atomic_store(&tc_cap.active, 0);
+	if (stop_recording()) {
+		tc_error_format(e, msg, sizeof(msg));
+		cap_warn("%s; tracing stopped", msg);
+	}
 	sem_post(&W.freed);
-	tc_error_format(e, msg, sizeof(msg));
-	cap_warn("%s; tracing stopped", msg);
 	tc_raw_writer_abort(&W.w);
+}
+
+/*
+ * A record the raw writer could not take. Out of memory leaves the file
+ * and the writer as they were: the writer takes no more records (the
+ * rest count as dropped) and still closes the file with its trailer.
+ * Anything else (a write error) ends the writer.
+ */
+static void writer_error(const struct tc_error *e)
+{
+	char msg[1200];
+
+	if (e->code != TC_ERR_NOMEM) {
+		writer_failed(e);
+		return;
+	}
+	atomic_store(&W.wstop, 1);
+	if (stop_recording()) {
+		tc_error_format(e, msg, sizeof(msg));
+		cap_warn("%s; tracing stopped", msg);
+	}
 }
 
 /* Write the committed slots of b not written yet. */
@@ -155,7 +269,7 @@ static void write_slots(struct batch *b)
 		const struct slot *s = &b->slots[i];
 		int rc = 0;
 
-		if (atomic_load(&W.failed) || !W.w) {
+		if (atomic_load(&W.failed) || atomic_load(&W.wstop) || !W.w) {
 			if (s->kind == SLOT_EVENT)
 				atomic_fetch_add(&W.dropped, 1);
 			continue;
@@ -171,8 +285,11 @@ static void write_slots(struct batch *b)
 			rc = tc_raw_writer_comm(W.w, &s->u.comm, &err);
 			break;
 		}
-		if (rc)
-			writer_failed(&err);
+		if (rc) {
+			if (s->kind == SLOT_EVENT)
+				atomic_fetch_add(&W.dropped, 1);
+			writer_error(&err);
+		}
 	}
 	b->done = to;
 }
@@ -265,7 +382,7 @@ static void timed_flush(void)
 	W.unflushed = 0;
 	tc_error_clear(&err);
 	if (tc_raw_writer_flush(W.w, &err))
-		writer_failed(&err);
+		writer_error(&err);
 }
 
 static void deadline_after(struct timespec *ts, uint64_t ms)
@@ -326,10 +443,16 @@ static void *writer_main(void *arg)
 
 static struct batch *batch_new(void)
 {
-	struct batch *b = tc_xcalloc(1, sizeof(*b));
+	struct batch *b = tc_cap_calloc(1, sizeof(*b));
 
+	if (!b)
+		return NULL;
 	b->acap = TC_ARENA_BYTES;
-	b->arena = tc_xmalloc(b->acap);
+	b->arena = tc_cap_malloc(b->acap);
+	if (!b->arena) {
+		free(b);
+		return NULL;
+	}
 	atomic_store(&b->state, B_FILLING);
 	return b;
 }
@@ -346,6 +469,8 @@ static struct batch *grab_batch(void)
 	}
 	if (nb < TC_MAX_BATCHES) {
 		struct batch *b = batch_new();
+		if (!b)
+			return NULL;
 		W.batches[nb] = b;
 		atomic_store_explicit(&W.nbatches, nb + 1, memory_order_release);
 		return b;
@@ -383,7 +508,8 @@ static struct batch *handover(size_t arena_need)
 	}
 	if (!b) {
 		while (!(b = grab_batch())) {
-			if (atomic_load(&W.state) != ST_RUNNING || atomic_load(&W.failed))
+			if (atomic_load(&W.state) != ST_RUNNING || atomic_load(&W.failed) ||
+			    atomic_load(&W.stopped))
 				return NULL;
 			while (sem_wait(&W.freed) < 0 && errno == EINTR)
 				;
@@ -391,11 +517,14 @@ static struct batch *handover(size_t arena_need)
 		b->seq = W.fill_seq++;
 	}
 	batch_reset(b);
-	if (arena_need > b->acap) {
-		b->acap = arena_need;
-		b->arena = tc_xrealloc(b->arena, b->acap);
-	}
 	atomic_store(&W.cur, b);
+	if (arena_need > b->acap) {
+		uint8_t *a = tc_cap_realloc(b->arena, arena_need);
+		if (!a)
+			return NULL; /* b stays current, empty */
+		b->arena = a;
+		b->acap = arena_need;
+	}
 	return b;
 }
 
@@ -485,7 +614,7 @@ void tc_cap_emit_comm(const struct tc_comm *c)
 	uint8_t *a;
 	struct slot *s;
 
-	if (atomic_load(&W.state) != ST_RUNNING)
+	if (atomic_load(&W.state) != ST_RUNNING || atomic_load(&W.stopped))
 		return;
 	s = slot_claim(c->size * sizeof(int32_t), &a);
 	if (!s)
@@ -584,8 +713,9 @@ static void emit_symbolised(const struct tc_callsite *cs, void *ctx)
 
 	(void)ctx;
 	tc_error_clear(&err);
-	if (W.w && !atomic_load(&W.failed) && tc_raw_writer_callsite(W.w, cs, &err))
-		writer_failed(&err);
+	if (W.w && !atomic_load(&W.failed) && !atomic_load(&W.wstop) &&
+	    tc_raw_writer_callsite(W.w, cs, &err))
+		writer_error(&err);
 }
 
 /*
@@ -634,7 +764,8 @@ static void close_trace(bool symbols)
 		pthread_join(W.thread, NULL);
 		W.threaded = false;
 	}
-	if (symbols && W.w && !atomic_load(&W.failed))
+	/* symbols are extra: not after running out of memory once */
+	if (symbols && W.w && !atomic_load(&W.stopped))
 		tc_sites_symbolise(emit_symbolised, NULL);
 	close_writer();
 	atomic_store(&W.state, ST_CLOSED);
@@ -645,6 +776,28 @@ static void close_trace(bool symbols)
 static void at_exit(void)
 {
 	close_trace(false);
+}
+
+/*
+ * In the child of fork(2) (system(3) and popen(3) where they fork, or a
+ * fork() of the application) the shim goes inert: the trace belongs to the
+ * parent, whose file description the child shares. The state is closed, so
+ * nothing records (MPI_Pcontrol cannot resume either), and the exit
+ * handler, the signal handler and MPI_Finalize find nothing to flush,
+ * write or truncate; the writer thread does not exist in the child and is
+ * never waited for. The child has one thread, so it takes no lock that
+ * another thread of the parent may have held at the fork. No prepare or
+ * parent handler is needed: the writer thread hands batches over through
+ * atomics and semaphores and holds no lock the child could wait for, and
+ * taking the capture lock before the fork would deadlock a fork made from
+ * a signal handler that interrupted a recording thread.
+ */
+static void atfork_child(void)
+{
+	atomic_store(&tc_cap.active, 0);
+	atomic_store(&W.state, ST_CLOSED);
+	W.threaded = false;
+	tc_cap.mt = false;
 }
 
 void tc_cap_shutdown(void)
@@ -852,6 +1005,38 @@ static int choose_dir(const char *dir, char *out, size_t len, bool *moved,
 	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
 }
 
+/*
+ * Rank 0 of a world started by MPI_Comm_spawn: the directory its ranks
+ * write to is dir/spawn-N, N the first number for which mkdir(2) creates
+ * the directory (atomic, so worlds spawned at once each get their own),
+ * claimed like a job's own directory. The parent job's files in dir are
+ * never touched, and there is no warning: dir is the parent job's.
+ */
+static int choose_spawn_dir(const char *dir, char *out, size_t len, struct tc_error *err)
+{
+	char job[128];
+
+	job_id(job, sizeof(job));
+	if (make_dirs(dir) < 0)
+		return tc_error_sys(err, dir, "create directory");
+	for (int k = 1; k < 100000; k++) {
+		int n = snprintf(out, len, "%s/spawn-%d", dir, k), rc;
+
+		if (n < 0 || (size_t)n >= len)
+			return tc_error_set(err, TC_ERR, dir, -1, "path too long");
+		if (mkdir(out, 0777) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return tc_error_sys(err, out, "create directory");
+		}
+		if ((rc = claim_dir(out, job)) == 0)
+			return 0;
+		if (rc < 0)
+			return tc_error_sys(err, out, "create the job file in");
+	}
+	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
+}
+
 static int open_trace(const char *dir, uint64_t realtime0, size_t block, int level,
 		      struct tc_error *err)
 {
@@ -878,7 +1063,9 @@ static int open_trace(const char *dir, uint64_t realtime0, size_t block, int lev
 	snprintf(h.writer, sizeof(h.writer), "tracecluster-capture " TC_VERSION);
 	o.block_bytes = block;
 	o.level = level ? level : -1; /* 0: stored blocks */
-	o.atomic = false; /* a killed rank must leave its blocks under the real name */
+	/* a killed rank must leave its blocks under the real name (and the
+	 * temporary name of lib/file.c would be made with xalloc) */
+	o.atomic = false;
 	o.exclusive = true; /* never another job's file, never through a symlink */
 	return tc_raw_writer_open(&W.w, W.path, &h, &o, err);
 }
@@ -920,8 +1107,10 @@ static void init_unwind(void)
 static void emit_base_comms(void)
 {
 	struct tc_comm c;
-	int32_t *all = tc_xmalloc(sizeof(int32_t) * (size_t)tc_cap.size);
+	int32_t *all = tc_cap_calloc((size_t)tc_cap.size, sizeof(int32_t));
 
+	if (!all)
+		return;
 	for (int32_t i = 0; i < tc_cap.size; i++)
 		all[i] = i;
 	memset(&c, 0, sizeof(c));
@@ -945,6 +1134,7 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	struct tc_error err;
 	int rc, v[2], first, nfail, level;
 	sigset_t all, old;
+	MPI_Comm parent = MPI_COMM_NULL;
 
 	if (tc_cap.initialised)
 		return;
@@ -955,6 +1145,8 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	PMPI_Comm_size(MPI_COMM_WORLD, &v[1]);
 	tc_cap.rank = v[0];
 	tc_cap.size = v[1];
+	/* a world started by MPI_Comm_spawn writes beside its parent job */
+	PMPI_Comm_get_parent(&parent);
 
 	dir = getenv("TRACECLUSTER_DIR");
 	if (!dir || !*dir)
@@ -973,7 +1165,9 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 		struct { int rc, moved; char path[PATH_MAX]; } pick;
 		bool moved = false;
 		memset(&pick, 0, sizeof(pick));
-		if (tc_cap.rank == 0) {
+		if (tc_cap.rank == 0 && parent != MPI_COMM_NULL) {
+			pick.rc = choose_spawn_dir(dir, pick.path, sizeof(pick.path), &err);
+		} else if (tc_cap.rank == 0) {
 			pick.rc = choose_dir(dir, pick.path, sizeof(pick.path), &moved, &err);
 			pick.moved = moved;
 		}
@@ -995,19 +1189,20 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	rc = open_trace(W.dir, realtime0, block, level, &err);
 
 	/* one warning for the whole job: the lowest failing rank reports how
-	 * many ranks failed */
-	v[0] = rc ? tc_cap.rank : INT_MAX;
-	v[1] = rc ? 1 : 0;
+	 * many ranks failed; a rank out of memory warns for itself */
+	v[0] = rc && rc != TC_ERR_NOMEM ? tc_cap.rank : INT_MAX;
+	v[1] = rc && rc != TC_ERR_NOMEM ? 1 : 0;
 	PMPI_Allreduce(MPI_IN_PLACE, &v[0], 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	PMPI_Allreduce(MPI_IN_PLACE, &v[1], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	first = v[0];
 	nfail = v[1];
 	if (rc) {
-		if (first == tc_cap.rank) {
-			char msg[1200];
-			tc_error_format(&err, msg, sizeof(msg));
+		char msg[1200];
+		tc_error_format(&err, msg, sizeof(msg));
+		if (rc == TC_ERR_NOMEM && stop_recording())
+			cap_warn("%s; tracing stopped", msg);
+		else if (first == tc_cap.rank)
 			cap_warn("%s (%d of %d ranks); tracing disabled", msg, nfail, (int)tc_cap.size);
-		}
 		return;
 	}
 
@@ -1016,6 +1211,7 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	sem_init(&W.work, 0, 0);
 	sem_init(&W.freed, 0, 0);
 	sem_init(&W.done, 0, 0);
+	pthread_atfork(NULL, NULL, atfork_child);
 	if (W.threaded) {
 		/* the writer thread never takes the signals we handle */
 		sigfillset(&all);

@@ -2,11 +2,10 @@
  * elfsym.c - symbol names for module + offset, from the module's ELF
  * symbol table (.symtab, else .dynsym). Used once per call-site frame at
  * finalize; each module is mapped and indexed once, every read is checked
- * against the file size.
+ * against the file size. Without memory a module has no symbols.
  */
 #include "lib/compat.h"
 #include "lib/capture/internal.h"
-#include "lib/xalloc.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -57,7 +56,9 @@ static void index_symbols(struct elfmod *m, const Elf64_Shdr *sh, const Elf64_Sh
 	    !in_file(m, strsh->sh_offset, strsh->sh_size))
 		return;
 	nsyms = sh->sh_size / sizeof(Elf64_Sym);
-	m->syms = tc_xcalloc(nsyms ? nsyms : 1, sizeof(*m->syms));
+	m->syms = tc_cap_calloc(nsyms ? nsyms : 1, sizeof(*m->syms));
+	if (!m->syms)
+		return;
 	for (size_t i = 0; i < nsyms; i++) {
 		Elf64_Sym s;
 		unsigned type;
@@ -131,17 +132,23 @@ static void load(struct elfmod *m)
 	m->ok = m->n > 0;
 }
 
+/* The module at path, loaded once; NULL without memory. */
 static struct elfmod *get_mod(const char *path)
 {
 	struct elfmod *m;
+	char *copy;
 
 	for (size_t i = 0; i < nmods; i++)
 		if (!strcmp(mods[i].path, path))
 			return &mods[i];
-	TC_ALLOC_GROW(mods, nmods + 1, mods_alloc);
+	copy = tc_cap_strdup(path);
+	if (!copy || !TC_CAP_GROW(mods, nmods + 1, mods_alloc)) {
+		free(copy);
+		return NULL;
+	}
 	m = &mods[nmods++];
 	memset(m, 0, sizeof(*m));
-	m->path = tc_xstrdup(path);
+	m->path = copy;
 	load(m);
 	return m;
 }
@@ -153,7 +160,7 @@ void tc_elf_symbolise(const char *module, uint64_t offset, char *buf, size_t len
 	size_t lo = 0, hi;
 
 	buf[0] = '\0';
-	if (!m->ok || offset == 0)
+	if (!m || !m->ok || offset == 0)
 		return;
 	addr = m->base + offset - 1; /* inside the call instruction */
 	hi = m->n;

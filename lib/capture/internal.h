@@ -51,6 +51,26 @@ struct tc_cap_state {
 
 extern struct tc_cap_state tc_cap;
 
+/*
+ * Allocation in the shim (capture.c): never fatal. A failure stops
+ * recording on this rank for good with one warning (tc_cap_nomem) and
+ * returns NULL; tc_cap_realloc then leaves p as it was. Callers keep their
+ * tables consistent and go on; nothing is recorded any more, so what they
+ * would have recorded does not matter.
+ */
+void tc_cap_nomem(size_t n);
+void *tc_cap_malloc(size_t n);
+void *tc_cap_calloc(size_t nmemb, size_t size);
+void *tc_cap_realloc(void *p, size_t n);
+char *tc_cap_strdup(const char *s);
+/* Grow p (*alloc elements of size bytes) to at least n elements; returns
+ * the new array, or p as it was (and *alloc unchanged) on failure. */
+void *tc_cap_grow(void *p, size_t *alloc, size_t n, size_t size);
+/* Make room for n elements in array p of alloc elements: false on failure. */
+#define TC_CAP_GROW(p, n, alloc)                                                      \
+	((size_t)(n) <= (alloc) ||                                                    \
+	 ((p) = tc_cap_grow((p), &(alloc), (size_t)(n), sizeof(*(p))), (size_t)(n) <= (alloc)))
+
 /* Thread-local nesting guard: non-zero while a wrapper records. */
 extern __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
 
@@ -217,6 +237,7 @@ struct tc_comm_info {
 	int32_t indeg, outdeg;   /* topology neighbours (neighbourhood collectives) */
 };
 
+/* Without memory recording stops (tc_cap_nomem), so the tables go unused. */
 void tc_tables_init(void);
 void tc_tables_release(void);
 

@@ -50,13 +50,15 @@ CAPTURE_LIBS = $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz) -ldl -
 
 # test programs (testdata/capture/) and the trace checker
 CAPTURE_TEST_C := ring halo2d coll split persist anysrc io mt bench mprobe neigh rma ionb \
-	intercomm large connect
+	intercomm large connect fork grow
 CAPTURE_TEST_F := ring_mpifh halo_usempi coll_f08 mpi3_usempi
 CAPTURE_TESTPROGS := $(CAPTURE_TEST_C:%=$(BUILD)/testdata/capture/%)
 ifeq ($(HAVE_MPIFC),yes)
 CAPTURE_TESTPROGS += $(CAPTURE_TEST_F:%=$(BUILD)/testdata/capture/%) \
 	$(BUILD)/testdata/capture/mixed
 endif
+# a test helper preloaded to make the shim's allocations fail (not installed)
+CAPTURE_TESTPROGS += $(BUILD)/testdata/capture/libfailalloc.so
 TCR_EVENTS := $(BUILD)/test/capture/tcr-events
 
 ifeq ($(HAVE_MPICC),yes)
@@ -102,6 +104,10 @@ $(CAPTURE_PC): lib/capture/module.mk lib/compat.h
 $(BUILD)/testdata/capture/%: testdata/capture/%.c
 	@mkdir -p $(dir $@)
 	$(Q_CC)$(MPICC) -O2 -g -Wall -o $@ $< -lpthread
+
+$(BUILD)/testdata/capture/libfailalloc.so: testdata/capture/failalloc.c
+	@mkdir -p $(dir $@)
+	$(Q_LD)$(CC) -O2 -g -Wall -shared -fPIC -o $@ $< -ldl
 
 $(BUILD)/testdata/capture/%: testdata/capture/%.f90
 	@mkdir -p $(dir $@)

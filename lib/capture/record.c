@@ -16,10 +16,14 @@
  * One-sided calls put the window id and target displacement in the
  * file/offset fields; a matched probe's message shares its id with the
  * receive (and the Imrecv request) that takes it.
+ *
+ * Without memory for the per-thread scratch arrays recording has stopped
+ * (tc_cap_nomem): the event goes without the arrays, or, where the arrays
+ * are needed before the PMPI_ call (wait and test), the call is passed on
+ * unrecorded.
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"
-#include "lib/xalloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -51,12 +55,14 @@ static void scratch_key_init(void)
 	pthread_key_create(&scratch_key, scratch_free);
 }
 
+/* This thread's scratch arrays; NULL without memory. */
 struct tc_scratch *tc_scratch_get(void)
 {
 	if (TC_UNLIKELY(!tls_scratch)) {
 		pthread_once(&scratch_once, scratch_key_init);
-		tls_scratch = tc_xcalloc(1, sizeof(*tls_scratch));
-		pthread_setspecific(scratch_key, tls_scratch);
+		tls_scratch = tc_cap_calloc(1, sizeof(*tls_scratch));
+		if (tls_scratch)
+			pthread_setspecific(scratch_key, tls_scratch);
 	}
 	return tls_scratch;
 }
@@ -132,9 +138,11 @@ static inline void one_completion(struct tc_event *ev, struct tc_completion *c)
 	ev->compl = c;
 }
 
+/* v[0..n) as 64-bit counts in *arr; NULL without memory. */
 static uint64_t *counts64(uint64_t **arr, size_t *alloc, const int *v, int n)
 {
-	TC_ALLOC_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc);
+	if (!TC_CAP_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc))
+		return NULL;
 	for (int i = 0; i < n; i++)
 		(*arr)[i] = v[i] > 0 ? (uint64_t)v[i] : 0;
 	return *arr;
@@ -142,19 +150,23 @@ static uint64_t *counts64(uint64_t **arr, size_t *alloc, const int *v, int n)
 
 static void set_scounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
 {
-	if (!v || n <= 0)
+	const uint64_t *c;
+
+	if (!v || n <= 0 || !sc || !(c = counts64(&sc->scounts, &sc->scounts_alloc, v, n)))
 		return;
 	ev->fields |= TC_F_SCOUNTS;
-	ev->scounts = counts64(&sc->scounts, &sc->scounts_alloc, v, n);
+	ev->scounts = c;
 	ev->nscounts = (uint32_t)n;
 }
 
 static void set_rcounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
 {
-	if (!v || n <= 0)
+	const uint64_t *c;
+
+	if (!v || n <= 0 || !sc || !(c = counts64(&sc->rcounts, &sc->rcounts_alloc, v, n)))
 		return;
 	ev->fields |= TC_F_RCOUNTS;
-	ev->rcounts = counts64(&sc->rcounts, &sc->rcounts_alloc, v, n);
+	ev->rcounts = c;
 	ev->nrcounts = (uint32_t)n;
 }
 
@@ -171,6 +183,14 @@ static inline void set_request(struct tc_event *ev, int rc, MPI_Request *req, un
 	do {                                \
 		if (!tc_cap_enter())        \
 			return call;        \
+	} while (0)
+
+/* Inside a wrapper: make the call unrecorded after all. */
+#define PASS_ON(call)                       \
+	do {                                \
+		int rc_ = call;             \
+		tc_cap_leave();             \
+		return rc_;                 \
 	} while (0)
 
 /* ---- environment -------------------------------------------------------- */
@@ -502,12 +522,17 @@ int tcw_startall(int n, MPI_Request reqs[], void *ra)
 	t0 = tc_cap_clock();
 	rc = PMPI_Startall(n, reqs);
 	sc = tc_scratch_get();
-	TC_ALLOC_GROW(sc->compl, (size_t)(n > 0 ? n : 1), sc->compl_alloc);
+	if (sc && !TC_CAP_GROW(sc->compl, (size_t)(n > 0 ? n : 1), sc->compl_alloc))
+		sc = NULL;
 	tc_cap_begin(&r, TC_OP_STARTALL, t0, ra);
 	stamp = tc_req_stamp();
-	r.ev.fields |= TC_F_COUNT | TC_F_COMPL;
+	r.ev.fields |= TC_F_COUNT;
 	r.ev.count = n > 0 ? (uint64_t)n : 0;
-	for (int i = 0; i < n; i++) {
+	if (sc) {
+		r.ev.fields |= TC_F_COMPL;
+		r.ev.compl = sc->compl;
+	}
+	for (int i = 0; i < n && sc; i++) {
 		struct tc_req_info ri;
 		struct tc_completion *c = &sc->compl[r.ev.ncompl];
 		if (!tc_req_peek(reqs[i], stamp, &ri))
@@ -522,7 +547,6 @@ int tcw_startall(int n, MPI_Request reqs[], void *ra)
 		if (rc == MPI_SUCCESS)
 			tc_req_start(reqs[i], ri.id);
 	}
-	r.ev.compl = sc->compl;
 	set_rc(&r.ev, rc);
 	tc_cap_commit(&r);
 	tc_cap_leave();
@@ -583,6 +607,7 @@ int tcw_cancel(MPI_Request *req, void *ra)
  * (the call nulls the handles it completes). An element that cannot
  * complete (null handle, inactive persistent request) gets id 0 and
  * kind TC_REQ_OTHER with comm NULL and is marked by handles[i] = NULL.
+ * NULL without memory.
  */
 static struct tc_scratch *pre_wait(int n, const MPI_Request reqs[])
 {
@@ -590,9 +615,10 @@ static struct tc_scratch *pre_wait(int n, const MPI_Request reqs[])
 	size_t m = (size_t)(n > 0 ? n : 1);
 	uint32_t stamp;
 
-	TC_ALLOC_GROW(sc->reqs, m, sc->reqs_alloc);
-	TC_ALLOC_GROW(sc->handles, m, sc->handles_alloc);
-	TC_ALLOC_GROW(sc->compl, m, sc->compl_alloc);
+	if (!sc || !TC_CAP_GROW(sc->reqs, m, sc->reqs_alloc) ||
+	    !TC_CAP_GROW(sc->handles, m, sc->handles_alloc) ||
+	    !TC_CAP_GROW(sc->compl, m, sc->compl_alloc))
+		return NULL;
 	tc_cap_lock();
 	stamp = tc_req_stamp();
 	for (int i = 0; i < n; i++) {
@@ -614,11 +640,13 @@ static struct tc_scratch *pre_wait(int n, const MPI_Request reqs[])
 	return sc;
 }
 
+/* Where the statuses go: the caller's, else the scratch's (NULL without memory). */
 static MPI_Status *statuses(struct tc_scratch *sc, MPI_Status *sts, int n)
 {
 	if (sts != MPI_STATUSES_IGNORE)
 		return sts;
-	TC_ALLOC_GROW(sc->statuses, (size_t)(n > 0 ? n : 1), sc->statuses_alloc);
+	if (!TC_CAP_GROW(sc->statuses, (size_t)(n > 0 ? n : 1), sc->statuses_alloc))
+		return NULL;
 	return sc->statuses;
 }
 
@@ -672,6 +700,8 @@ int tcw_wait(MPI_Request *req, int *flag, MPI_Status *status, void *ra)
 #define CALL (flag ? PMPI_Test(req, flag, status) : PMPI_Wait(req, status))
 	PASS_IF_OFF(CALL);
 	sc = pre_wait(1, req);
+	if (!sc)
+		PASS_ON(CALL);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	t0 = tc_cap_clock();
@@ -692,13 +722,16 @@ int tcw_waitall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], void *ra
 {
 	struct tc_rec r;
 	struct tc_scratch *sc;
+	MPI_Status *st;
 	uint64_t t0;
 	int rc;
 
 #define CALL (flag ? PMPI_Testall(n, reqs, flag, sts) : PMPI_Waitall(n, reqs, sts))
 	PASS_IF_OFF(CALL);
 	sc = pre_wait(n, reqs);
-	sts = statuses(sc, sts, n);
+	if (!sc || !(st = statuses(sc, sts, n)))
+		PASS_ON(CALL);
+	sts = st;
 	t0 = tc_cap_clock();
 	rc = CALL;
 #undef CALL
@@ -733,6 +766,8 @@ int tcw_waitany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 		   : PMPI_Waitany(n, reqs, index, status))
 	PASS_IF_OFF(CALL);
 	sc = pre_wait(n, reqs);
+	if (!sc)
+		PASS_ON(CALL);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	t0 = tc_cap_clock();
@@ -757,6 +792,7 @@ int tcw_waitsome(unsigned op, int n, MPI_Request reqs[], int *outcount, int indi
 {
 	struct tc_rec r;
 	struct tc_scratch *sc;
+	MPI_Status *st;
 	uint64_t t0;
 	int rc;
 
@@ -764,7 +800,9 @@ int tcw_waitsome(unsigned op, int n, MPI_Request reqs[], int *outcount, int indi
 				   : PMPI_Waitsome(n, reqs, outcount, indices, sts))
 	PASS_IF_OFF(CALL);
 	sc = pre_wait(n, reqs);
-	sts = statuses(sc, sts, n);
+	if (!sc || !(st = statuses(sc, sts, n)))
+		PASS_ON(CALL);
+	sts = st;
 	t0 = tc_cap_clock();
 	rc = CALL;
 #undef CALL
@@ -1078,16 +1116,21 @@ int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 	return rc;
 }
 
-/* Alltoallw: per-peer types, so the vectors are in bytes (dtype MPI_BYTE). */
-static void bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
+/*
+ * Alltoallw: per-peer types, so the vectors are in bytes (dtype MPI_BYTE).
+ * False without memory.
+ */
+static bool bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
 			 const MPI_Datatype *types, int n)
 {
-	TC_ALLOC_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc);
+	if (!TC_CAP_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc))
+		return false;
 	for (int i = 0; i < n; i++) {
 		uint32_t num, size;
 		tc_dtype(types[i], &num, &size);
 		(*arr)[i] = counts[i] > 0 ? (uint64_t)counts[i] * size : 0;
 	}
+	return true;
 }
 
 int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
@@ -1116,10 +1159,10 @@ int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 	ci = tc_comm_get(comm);
 	n = ci->rsize;
 	set_comm(&r.ev, ci);
-	if (n > 0) {
-		bytes_vector(&sc->scounts, &sc->scounts_alloc, inplace ? rcounts : scounts,
-			     inplace ? rtypes : stypes, n);
-		bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, n);
+	if (n > 0 && sc &&
+	    bytes_vector(&sc->scounts, &sc->scounts_alloc, inplace ? rcounts : scounts,
+			 inplace ? rtypes : stypes, n) &&
+	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, n)) {
 		r.ev.fields |= TC_F_SCOUNTS | TC_F_RCOUNTS;
 		r.ev.scounts = sc->scounts;
 		r.ev.rcounts = sc->rcounts;
@@ -1878,16 +1921,16 @@ int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
 	ci = tc_comm_get(comm);
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
-	if (ci->outdeg > 0) {
-		bytes_vector(&sc->scounts, &sc->scounts_alloc, scounts, stypes, ci->outdeg);
+	if (ci->outdeg > 0 && sc &&
+	    bytes_vector(&sc->scounts, &sc->scounts_alloc, scounts, stypes, ci->outdeg)) {
 		r.ev.fields |= TC_F_SCOUNTS;
 		r.ev.scounts = sc->scounts;
 		r.ev.nscounts = (uint32_t)ci->outdeg;
 		for (int i = 0; i < ci->outdeg; i++)
 			sum += sc->scounts[i];
 	}
-	if (ci->indeg > 0) {
-		bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, ci->indeg);
+	if (ci->indeg > 0 && sc &&
+	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, ci->indeg)) {
 		r.ev.fields |= TC_F_RCOUNTS;
 		r.ev.rcounts = sc->rcounts;
 		r.ev.nrcounts = (uint32_t)ci->indeg;

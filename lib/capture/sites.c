@@ -9,11 +9,12 @@
  * has the same signature on every rank whatever the address-space
  * randomisation. Stacks with the same signature share one call-site id.
  * Symbols are looked up once per site at finalize (tc_sites_symbolise).
+ * Out of memory (tc_cap_malloc) stops recording; a stack that cannot be
+ * remembered gets no call site.
  */
 #include "lib/compat.h"
 #include "lib/capture/internal.h"
 #include "lib/hash.h"
-#include "lib/xalloc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,9 +64,10 @@ void tc_sites_init(void)
 	ssize_t n;
 
 	S.mask = 255;
-	S.tab = tc_xcalloc(S.mask + 1, sizeof(*S.tab));
 	S.sigmask = 255;
-	S.sigtab = tc_xcalloc(S.sigmask + 1, sizeof(*S.sigtab));
+	S.sigtab = tc_cap_calloc(S.sigmask + 1, sizeof(*S.sigtab));
+	/* no table, no lookup (tc_sites_lookup) */
+	S.tab = S.sigtab ? tc_cap_calloc(S.mask + 1, sizeof(*S.tab)) : NULL;
 	n = readlink("/proc/self/exe", S.exe, sizeof(S.exe) - 1);
 	S.exe[n > 0 ? n : 0] = '\0';
 	/* the first call of backtrace(3) loads libgcc_s: not in a wrapper */
@@ -158,29 +160,51 @@ static uint64_t raw_hash(void *const *frames, int n)
 	return tc_hash_fmix(h);
 }
 
+/* The name of the module loaded at base; NULL without memory. */
 static const char *module_name(uintptr_t base, const char *fname)
 {
 	struct module *m;
+	char *name;
 
 	for (size_t i = 0; i < S.nmods; i++)
 		if (S.mods[i].base == base)
 			return S.mods[i].name;
-	TC_ALLOC_GROW(S.mods, S.nmods + 1, S.mods_alloc);
-	m = &S.mods[S.nmods++];
-	m->base = base;
 	/* dladdr names the executable after argv[0]; use its real path */
 	if (!fname || !*fname || (S.exe[0] && !strcmp(fname, program_invocation_name)))
 		fname = S.exe[0] ? S.exe : "";
-	m->name = tc_xstrdup(fname ? fname : "");
+	name = tc_cap_strdup(fname);
+	if (!name || !TC_CAP_GROW(S.mods, S.nmods + 1, S.mods_alloc)) {
+		free(name);
+		return NULL;
+	}
+	m = &S.mods[S.nmods++];
+	m->base = base;
+	m->name = name;
 	return m->name;
 }
 
+static void free_def(struct site_def *d)
+{
+	if (!d)
+		return;
+	free(d->frames);
+	free(d->raw);
+	free(d);
+}
+
+/* The normalised site of a stack; NULL without memory. */
 static struct site_def *new_def(void *const *frames, int n)
 {
-	struct site_def *d = tc_xcalloc(1, sizeof(*d));
+	struct site_def *d = tc_cap_calloc(1, sizeof(*d));
 
-	d->frames = tc_xcalloc((size_t)n, sizeof(*d->frames));
-	d->raw = tc_xmalloc(sizeof(void *) * (size_t)n);
+	if (!d)
+		return NULL;
+	d->frames = tc_cap_calloc((size_t)n, sizeof(*d->frames));
+	d->raw = d->frames ? tc_cap_calloc((size_t)n, sizeof(void *)) : NULL;
+	if (!d->raw) {
+		free_def(d);
+		return NULL;
+	}
 	memcpy(d->raw, frames, sizeof(void *) * (size_t)n);
 	for (int i = 0; i < n; i++) {
 		Dl_info info;
@@ -190,6 +214,10 @@ static struct site_def *new_def(void *const *frames, int n)
 		if (a && dladdr((void *)(a - 1), &info) && info.dli_fbase) {
 			d->frames[i].module = module_name((uintptr_t)info.dli_fbase, info.dli_fname);
 			d->frames[i].offset = a - (uintptr_t)info.dli_fbase;
+			if (!d->frames[i].module) {
+				free_def(d);
+				return NULL;
+			}
 		} else {
 			d->frames[i].module = "";
 			d->frames[i].offset = a;
@@ -202,11 +230,13 @@ static struct site_def *new_def(void *const *frames, int n)
 	return d;
 }
 
-static void sig_grow(void)
+static bool sig_grow(void)
 {
 	size_t nmask = S.sigmask * 2 + 1;
-	uint32_t *nt = tc_xcalloc(nmask + 1, sizeof(*nt));
+	uint32_t *nt = tc_cap_calloc(nmask + 1, sizeof(*nt));
 
+	if (!nt)
+		return false;
 	for (size_t i = 0; i <= S.sigmask; i++) {
 		uint32_t v = S.sigtab[i];
 		size_t j;
@@ -220,28 +250,35 @@ static void sig_grow(void)
 	free(S.sigtab);
 	S.sigtab = nt;
 	S.sigmask = nmask;
+	return true;
 }
 
-/* The id of the site with this normalised stack, defining it if new. */
+/*
+ * The id of the site with this normalised stack, defining it if new;
+ * TC_NO_CALLSITE without memory.
+ */
 static uint32_t def_id(void *const *frames, int n)
 {
 	struct site_def *d = new_def(frames, n);
 	size_t j;
 
-	if ((S.sigused + 1) * 2 > S.sigmask + 1)
-		sig_grow();
+	if (!d || ((S.sigused + 1) * 2 > S.sigmask + 1 && !sig_grow())) {
+		free_def(d);
+		return TC_NO_CALLSITE;
+	}
 	j = tc_hash_fmix(d->cs.signature) & S.sigmask;
 	for (; S.sigtab[j]; j = (j + 1) & S.sigmask) {
 		struct site_def *o = S.defs[S.sigtab[j] - 1];
 		if (o->cs.signature == d->cs.signature) {
-			free(d->frames);
-			free(d->raw);
-			free(d);
+			free_def(d);
 			return o->cs.id;
 		}
 	}
+	if (!TC_CAP_GROW(S.defs, S.ndefs + 1, S.defs_alloc)) {
+		free_def(d);
+		return TC_NO_CALLSITE;
+	}
 	d->cs.id = (uint32_t)S.ndefs;
-	TC_ALLOC_GROW(S.defs, S.ndefs + 1, S.defs_alloc);
 	S.defs[S.ndefs++] = d;
 	S.sigtab[j] = d->cs.id + 1;
 	S.sigused++;
@@ -249,11 +286,13 @@ static uint32_t def_id(void *const *frames, int n)
 	return d->cs.id;
 }
 
-static void tab_grow(void)
+static bool tab_grow(void)
 {
 	size_t nmask = S.mask * 2 + 1;
-	struct site **nt = tc_xcalloc(nmask + 1, sizeof(*nt));
+	struct site **nt = tc_cap_calloc(nmask + 1, sizeof(*nt));
 
+	if (!nt)
+		return false;
 	for (size_t i = 0; i <= S.mask; i++) {
 		struct site *s = S.tab[i];
 		size_t j;
@@ -266,6 +305,7 @@ static void tab_grow(void)
 	free(S.tab);
 	S.tab = nt;
 	S.mask = nmask;
+	return true;
 }
 
 uint32_t tc_sites_lookup(void *const *frames, int n)
@@ -282,16 +322,21 @@ uint32_t tc_sites_lookup(void *const *frames, int n)
 		    !memcmp(s->raw, frames, sizeof(void *) * (size_t)n))
 			return s->id;
 	}
-	s = tc_xmalloc(sizeof(*s) + sizeof(void *) * (size_t)n);
+	s = tc_cap_malloc(sizeof(*s) + sizeof(void *) * (size_t)n);
+	if (!s)
+		return TC_NO_CALLSITE;
 	s->hash = h;
 	s->n = (uint32_t)n;
 	memcpy(s->raw, frames, sizeof(void *) * (size_t)n);
 	s->id = def_id(frames, n);
-	if ((S.used + 1) * 2 > S.mask + 1) {
-		tab_grow();
-		for (j = h & S.mask; S.tab[j]; j = (j + 1) & S.mask)
-			;
+	/* not remembered without memory: the next lookup defines it again */
+	if (s->id == TC_NO_CALLSITE || ((S.used + 1) * 2 > S.mask + 1 && !tab_grow())) {
+		uint32_t id = s->id;
+		free(s);
+		return id;
 	}
+	for (j = h & S.mask; S.tab[j]; j = (j + 1) & S.mask)
+		;
 	S.tab[j] = s;
 	S.used++;
 	return s->id;
@@ -315,7 +360,9 @@ void tc_sites_symbolise(void (*emit)(const struct tc_callsite *cs, void *ctx), v
 			if (!buf[0] && dladdr((char *)d->raw[k] - 1, &info) && info.dli_sname)
 				snprintf(buf, sizeof(buf), "%s+0x%lx", info.dli_sname,
 					 (unsigned long)((uintptr_t)d->raw[k] - (uintptr_t)info.dli_saddr));
-			f->symbol = buf[0] ? tc_xstrdup(buf) : "";
+			f->symbol = buf[0] ? tc_cap_strdup(buf) : NULL;
+			if (!f->symbol)
+				f->symbol = "";
 		}
 		emit(&d->cs, ctx);
 	}

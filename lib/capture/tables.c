@@ -8,11 +8,17 @@
  * All tables are open addressing with linear probing over a 64-bit key
  * made from the handle (a pointer in Open MPI, an int in MPICH). Callers
  * hold the capture lock (tc_cap_lock) when the job is multithreaded.
+ *
+ * Out of memory (tc_cap_malloc) stops recording; a table that cannot grow
+ * stays as it was and the handle goes unremembered, a communicator or a
+ * window that cannot be learnt is the placeholder `lost` (no members, no
+ * neighbours), so that the call being recorded completes harmlessly.
+ * The tables are only used while recording, so never when their set-up
+ * failed.
  */
 #include "lib/compat.h"
 #include "lib/capture/internal.h"
 #include "lib/hash.h"
-#include "lib/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +46,12 @@ struct map {
 	size_t mask, used;
 };
 
-static void map_init(struct map *m)
+static bool map_init(struct map *m)
 {
 	m->mask = 63;
 	m->used = 0;
-	m->t = tc_xcalloc(m->mask + 1, sizeof(*m->t));
+	m->t = tc_cap_calloc(m->mask + 1, sizeof(*m->t));
+	return m->t != NULL;
 }
 
 static struct kv *map_find(const struct map *m, uint64_t key)
@@ -55,29 +62,40 @@ static struct kv *map_find(const struct map *m, uint64_t key)
 	return NULL;
 }
 
-static void map_put(struct map *m, uint64_t key, uint64_t val)
+static void map_insert(struct map *m, uint64_t key, uint64_t val)
 {
-	struct kv *e = map_find(m, key);
 	size_t j;
 
-	if (e) {
-		e->val = val;
-		return;
-	}
-	if ((m->used + 1) * 2 > m->mask + 1) {
-		struct map n = { tc_xcalloc((m->mask + 1) * 2, sizeof(struct kv)), m->mask * 2 + 1, 0 };
-		for (size_t i = 0; i <= m->mask; i++)
-			if (m->t[i].used)
-				map_put(&n, m->t[i].key, m->t[i].val);
-		free(m->t);
-		*m = n;
-	}
 	for (j = tc_hash_fmix(key) & m->mask; m->t[j].used; j = (j + 1) & m->mask)
 		;
 	m->t[j].key = key;
 	m->t[j].val = val;
 	m->t[j].used = true;
 	m->used++;
+}
+
+/* Map key to val; false (m as it was) when the table cannot grow. */
+static bool map_put(struct map *m, uint64_t key, uint64_t val)
+{
+	struct kv *e = map_find(m, key);
+
+	if (e) {
+		e->val = val;
+		return true;
+	}
+	if ((m->used + 1) * 2 > m->mask + 1) {
+		struct map n = { tc_cap_calloc((m->mask + 1) * 2, sizeof(struct kv)),
+				 m->mask * 2 + 1, 0 };
+		if (!n.t)
+			return false;
+		for (size_t i = 0; i <= m->mask; i++)
+			if (m->t[i].used)
+				map_insert(&n, m->t[i].key, m->t[i].val);
+		free(m->t);
+		*m = n;
+	}
+	map_insert(m, key, val);
+	return true;
 }
 
 /* Remove with backward shift, so no tombstones are needed. */
@@ -112,16 +130,30 @@ static void map_release(struct map *m)
 
 static struct map comms;          /* handle -> struct tc_comm_info * */
 static struct tc_comm_info world, self, null_comm;
+/* What a communicator is when it cannot be learnt for want of memory. */
+static struct tc_comm_info lost = { .id = UINT32_MAX, .myrank = -1, .degs = true };
+
+/* The communicators the tables do not own. */
+static inline bool comm_static(const struct tc_comm_info *ci)
+{
+	return ci == &world || ci == &self || ci == &null_comm || ci == &lost;
+}
 static MPI_Group world_group = MPI_GROUP_NULL;
 static uint32_t next_comm_id = 2;
 
-/* World ranks of every member of group g (n of them). */
+/* World ranks of every member of group g (n of them); NULL without memory. */
 static int32_t *translate(MPI_Group g, int n)
 {
-	int *in = tc_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	int *out = tc_xmalloc(sizeof(int) * (size_t)(n ? n : 1));
-	int32_t *res = tc_xmalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+	size_t m = (size_t)(n > 0 ? n : 1);
+	int *in = tc_cap_calloc(m, sizeof(int));
+	int *out = in ? tc_cap_calloc(m, sizeof(int)) : NULL;
+	int32_t *res = out ? tc_cap_calloc(m, sizeof(int32_t)) : NULL;
 
+	if (!res) {
+		free(in);
+		free(out);
+		return NULL;
+	}
 	for (int i = 0; i < n; i++)
 		in[i] = i;
 	if (PMPI_Group_translate_ranks(g, n, in, world_group, out) != MPI_SUCCESS)
@@ -134,12 +166,23 @@ static int32_t *translate(MPI_Group g, int n)
 	return res;
 }
 
+static void comm_free(struct tc_comm_info *ci)
+{
+	if (ci->peers != ci->members)
+		free(ci->peers);
+	free(ci->members);
+	free(ci);
+}
+
+/* The record of c with this id; NULL without memory. */
 static struct tc_comm_info *comm_make(MPI_Comm c, uint32_t id)
 {
-	struct tc_comm_info *ci = tc_xcalloc(1, sizeof(*ci));
+	struct tc_comm_info *ci = tc_cap_calloc(1, sizeof(*ci));
 	MPI_Group g;
 	int inter = 0, n = 0;
 
+	if (!ci)
+		return NULL;
 	ci->handle = c;
 	ci->id = id;
 	ci->refs = 1;
@@ -161,6 +204,25 @@ static struct tc_comm_info *comm_make(MPI_Comm c, uint32_t id)
 		ci->rsize = ci->size;
 		ci->peers = ci->members;
 	}
+	if (!ci->members || !ci->peers) {
+		comm_free(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+/* Make and remember the record of c; `lost` without memory. */
+static struct tc_comm_info *comm_add(MPI_Comm c)
+{
+	struct tc_comm_info *ci = comm_make(c, next_comm_id);
+
+	if (!ci)
+		return &lost;
+	if (!map_put(&comms, KEY(c), (uint64_t)(uintptr_t)ci)) {
+		comm_free(ci);
+		return &lost;
+	}
+	next_comm_id++;
 	return ci;
 }
 
@@ -204,9 +266,9 @@ struct tc_comm_info *tc_comm_get(MPI_Comm comm)
 	if (e)
 		return (struct tc_comm_info *)(uintptr_t)e->val;
 	/* created by a call the shim does not wrap: learn it now */
-	ci = comm_make(comm, next_comm_id++);
-	map_put(&comms, KEY(comm), (uint64_t)(uintptr_t)ci);
-	comm_record(ci, TC_COMM_WORLD, TC_OP_NONE, 0, NULL, NULL);
+	ci = comm_add(comm);
+	if (ci != &lost)
+		comm_record(ci, TC_COMM_WORLD, TC_OP_NONE, 0, NULL, NULL);
 	return ci;
 }
 
@@ -232,11 +294,13 @@ uint32_t tc_comm_new(MPI_Comm newcomm, uint32_t parent, unsigned op, int ndims,
 	if (newcomm == MPI_COMM_NULL)
 		return UINT32_MAX;
 	e = map_find(&comms, KEY(newcomm));
-	if (e) /* a stale entry: the handle was freed behind our back */
+	if (e) { /* a stale entry: the handle was freed behind our back */
 		tc_comm_unref((struct tc_comm_info *)(uintptr_t)e->val);
-	ci = comm_make(newcomm, next_comm_id++);
-	map_put(&comms, KEY(newcomm), (uint64_t)(uintptr_t)ci);
-	comm_record(ci, parent, op, ndims, dims, periods);
+		map_del(&comms, KEY(newcomm));
+	}
+	ci = comm_add(newcomm);
+	if (ci != &lost)
+		comm_record(ci, parent, op, ndims, dims, periods);
 	return ci->id;
 }
 
@@ -257,14 +321,11 @@ uint32_t tc_comm_forget(MPI_Comm comm)
 
 void tc_comm_unref(struct tc_comm_info *ci)
 {
-	if (!ci || ci == &world || ci == &self || ci == &null_comm)
+	if (!ci || comm_static(ci))
 		return;
 	if (--ci->refs)
 		return;
-	if (ci->peers != ci->members)
-		free(ci->peers);
-	free(ci->members);
-	free(ci);
+	comm_free(ci);
 }
 
 /* ---- datatypes and reduction ops ---------------------------------------- */
@@ -287,7 +348,6 @@ static void add_dtype(MPI_Datatype dt, uint32_t num)
 
 static void init_dtypes(void)
 {
-	map_init(&dtypes);
 	add_dtype(MPI_CHAR, TC_DT_CHAR);
 	add_dtype(MPI_SIGNED_CHAR, TC_DT_SIGNED_CHAR);
 	add_dtype(MPI_UNSIGNED_CHAR, TC_DT_UNSIGNED_CHAR);
@@ -368,7 +428,6 @@ void tc_dtype(MPI_Datatype dt, uint32_t *num, uint32_t *size)
 
 static void init_redops(void)
 {
-	map_init(&redops);
 #define R(o, n) map_put(&redops, handle_key(&(MPI_Op){ o }, sizeof(MPI_Op)), n)
 	R(MPI_MAX, TC_RED_MAX);
 	R(MPI_MIN, TC_RED_MIN);
@@ -442,33 +501,37 @@ static struct {
 	uint32_t stamp;
 } R;
 
-static void req_insert(const struct req_slot *s);
-
-static void req_grow(void)
-{
-	struct req_slot *old = R.t;
-	size_t omask = R.mask;
-
-	R.mask = R.mask * 2 + 1;
-	R.t = tc_xcalloc(R.mask + 1, sizeof(*R.t));
-	R.used = 0;
-	for (size_t i = 0; i <= omask; i++)
-		if (old[i].used)
-			req_insert(&old[i]);
-	free(old);
-}
-
-static void req_insert(const struct req_slot *s)
+static void req_place(const struct req_slot *s)
 {
 	size_t j;
 
-	if ((R.used + 1) * 2 > R.mask + 1)
-		req_grow();
 	for (j = tc_hash_fmix(s->key) & R.mask; R.t[j].used; j = (j + 1) & R.mask)
 		;
 	R.t[j] = *s;
 	R.t[j].used = true;
 	R.used++;
+}
+
+/* Remember s; false (the table as it was) when the table cannot grow. */
+static bool req_insert(const struct req_slot *s)
+{
+	if ((R.used + 1) * 2 > R.mask + 1) {
+		struct req_slot *old = R.t;
+		size_t omask = R.mask;
+		struct req_slot *t = tc_cap_calloc((R.mask + 1) * 2, sizeof(*R.t));
+
+		if (!t)
+			return false;
+		R.t = t;
+		R.mask = R.mask * 2 + 1;
+		R.used = 0;
+		for (size_t i = 0; i <= omask; i++)
+			if (old[i].used)
+				req_place(&old[i]);
+		free(old);
+	}
+	req_place(s);
+	return true;
 }
 
 static void req_fill(struct req_slot *s, uint64_t key, uint64_t id, unsigned op,
@@ -482,7 +545,7 @@ static void req_fill(struct req_slot *s, uint64_t key, uint64_t id, unsigned op,
 	s->info.persistent = persistent;
 	s->info.op = op;
 	s->info.comm = ci;
-	if (ci && ci != &world && ci != &self && ci != &null_comm)
+	if (ci && !comm_static(ci))
 		ci->refs++;
 	s->info.comm_id = ev->fields & TC_F_COMM ? ev->comm : 0;
 	s->info.peer = ev->fields & TC_F_PEER ? ev->peer : TC_PEER_NONE;
@@ -506,9 +569,7 @@ uint64_t tc_req_new_id(MPI_Request h, uint64_t id, unsigned op, enum tc_req_kind
 	struct req_slot s;
 
 	req_fill(&s, KEY(h), id, op, kind, persistent, ci, ev);
-	if (h != MPI_REQUEST_NULL)
-		req_insert(&s);
-	else
+	if (h == MPI_REQUEST_NULL || !req_insert(&s))
 		tc_comm_unref(ci);
 	return s.info.id;
 }
@@ -607,9 +668,7 @@ uint64_t tc_msg_new(MPI_Message m, unsigned op, struct tc_comm_info *ci,
 	struct req_slot s;
 
 	req_fill(&s, KEY(m), ++R.next_id, op, TC_REQ_OTHER, false, ci, ev);
-	if (m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC)
-		req_insert(&s);
-	else
+	if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC || !req_insert(&s))
 		tc_comm_unref(ci);
 	return s.info.id;
 }
@@ -645,24 +704,8 @@ void tc_msg_done(MPI_Message m, uint64_t id)
 
 static struct map wins;           /* handle -> struct tc_win_info * */
 static uint32_t next_win;
-
-static struct tc_win_info *win_make(MPI_Win w, uint32_t comm_id)
-{
-	struct tc_win_info *wi = tc_xcalloc(1, sizeof(*wi));
-	MPI_Group g;
-	int n = 0;
-
-	wi->id = next_win++;
-	wi->comm_id = comm_id;
-	if (PMPI_Win_get_group(w, &g) == MPI_SUCCESS) {
-		PMPI_Group_size(g, &n);
-		wi->size = n;
-		wi->peers = translate(g, n);
-		PMPI_Group_free(&g);
-	}
-	map_put(&wins, KEY(w), (uint64_t)(uintptr_t)wi);
-	return wi;
-}
+/* What a window is when it cannot be learnt for want of memory. */
+static const struct tc_win_info lost_win = { .id = UINT32_MAX, .comm_id = UINT32_MAX };
 
 static void win_free(struct tc_win_info *wi)
 {
@@ -672,12 +715,41 @@ static void win_free(struct tc_win_info *wi)
 	}
 }
 
+static const struct tc_win_info *win_make(MPI_Win w, uint32_t comm_id)
+{
+	struct tc_win_info *wi = tc_cap_calloc(1, sizeof(*wi));
+	MPI_Group g;
+	int n = 0;
+
+	if (!wi)
+		return &lost_win;
+	wi->comm_id = comm_id;
+	if (PMPI_Win_get_group(w, &g) == MPI_SUCCESS) {
+		PMPI_Group_size(g, &n);
+		wi->peers = translate(g, n);
+		wi->size = n;
+		PMPI_Group_free(&g);
+		if (!wi->peers) {
+			win_free(wi);
+			return &lost_win;
+		}
+	}
+	if (!map_put(&wins, KEY(w), (uint64_t)(uintptr_t)wi)) {
+		win_free(wi);
+		return &lost_win;
+	}
+	wi->id = next_win++;
+	return wi;
+}
+
 const struct tc_win_info *tc_win_new(MPI_Win w, uint32_t comm_id)
 {
 	struct kv *e = map_find(&wins, KEY(w));
 
-	if (e) /* a stale entry: the handle was freed behind our back */
+	if (e) { /* a stale entry: the handle was freed behind our back */
 		win_free((struct tc_win_info *)(uintptr_t)e->val);
+		map_del(&wins, KEY(w));
+	}
 	return win_make(w, comm_id);
 }
 
@@ -723,20 +795,22 @@ void tc_tables_init(void)
 	self.refs = 1;
 	self.size = self.rsize = 1;
 	self.myrank = 0;
-	self.members = self.peers = tc_xmalloc(sizeof(int32_t));
+	self.members = self.peers = tc_cap_malloc(sizeof(int32_t));
+	if (!self.members)
+		return;
 	self.members[0] = tc_cap.rank;
 	null_comm.handle = MPI_COMM_NULL;
 	null_comm.id = UINT32_MAX;
 	null_comm.size = null_comm.rsize = 0;
 	null_comm.myrank = -1;
 	null_comm.members = null_comm.peers = self.members; /* never indexed: rsize 0 */
-	map_init(&comms);
-	map_init(&files);
-	map_init(&wins);
+	if (!map_init(&comms) || !map_init(&files) || !map_init(&wins) || !map_init(&dtypes) ||
+	    !map_init(&redops))
+		return;
 	init_dtypes();
 	init_redops();
 	R.mask = 255;
-	R.t = tc_xcalloc(R.mask + 1, sizeof(*R.t));
+	R.t = tc_cap_calloc(R.mask + 1, sizeof(*R.t));
 }
 
 void tc_tables_release(void)

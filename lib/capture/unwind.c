@@ -83,7 +83,7 @@ static void memo_key_init(void)
 static struct memo *memo_new(void)
 {
 	pthread_once(&memo_once, memo_key_init);
-	memo = calloc(1, sizeof(*memo));
+	memo = tc_cap_calloc(1, sizeof(*memo));
 	if (memo)
 		pthread_setspecific(memo_key, memo);
 	return memo;

@@ -12,11 +12,16 @@
  * MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE, MPI_UNWEIGHTED and
  * MPI_WEIGHTS_EMPTY arrive as addresses of Fortran sentinel variables and
  * are mapped to the C constants. Fortran indices are 1-based.
+ *
+ * Converting an array argument takes memory, which the call needs whether
+ * recorded or not. Without it (recording has stopped then, tc_cap_nomem)
+ * the call goes to the MPI library's own binding pmpi_xxx_, as it would
+ * without the shim (FNEXT).
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"
-#include "lib/xalloc.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +147,35 @@ static void fs_register(void)
 	pthread_setspecific(fs_key, &fs);
 }
 
+/*
+ * The call of the MPI library's Fortran binding `name` with args, made
+ * when the arrays cannot be converted for want of memory; where the
+ * library has no such binding, MPI_ERR_NO_MEM through the error handler
+ * of MPI_COMM_WORLD, as the library's own bindings do without memory.
+ * Returns from the calling function.
+ */
+#define FNEXT(name, params, args)                                               \
+	do {                                                                    \
+		void(*next_) params;                                            \
+		*(void **)&next_ = dlsym(RTLD_NEXT, #name);                     \
+		if (next_) {                                                    \
+			next_ args;                                             \
+		} else {                                                        \
+			PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM); \
+			ret(ierr, MPI_ERR_NO_MEM);                              \
+		}                                                               \
+		return;                                                         \
+	} while (0)
+
+/* Returned by the helpers below when an array could not be converted. */
+#define F_NOMEM (-1)
+
+/* The C handles of f[0..n); NULL without memory. */
 static MPI_Request *reqs_in(const F *f, int n)
 {
 	fs_register();
-	TC_ALLOC_GROW(fs.reqs, (size_t)(n > 0 ? n : 1), fs.reqs_alloc);
+	if (!TC_CAP_GROW(fs.reqs, (size_t)(n > 0 ? n : 1), fs.reqs_alloc))
+		return NULL;
 	for (int i = 0; i < n; i++)
 		fs.reqs[i] = PMPI_Request_f2c(f[i]);
 	return fs.reqs;
@@ -157,13 +187,17 @@ static void reqs_out(F *f, const MPI_Request *c, int n)
 		f[i] = PMPI_Request_c2f(c[i]);
 }
 
-static MPI_Status *sts_for(const F *f, int n)
+/* The C statuses for the Fortran ones f (n of them) in *out; false without memory. */
+static bool sts_for(const F *f, int n, MPI_Status **out)
 {
+	*out = MPI_STATUSES_IGNORE;
 	if (statuses_ignored(f))
-		return MPI_STATUSES_IGNORE;
+		return true;
 	fs_register();
-	TC_ALLOC_GROW(fs.sts, (size_t)(n > 0 ? n : 1), fs.sts_alloc);
-	return fs.sts;
+	if (!TC_CAP_GROW(fs.sts, (size_t)(n > 0 ? n : 1), fs.sts_alloc))
+		return false;
+	*out = fs.sts;
+	return true;
 }
 
 static void status_out(const MPI_Status *c, F *f)
@@ -177,19 +211,23 @@ static MPI_Status *status_for(const F *f, MPI_Status *local)
 	return status_ignored(f) ? MPI_STATUS_IGNORE : local;
 }
 
+/* Fortran logicals as C ints; NULL without memory. */
 static const int *logicals(const F *f, int n)
 {
 	fs_register();
-	TC_ALLOC_GROW(fs.ints, (size_t)(n > 0 ? n : 1), fs.ints_alloc);
+	if (!TC_CAP_GROW(fs.ints, (size_t)(n > 0 ? n : 1), fs.ints_alloc))
+		return NULL;
 	for (int i = 0; i < n; i++)
 		fs.ints[i] = f[i] != 0;
 	return fs.ints;
 }
 
+/* The C datatypes of f[0..n) in *arr; NULL without memory. */
 static MPI_Datatype *types_in(MPI_Datatype **arr, size_t *alloc, const F *f, int n)
 {
 	fs_register();
-	TC_ALLOC_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc);
+	if (!TC_CAP_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc))
+		return NULL;
 	for (int i = 0; i < n; i++)
 		(*arr)[i] = PMPI_Type_f2c(f[i]);
 	return *arr;
@@ -402,8 +440,11 @@ FDEF(mpi_start, MPI_START, (F *req, F *ierr))
 FDEF(mpi_startall, MPI_STARTALL, (F *count, F *reqs, F *ierr))
 {
 	MPI_Request *c = reqs_in(reqs, *count);
-	int rc = tcw_startall(*count, c, TC_RA());
+	int rc;
 
+	if (!c)
+		FNEXT(pmpi_startall_, (F *, F *, F *), (count, reqs, ierr));
+	rc = tcw_startall(*count, c, TC_RA());
 	reqs_out(reqs, c, *count);
 	ret(ierr, rc);
 }
@@ -467,10 +508,13 @@ static void statuses_out(const MPI_Status *c, F *f, int n)
 
 FDEF(mpi_waitall, MPI_WAITALL, (F *count, F *reqs, F *statuses, F *ierr))
 {
-	int n = *count;
+	int n = *count, rc;
 	MPI_Request *c = reqs_in(reqs, n);
-	MPI_Status *st = sts_for(statuses, n);
-	int rc = tcw_waitall(n, c, NULL, st, TC_RA());
+	MPI_Status *st;
+
+	if (!c || !sts_for(statuses, n, &st))
+		FNEXT(pmpi_waitall_, (F *, F *, F *, F *), (count, reqs, statuses, ierr));
+	rc = tcw_waitall(n, c, NULL, st, TC_RA());
 
 	if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
 		reqs_out(reqs, c, n);
@@ -481,10 +525,14 @@ FDEF(mpi_waitall, MPI_WAITALL, (F *count, F *reqs, F *statuses, F *ierr))
 
 FDEF(mpi_testall, MPI_TESTALL, (F *count, F *reqs, F *flag, F *statuses, F *ierr))
 {
-	int n = *count, cflag = 0;
+	int n = *count, cflag = 0, rc;
 	MPI_Request *c = reqs_in(reqs, n);
-	MPI_Status *st = sts_for(statuses, n);
-	int rc = tcw_waitall(n, c, &cflag, st, TC_RA());
+	MPI_Status *st;
+
+	if (!c || !sts_for(statuses, n, &st))
+		FNEXT(pmpi_testall_, (F *, F *, F *, F *, F *),
+		      (count, reqs, flag, statuses, ierr));
+	rc = tcw_waitall(n, c, &cflag, st, TC_RA());
 
 	if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
 		*flag = cflag != 0;
@@ -509,9 +557,12 @@ static void index_out(F *findex, int cindex, MPI_Request *c, F *reqs)
 FDEF(mpi_waitany, MPI_WAITANY, (F *count, F *reqs, F *index, F *status, F *ierr))
 {
 	MPI_Status cs;
-	int n = *count, cindex = MPI_UNDEFINED;
+	int n = *count, cindex = MPI_UNDEFINED, rc;
 	MPI_Request *c = reqs_in(reqs, n);
-	int rc = tcw_waitany(n, c, &cindex, NULL, status_for(status, &cs), TC_RA());
+
+	if (!c)
+		FNEXT(pmpi_waitany_, (F *, F *, F *, F *, F *), (count, reqs, index, status, ierr));
+	rc = tcw_waitany(n, c, &cindex, NULL, status_for(status, &cs), TC_RA());
 
 	if (rc == MPI_SUCCESS) {
 		index_out(index, cindex, c, reqs);
@@ -524,9 +575,13 @@ FDEF(mpi_waitany, MPI_WAITANY, (F *count, F *reqs, F *index, F *status, F *ierr)
 FDEF(mpi_testany, MPI_TESTANY, (F *count, F *reqs, F *index, F *flag, F *status, F *ierr))
 {
 	MPI_Status cs;
-	int n = *count, cindex = MPI_UNDEFINED, cflag = 0;
+	int n = *count, cindex = MPI_UNDEFINED, cflag = 0, rc;
 	MPI_Request *c = reqs_in(reqs, n);
-	int rc = tcw_waitany(n, c, &cindex, &cflag, status_for(status, &cs), TC_RA());
+
+	if (!c)
+		FNEXT(pmpi_testany_, (F *, F *, F *, F *, F *, F *),
+		      (count, reqs, index, flag, status, ierr));
+	rc = tcw_waitany(n, c, &cindex, &cflag, status_for(status, &cs), TC_RA());
 
 	if (rc == MPI_SUCCESS) {
 		*flag = cflag != 0;
@@ -537,16 +592,19 @@ FDEF(mpi_testany, MPI_TESTANY, (F *count, F *reqs, F *index, F *flag, F *status,
 	ret(ierr, rc);
 }
 
-static void waitsome(unsigned op, F *incount, F *reqs, F *outcount, F *indices, F *statuses,
+/* Waitsome and Testsome; false without memory (the call not made). */
+static bool waitsome(unsigned op, F *incount, F *reqs, F *outcount, F *indices, F *statuses,
 		     F *ierr, void *ra)
 {
 	int n = *incount, out = 0;
 	MPI_Request *c = reqs_in(reqs, n);
-	MPI_Status *st = sts_for(statuses, n);
+	MPI_Status *st;
 	int rc;
 
 	fs_register();
-	TC_ALLOC_GROW(fs.indices, (size_t)(n > 0 ? n : 1), fs.indices_alloc);
+	if (!c || !sts_for(statuses, n, &st) ||
+	    !TC_CAP_GROW(fs.indices, (size_t)(n > 0 ? n : 1), fs.indices_alloc))
+		return false;
 	rc = tcw_waitsome(op, n, c, &out, fs.indices, st, ra);
 	if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
 		*outcount = out;
@@ -561,18 +619,23 @@ static void waitsome(unsigned op, F *incount, F *reqs, F *outcount, F *indices, 
 		}
 	}
 	ret(ierr, rc);
+	return true;
 }
 
 FDEF(mpi_waitsome, MPI_WAITSOME, (F *incount, F *reqs, F *outcount, F *indices, F *statuses,
 				  F *ierr))
 {
-	waitsome(TC_OP_WAITSOME, incount, reqs, outcount, indices, statuses, ierr, TC_RA());
+	if (!waitsome(TC_OP_WAITSOME, incount, reqs, outcount, indices, statuses, ierr, TC_RA()))
+		FNEXT(pmpi_waitsome_, (F *, F *, F *, F *, F *, F *),
+		      (incount, reqs, outcount, indices, statuses, ierr));
 }
 
 FDEF(mpi_testsome, MPI_TESTSOME, (F *incount, F *reqs, F *outcount, F *indices, F *statuses,
 				  F *ierr))
 {
-	waitsome(TC_OP_TESTSOME, incount, reqs, outcount, indices, statuses, ierr, TC_RA());
+	if (!waitsome(TC_OP_TESTSOME, incount, reqs, outcount, indices, statuses, ierr, TC_RA()))
+		FNEXT(pmpi_testsome_, (F *, F *, F *, F *, F *, F *),
+		      (incount, reqs, outcount, indices, statuses, ierr));
 }
 
 /* ---- collectives -------------------------------------------------------- */
@@ -800,6 +863,7 @@ static int peers_of(MPI_Comm comm)
 	return n;
 }
 
+/* (I)alltoallw; F_NOMEM without memory (the call not made). */
 static int alltoallw(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
 		     F *rdispls, F *rtypes, F *comm, MPI_Request *req, void *ra)
 {
@@ -810,6 +874,8 @@ static int alltoallw(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, 
 					     : types_in(&fs.stypes, &fs.stypes_alloc, stypes, n);
 	MPI_Datatype *rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, n);
 
+	if ((!st && s != MPI_IN_PLACE) || !rt)
+		return F_NOMEM;
 	return tcw_alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, req,
 			     ra);
 }
@@ -817,8 +883,13 @@ static int alltoallw(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, 
 FDEF(mpi_alltoallw, MPI_ALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf,
 				    F *rcounts, F *rdispls, F *rtypes, F *comm, F *ierr))
 {
-	ret(ierr, alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			    NULL, TC_RA()));
+	int rc = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+			   NULL, TC_RA());
+
+	if (rc == F_NOMEM)
+		FNEXT(pmpi_alltoallw_, (void *, F *, F *, F *, void *, F *, F *, F *, F *, F *),
+		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr));
+	ret(ierr, rc);
 }
 
 FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes,
@@ -829,6 +900,11 @@ FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *sty
 	int rc = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
 			   &c, TC_RA());
 
+	if (rc == F_NOMEM)
+		FNEXT(pmpi_ialltoallw_,
+		      (void *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *),
+		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req,
+		       ierr));
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
 }
@@ -917,27 +993,36 @@ static void degrees_of(MPI_Comm comm, int *in, int *out)
 	}
 }
 
+/* (I)neighbor_alltoallw; F_NOMEM without memory (the call not made). */
 static int neighbor_alltoallw(void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf,
 			      F *rcounts, MPI_Aint *rdispls, F *rtypes, F *comm,
 			      MPI_Request *req, void *ra)
 {
 	MPI_Comm c = COMM(comm);
+	MPI_Datatype *st, *rt;
 	int in, out;
 
 	degrees_of(c, &in, &out);
-	return tcw_neighbor_alltoallw(fbuf(sbuf), scounts, sdispls,
-				      types_in(&fs.stypes, &fs.stypes_alloc, stypes, out),
-				      fbuf(rbuf), rcounts, rdispls,
-				      types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, in), c, req,
-				      ra);
+	st = types_in(&fs.stypes, &fs.stypes_alloc, stypes, out);
+	rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, in);
+	if (!st || !rt)
+		return F_NOMEM;
+	return tcw_neighbor_alltoallw(fbuf(sbuf), scounts, sdispls, st, fbuf(rbuf), rcounts,
+				      rdispls, rt, c, req, ra);
 }
 
 FDEF(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW,
      (void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf, F *rcounts,
       MPI_Aint *rdispls, F *rtypes, F *comm, F *ierr))
 {
-	ret(ierr, neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				     rtypes, comm, NULL, TC_RA()));
+	int rc = neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+				    rtypes, comm, NULL, TC_RA());
+
+	if (rc == F_NOMEM)
+		FNEXT(pmpi_neighbor_alltoallw_,
+		      (void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *),
+		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr));
+	ret(ierr, rc);
 }
 
 FDEF(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
@@ -947,6 +1032,12 @@ FDEF(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
 	MPI_Request c;
 	int rc = neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
 				    rtypes, comm, &c, TC_RA());
+
+	if (rc == F_NOMEM)
+		FNEXT(pmpi_ineighbor_alltoallw_,
+		      (void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *, F *),
+		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req,
+		       ierr));
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -1040,8 +1131,13 @@ FDEF(mpi_cart_create, MPI_CART_CREATE, (F *comm, F *ndims, F *dims, F *periods, 
 					F *newcomm, F *ierr))
 {
 	MPI_Comm c;
-	int rc = tcw_cart_create(COMM(comm), *ndims, dims, logicals(periods, *ndims),
-				 *reorder != 0, &c, TC_RA());
+	const int *p = logicals(periods, *ndims);
+	int rc;
+
+	if (!p)
+		FNEXT(pmpi_cart_create_, (F *, F *, F *, F *, F *, F *, F *),
+		      (comm, ndims, dims, periods, reorder, newcomm, ierr));
+	rc = tcw_cart_create(COMM(comm), *ndims, dims, p, *reorder != 0, &c, TC_RA());
 
 	NEWCOMM_OUT(rc, c, newcomm);
 	ret(ierr, rc);
@@ -1050,10 +1146,14 @@ FDEF(mpi_cart_create, MPI_CART_CREATE, (F *comm, F *ndims, F *dims, F *periods, 
 FDEF(mpi_cart_sub, MPI_CART_SUB, (F *comm, F *remain, F *newcomm, F *ierr))
 {
 	MPI_Comm c = COMM(comm), nc;
+	const int *p;
 	int nd = 0, rc;
 
 	PMPI_Cartdim_get(c, &nd);
-	rc = tcw_cart_sub(c, logicals(remain, nd), &nc, TC_RA());
+	p = logicals(remain, nd);
+	if (!p)
+		FNEXT(pmpi_cart_sub_, (F *, F *, F *, F *), (comm, remain, newcomm, ierr));
+	rc = tcw_cart_sub(c, p, &nc, TC_RA());
 	NEWCOMM_OUT(rc, nc, newcomm);
 	ret(ierr, rc);
 }
@@ -1330,7 +1430,12 @@ FDEF(mpi_file_open, MPI_FILE_OPEN, (F *comm, char *name, F *amode, F *info, F *f
 		b++;
 	while (e > b && (name[e - 1] == ' ' || name[e - 1] == '\0'))
 		e--;
-	cname = tc_xstrndup(name + b, e - b);
+	cname = tc_cap_malloc(e - b + 1);
+	if (!cname)
+		FNEXT(pmpi_file_open_, (F *, char *, F *, F *, F *, F *, size_t),
+		      (comm, name, amode, info, fh, ierr, len));
+	memcpy(cname, name + b, e - b);
+	cname[e - b] = '\0';
 	rc = tcw_file_open(COMM(comm), cname, *amode, INFO(info), &c, TC_RA());
 	free(cname);
 	if (rc == MPI_SUCCESS)

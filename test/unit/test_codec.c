@@ -382,6 +382,64 @@ TEST(raw_file_roundtrip_many_blocks)
 	tc_raw_close(&r);
 }
 
+/* Communicator records: every member list read back as written. */
+static const int32_t comm_m0[] = { 0, 2, 4, 6, 7, 8, 9 };
+static const int32_t comm_m1[] = { 5, 5, 5, 3, 1, 9, 0, 8, 4 };
+static const int32_t comm_m2[] = { 9 };
+static const int32_t comm_m3[] = { 3, 2, 1, 0, 0, 1, 2, 3 };
+static const struct { const int32_t *m; uint32_t n; } comm_lists[] = {
+	{ comm_m0, 7 }, { comm_m1, 9 }, { comm_m2, 1 }, { comm_m3, 8 }, { NULL, 6 }, { NULL, 0 },
+};
+
+struct comms_seen {
+	size_t n;
+	bool ok;
+};
+
+static int c_comm_members(void *p, const struct tc_comm *cm)
+{
+	struct comms_seen *c = p;
+	size_t i = c->n++;
+
+	if (i >= TC_ARRAY_SIZE(comm_lists) || cm->size != comm_lists[i].n) {
+		c->ok = false;
+		return 0;
+	}
+	for (uint32_t k = 0; k < cm->size; k++)
+		if (cm->members[k] != (comm_lists[i].m ? comm_lists[i].m[k] : (int32_t)k))
+			c->ok = false;
+	return 0;
+}
+
+TEST(raw_file_comm_members_roundtrip)
+{
+	char path[512];
+	struct tc_raw_header h = { 0 };
+	struct tc_raw_writer_opts o = { 1, 4096, false };
+	struct tc_raw_writer *w;
+	struct tc_raw_reader *r;
+	struct tc_raw_stats st;
+	struct tc_error err;
+	struct comms_seen c = { 0, true };
+	const struct tc_read_ops ops = { NULL, NULL, c_comm_members };
+
+	snprintf(path, sizeof(path), "%s/comms.tcr", unit_tmpdir());
+	h.rank = 0;
+	h.world_size = 10;
+	CHECK(tc_raw_writer_open(&w, path, &h, &o, &err) == 0);
+	for (size_t i = 0; i < TC_ARRAY_SIZE(comm_lists); i++) {
+		struct tc_comm cm = { (uint32_t)i + 2, 0, TC_OP_COMM_SPLIT, comm_lists[i].n,
+				      comm_lists[i].m, 0, { 0 }, 0 };
+		CHECK(tc_raw_writer_comm(w, &cm, &err) == 0);
+	}
+	CHECK(tc_raw_writer_close(&w, &err) == 0);
+	CHECK(tc_raw_open(&r, path, 0, &err) == 0);
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+	CHECK_EQ_U64(c.n, TC_ARRAY_SIZE(comm_lists));
+	CHECK(c.ok);
+	tc_raw_close(&r);
+}
+
 static uint64_t file_size(const char *path)
 {
 	FILE *f = fopen(path, "rb");

@@ -7,8 +7,10 @@
  * world rank 0 sends 2 ints with tag 3 over the new intercommunicator to
  * its remote rank 0 (world rank 1); both disconnect. With an argument,
  * MPI_COMM_WORLD then spawns one process of this program (root 0), world
- * rank 0 sends it 1 int with tag 9, and all disconnect; the spawned
- * process receives it from its parent and disconnects.
+ * rank 0 sends it 1 int with tag 9, and all disconnect; then both halves
+ * spawn one process each at the same time, and their rank 0 (world ranks
+ * 0 and 1) sends it 1 int with tag 9. A spawned process receives it from
+ * its parent and disconnects.
  */
 #include <mpi.h>
 
@@ -46,6 +48,11 @@ int main(int argc, char **argv)
 		MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
 			       MPI_ERRCODES_IGNORE);
 		if (r == 0)
+			MPI_Send(buf, 1, MPI_INT, 0, 9, inter);
+		MPI_Comm_disconnect(&inter);
+		MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, half, &inter,
+			       MPI_ERRCODES_IGNORE);
+		if (r < 2)
 			MPI_Send(buf, 1, MPI_INT, 0, 9, inter);
 		MPI_Comm_disconnect(&inter);
 	}

@@ -39,7 +39,7 @@ static const char diff_usage[] =
 	"                        (e.g. structural) and compare each lead of run A with\n"
 	"                        the lead of run B's cluster that holds that rank\n"
 	"      --max-clusters K, --steps S, --distance D, --threshold F,\n"
-	"      --seed S, --marker OP[@CALLSITE], --call-frequency N\n"
+	"      --seed S, --marker OP[@CALLSITE], --call-frequency N, --noise F\n"
 	"                        the options of the --leads mode, as tracecluster\n"
 	"                        cluster takes them (-k there is K)\n"
 	"  -k, --key K           events are equal by site (the default), function or op\n"

@@ -4,7 +4,8 @@
 # through the commands that read the traces: accuracy and cluster --verify
 # on communicator splits (NPB FT), replay and accuracy on cancelled
 # wildcard receives (HPCC), heatmap --collectives on communicators other
-# than MPI_COMM_WORLD (Quantum ESPRESSO).
+# than MPI_COMM_WORLD (Quantum ESPRESSO), the K modes on ranks that differ
+# in timing alone (NPB EP).
 #
 # setup_file runs every program once; the tests read the trace sets.
 
@@ -24,14 +25,20 @@ have_mpi() {
 	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/subcomm" ]
 }
 
-# trace NAME NP: run $TP/NAME on NP ranks with the shim into
+# trace_as NAME NP PROG [ARG...]: run PROG on NP ranks with the shim into
 # $BATS_FILE_TMPDIR/NAME; output in NAME.out, exit status in NAME.rc
-trace() {
-	local d="$BATS_FILE_TMPDIR/$1"
+trace_as() {
+	local d="$BATS_FILE_TMPDIR/$1" np=$2
+	shift 2
 	rm -rf "$d"
-	timeout 60 mpirun -np "$2" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/$1" \
+	timeout 60 mpirun -np "$np" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$@" \
 		>"$d.out" 2>&1
 	echo $? >"$d.rc"
+}
+
+# trace NAME NP: run $TP/NAME
+trace() {
+	trace_as "$1" "$2" "$TP/$1"
 }
 
 setup_file() {
@@ -40,18 +47,26 @@ setup_file() {
 	trace split 4
 	trace cancel 4
 	trace subcomm 4
+	trace_as jitter 8 "$TP/jitter"
+	trace_as roles 8 "$TP/jitter" roles
 }
 
 setup() {
 	have_mpi || skip "no MPI or capture shim built (mpicc not found)"
 }
 
-# traced NAME: the run exited 0 and left 4 rank files; echoes the directory
+# traced NAME [NP]: the run exited 0 and left NP (default 4) rank files;
+# echoes the directory
 traced() {
 	local d="$BATS_FILE_TMPDIR/$1"
 	[ "$(cat "$d.rc")" = 0 ] || { cat "$d.out" >&2; return 1; }
-	[ "$(ls "$d"/rank-*.tcr | wc -l)" = 4 ] || return 1
+	[ "$(ls "$d"/rank-*.tcr | wc -l)" = "${2:-4}" ] || return 1
 	echo "$d"
+}
+
+# nclusters JSON: the number of clusters of a cluster --json document
+nclusters() {
+	python3 -c 'import json, sys; print(len(json.loads(sys.argv[1])["clusters"]))' "$1"
 }
 
 # match_of JSON KEY: one matching percentage of an accuracy document
@@ -157,4 +172,51 @@ CSV
 	tc heatmap --collectives --metric bytes --diff --mode callpath-param -f csv -o diff.csv "$d"
 	[ "$(wc -l <diff.csv)" = 13 ]
 	awk -F, 'NR > 1 && $5 != 0 { exit 1 }' diff.csv
+}
+
+@test "K modes: ranks that differ in timing alone are one cluster, K is a bound" {
+	d=$(traced jitter 8)
+	# 8 ranks, the same collectives, random compute time between them:
+	# only COMP and COMM differ, by noise
+	run -0 tc signatures "$d"
+	assert_line --regexp '^distinct: +1 call-path, 1 call-path\+parameter, 1 reference$'
+	assert_line --regexp '^format: +0x180 comp comm$'
+	for m in kfarthest kmedoid; do
+		for steps in single double; do
+			run -0 tc cluster --mode "$m" --steps "$steps" -k 4 --json "$d"
+			[ "$(nclusters "$output")" = 1 ] || { echo "$m $steps: $output"; false; }
+		done
+		run -0 tc cluster --mode "$m" "$d"
+		assert_line --regexp '^clusters: +1$'
+		assert_line --regexp '^options: +k 9, single step, manhattan distance, timing noise 0.5'
+		# timing compared exactly, as the papers do: K clusters
+		run -0 tc cluster --mode "$m" -k 4 --noise 0 --json "$d"
+		[ "$(nclusters "$output")" = 4 ]
+	done
+	# the other commands take --noise too
+	run -0 tc compare --modes kfarthest:k=4:noise=0,0.5 --json --no-time "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert [(m["options"]["noise"], m["clusters"]) for m in d["modes"]] == [(0, 4), (0.5, 1)], d
+' "$output"
+	run -0 tc accuracy --mode kfarthest -k 4 "$d"
+	assert_line --regexp "^mode: +kfarthest: 1 cluster, 1 lead"
+}
+
+@test "K modes: two genuinely different behaviours and timing noise are two clusters" {
+	d=$(traced roles 8)
+	# even ranks send then receive, odd ranks receive then send
+	for m in kfarthest kmedoid; do
+		for steps in single double; do
+			run -0 tc cluster --mode "$m" --steps "$steps" -k 4 --json "$d"
+			python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert [c["ranks"] for c in d["clusters"]] == [[0, 2, 4, 6], [1, 3, 5, 7]], sys.argv[2]
+' "$output" "$m $steps"
+		done
+	done
+	run -0 tc cluster --mode kfarthest -k 1 --json "$d"
+	[ "$(nclusters "$output")" = 1 ]
 }

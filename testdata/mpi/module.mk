@@ -6,10 +6,12 @@
 #   split    rank-dependent Comm_split colour and key (NPB FT)
 #   cancel   Irecv(MPI_ANY_SOURCE) + Cancel + Wait (HPCC)
 #   subcomm  collectives on a dup, a split and a Cartesian communicator
+#   jitter   the same calls on every rank, random compute time between
+#            them (timing noise alone); "jitter roles": two behaviours
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split cancel subcomm
+MPI_TEST_C := split cancel subcomm jitter
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

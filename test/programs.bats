@@ -5,7 +5,7 @@
 # on communicator splits (NPB FT), replay and accuracy on cancelled
 # wildcard receives (HPCC), heatmap --collectives on communicators other
 # than MPI_COMM_WORLD (Quantum ESPRESSO), the K modes on ranks that differ
-# in timing alone (NPB EP).
+# in timing alone (NPB EP), diff on a copy of a binary under another name.
 #
 # setup_file runs every program once; the tests read the trace sets.
 
@@ -49,6 +49,11 @@ setup_file() {
 	trace subcomm 4
 	trace_as jitter 8 "$TP/jitter"
 	trace_as roles 8 "$TP/jitter" roles
+	# the same binary under another name in another directory
+	mkdir -p "$BATS_FILE_TMPDIR/copy"
+	cp "$TP/jitter" "$BATS_FILE_TMPDIR/copy/jitter-copy"
+	trace_as jitter4 4 "$TP/jitter"
+	trace_as copy4 4 "$BATS_FILE_TMPDIR/copy/jitter-copy"
 }
 
 setup() {
@@ -219,4 +224,45 @@ assert [c["ranks"] for c in d["clusters"]] == [[0, 2, 4, 6], [1, 3, 5, 7]], sys.
 	done
 	run -0 tc cluster --mode kfarthest -k 1 --json "$d"
 	[ "$(nclusters "$output")" = 1 ]
+}
+
+@test "diff: a copy of the binary under another name and directory matches every event" {
+	a=$(traced jitter4)
+	b=$(traced copy4)
+	# the call sites were recorded with the two file names
+	tc dump --callsites --no-events "$a/rank-00000.tcr" | grep -q '/jitter+0x'
+	tc dump --callsites --no-events "$b/rank-00000.tcr" | grep -q '/copy/jitter-copy+0x'
+	run -0 tc diff --top 0 "$a" "$b"
+	assert_line --regexp '^ranks: +4 compared, 4 identical in structure, 0 diverge$'
+	assert_line --regexp '^events: +A ([0-9]+), B \1; \1 matched, 0 mismatched, 0 only in A, 0 only in B; parameters differ in 0$'
+	assert_line "  none: every rank makes the same calls in the same order in both runs"
+	for key in function op; do
+		run -0 tc diff --key "$key" --json "$a" "$b"
+		python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])["summary"]
+assert s["identical"] == 4 and s["mismatched"] == s["only_a"] == s["only_b"] == 0, s
+assert s["matched"] == s["events_a"] == s["events_b"] > 0, s
+' "$output"
+	done
+}
+
+@test "diff: a different program or behaviour is still different" {
+	a=$(traced jitter4)
+	# another program: its calls come from other places, MPI_Init on
+	run -0 tc diff --top 0 "$a" "$(traced subcomm)"
+	assert_line --regexp '^ranks: +4 compared, 0 identical in structure, 4 diverge$'
+	assert_line "  rank 0, column 0:"
+	assert_line --regexp '^    A #0 MPI_Init main\+0x[0-9a-f]+$'
+	# the same binary in its other role: the ranks' calls differ
+	run -0 tc diff --top 0 --json "$a" "$(traced roles 8)"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+s = d["summary"]
+assert s["compared"] == 4 and s["identical"] == 0, s
+for r in d["ranks"]:
+    fd = r["first_divergence"]
+    assert fd is not None and fd["differs"], r
+' "$output"
 }

@@ -37,8 +37,10 @@ struct tc_aseq_frame {
 	char *fn;            /* function name: the symbol without "+0x..", or
 			      * "MODULE@0xOFFSET" when the frame has no symbol */
 	char *symbol;        /* as recorded ("stencil2d_exchange_east+0x1c"), may be "" */
-	char *module;
+	char *module;        /* as recorded: the path of the executable or
+			      * shared object */
 	uint64_t offset;     /* module-relative return address */
+	uint64_t modkey;     /* the module as runs compare it (tc_module_key) */
 };
 
 /* One call-site definition. */
@@ -46,7 +48,12 @@ struct tc_aseq_site {
 	uint64_t signature;  /* 64-bit stack signature (lib/event.h) */
 	uint32_t nframes;
 	struct tc_aseq_frame *frames;
-	uint64_t fnkey;      /* hash of the function names of the frames */
+	uint64_t fnkey;      /* hash of the function names of the frames (the
+			      * main program's unsymbolised frames by offset,
+			      * not by its file name) */
+	uint64_t sitekey;    /* hash of the frames' modkey and offset; the
+			      * recorded stack signature when there are no
+			      * frames */
 };
 
 /* The parameters of an event shown next to it (absolute peers). */
@@ -70,9 +77,23 @@ struct tc_aseq_event {
 	uint64_t t_end;
 };
 
+/*
+ * A module (lib/event.h's struct tc_frame) as two runs compare it: a
+ * shared object by its file name (not the directory it is installed in),
+ * the main program by its role alone, so that a binary copied or rebuilt
+ * under another name or path keeps its call sites. A module is a shared
+ * object when its file name ends in ".so" or has ".so." in it
+ * ("libmpi.so.40", "linux-vdso.so.1"); any other named module is the
+ * main program. Frames without a module (an unresolved address) have
+ * key 0.
+ */
+bool tc_module_is_shared(const char *module);
+uint64_t tc_module_key(const char *module);
+
 /* What makes two events the same symbol. */
 enum tc_akey {
-	TC_AKEY_SITE = 0,     /* MPI operation and call site (stack signature) */
+	TC_AKEY_SITE = 0,     /* MPI operation and call site: every frame's
+			       * module (tc_module_key) and offset */
 	TC_AKEY_FUNCTION = 1, /* MPI operation and the function names of the
 			       * stack: survives a rebuild that moves code */
 	TC_AKEY_OP = 2,       /* MPI operation only */
@@ -123,6 +144,15 @@ const char *tc_aseq_where(const struct tc_aseq *s, size_t i);
 /* Append event i's parameters as "peer=+1(6) tag=10 count=1024 MPI_DOUBLE"
  * (peers also relative to the rank). */
 void tc_aseq_format_params(const struct tc_aseq *s, size_t i, struct tc_strbuf *out);
+/*
+ * What tells event i of a from event j of b apart under a's key (either
+ * may be SIZE_MAX for none): the operations, or the first frame of the
+ * call stacks that differs ("call-site frame #3: A app+0x1411 (main+0x8c),
+ * B solver+0x1411 (main+0x8c)"), or the number of frames; appended to
+ * out, "" when they are the same symbol.
+ */
+void tc_aseq_explain(const struct tc_aseq *a, size_t i, const struct tc_aseq *b, size_t j,
+		     struct tc_strbuf *out);
 /* Whether events i of a and j of b have the same parameters (peers and
  * roots compared relative to each rank when relative is set). */
 bool tc_aseq_params_equal(const struct tc_aseq *a, size_t i, const struct tc_aseq *b,

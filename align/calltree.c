@@ -5,6 +5,7 @@
  */
 #include "lib/compat.h"
 #include "align/align.h"
+#include "align/internal.h"
 #include "lib/event.h"
 #include "lib/hash.h"
 #include "lib/json.h"
@@ -19,15 +20,15 @@
 #define MAX_DEPTH 256u
 
 /* The label of the call of frame k of a site: the callee's name and, for
- * key TC_AKEY_SITE, the return address in the caller (module, offset). */
+ * key TC_AKEY_SITE, the return address in the caller (module as runs
+ * compare it, offset). */
 static uint64_t call_label(const struct tc_aseq_site *s, uint32_t k, int key)
 {
-	const char *fn = s->frames[k].fn;
-	uint64_t h = tc_hash64(fn, strlen(fn), 0x63616c6cULL);
+	uint64_t h = tc_frame_fn_hash(&s->frames[k], 0x63616c6cULL);
 
 	if (key == TC_AKEY_SITE && k + 1 < s->nframes) {
 		const struct tc_aseq_frame *f = &s->frames[k + 1];
-		h = tc_hash_mix(h, tc_hash64(f->module, strlen(f->module), 0));
+		h = tc_hash_mix(h, f->modkey);
 		h = tc_hash_mix(h, f->offset);
 	}
 	return tc_hash_mix(h, 0x6e6f6465ULL);

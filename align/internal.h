@@ -13,4 +13,10 @@
  */
 char *tc_fn_name(const char *symbol, const char *module, uint64_t offset);
 
+struct tc_aseq_frame;
+/* Hash of a frame's function name into seed as runs compare it: the
+ * name, or for an unsymbolised frame of the main program its offset
+ * (tc_module_key: not the program's file name). */
+uint64_t tc_frame_fn_hash(const struct tc_aseq_frame *f, uint64_t seed);
+
 #endif

@@ -87,11 +87,59 @@ char *tc_fn_name(const char *symbol, const char *module, uint64_t offset)
 	return tc_xstrdup(buf);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+bool tc_module_is_shared(const char *module)
+{
+	const char *b = base_name(module ? module : ""), *p = b;
+
+	while ((p = strstr(p, ".so")) != NULL) {
+		if (p > b && (p[3] == '\0' || p[3] == '.'))
+			return true;
+		p += 3;
+	}
+	return false;
+}
+
+/* The key of every main program: a value no file name hashes to by
+ * accident ("main program"). */
+#define MAIN_MODULE_KEY 0x6d61696e2070726fULL
+
+uint64_t tc_module_key(const char *module)
+{
+	const char *b;
+
+	if (!module || !*module)
+		return 0;
+	if (!tc_module_is_shared(module))
+		return MAIN_MODULE_KEY;
+	b = base_name(module);
+	return tc_hash64(b, strlen(b), 0x6d6f64756c65ULL);
+}
+
+uint64_t tc_frame_fn_hash(const struct tc_aseq_frame *f, uint64_t seed)
+{
+	if (!f->symbol[0] && f->modkey == MAIN_MODULE_KEY) {
+		/* an unsymbolised frame of the main program: by its offset,
+		 * not the program's file name */
+		char buf[40];
+		snprintf(buf, sizeof(buf), "@0x%" PRIx64, f->offset);
+		return tc_hash64(buf, strlen(buf), tc_hash_mix(seed, MAIN_MODULE_KEY));
+	}
+	return tc_hash64(f->fn, strlen(f->fn), seed);
+}
+
 int tc_aseq_on_callsite(void *ctx, const struct tc_callsite *cs)
 {
 	struct tc_aseq *s = ctx;
 	struct tc_aseq_site *st;
 	uint64_t fk = 0x666e6b6579ULL; /* "fnkey" */
+	uint64_t sk = 0x736974656b6579ULL; /* "sitekey" */
 
 	if (cs->id >= MAX_SITE_ID)
 		return 0;
@@ -116,10 +164,13 @@ int tc_aseq_on_callsite(void *ctx, const struct tc_callsite *cs)
 		d->symbol = tc_xstrdup(f->symbol ? f->symbol : "");
 		d->module = tc_xstrdup(f->module ? f->module : "");
 		d->offset = f->offset;
+		d->modkey = tc_module_key(d->module);
 		d->fn = tc_fn_name(d->symbol, d->module, d->offset);
-		fk = tc_hash64(d->fn, strlen(d->fn), fk);
+		fk = tc_frame_fn_hash(d, fk);
+		sk = tc_hash_mix(tc_hash_mix(sk, d->modkey), d->offset);
 	}
 	st->fnkey = fk;
+	st->sitekey = cs->nframes ? sk : cs->signature;
 	s->site_of_id[cs->id] = (uint32_t)s->nsites++;
 	return 0;
 }
@@ -175,7 +226,7 @@ static uint64_t symbol(const struct tc_aseq *s, const struct tc_aseq_event *e, i
 	case TC_AKEY_OP:
 		return h;
 	default:
-		return tc_hash_mix(h, st ? st->signature : 0);
+		return tc_hash_mix(h, st ? st->sitekey : 0);
 	}
 }
 
@@ -237,6 +288,70 @@ const char *tc_aseq_where(const struct tc_aseq *s, size_t i)
 	if (!st || !st->nframes)
 		return "";
 	return st->frames[0].symbol[0] ? st->frames[0].symbol : st->frames[0].fn;
+}
+
+/* Whether frames x and y are the same under key (site or function). */
+static bool frame_equal(const struct tc_aseq_frame *x, const struct tc_aseq_frame *y, int key)
+{
+	if (key != TC_AKEY_FUNCTION)
+		return x->modkey == y->modkey && x->offset == y->offset;
+	if (!x->symbol[0] && !y->symbol[0] && x->modkey == MAIN_MODULE_KEY &&
+	    y->modkey == MAIN_MODULE_KEY)
+		return x->offset == y->offset;
+	return !strcmp(x->fn, y->fn);
+}
+
+static void add_frame(struct tc_strbuf *out, const char *run, const struct tc_aseq_frame *f)
+{
+	if (f->module[0])
+		tc_strbuf_addf(out, "%s %s+0x%" PRIx64, run, f->module, f->offset);
+	else
+		tc_strbuf_addf(out, "%s 0x%" PRIx64, run, f->offset);
+	if (f->symbol[0])
+		tc_strbuf_addf(out, " (%s)", f->symbol);
+}
+
+void tc_aseq_explain(const struct tc_aseq *a, size_t i, const struct tc_aseq *b, size_t j,
+		     struct tc_strbuf *out)
+{
+	const struct tc_aseq_site *sa, *sb;
+	uint32_t n;
+
+	if (i == SIZE_MAX || j == SIZE_MAX) {
+		if (i != j)
+			tc_strbuf_addf(out, "%s has no event here", i == SIZE_MAX ? "A" : "B");
+		return;
+	}
+	if (a->ev[i].op != b->ev[j].op) {
+		const char *x = tc_op_name(a->ev[i].op), *y = tc_op_name(b->ev[j].op);
+		tc_strbuf_addf(out, "operation: A %s, B %s", x ? x : "MPI_?", y ? y : "MPI_?");
+		return;
+	}
+	if (a->key == TC_AKEY_OP || a->sym[i] == b->sym[j])
+		return;
+	sa = tc_aseq_site_of(a, i);
+	sb = tc_aseq_site_of(b, j);
+	if (!sa || !sb) {
+		tc_strbuf_addf(out, "call site: A %s, B %s", sa ? "recorded" : "none",
+			       sb ? "recorded" : "none");
+		return;
+	}
+	n = TC_MIN(sa->nframes, sb->nframes);
+	for (uint32_t k = 0; k < n; k++) {
+		if (frame_equal(&sa->frames[k], &sb->frames[k], a->key))
+			continue;
+		tc_strbuf_addf(out, "call-site frame #%" PRIu32 ": ", k);
+		add_frame(out, "A", &sa->frames[k]);
+		tc_strbuf_addstr(out, ", ");
+		add_frame(out, "B", &sb->frames[k]);
+		return;
+	}
+	if (sa->nframes != sb->nframes)
+		tc_strbuf_addf(out, "call stacks of %" PRIu32 " frames in A, %" PRIu32 " in B",
+			       sa->nframes, sb->nframes);
+	else
+		tc_strbuf_addf(out, "call-site signatures: A 0x%016" PRIx64 ", B 0x%016" PRIx64,
+			       sa->signature, sb->signature);
 }
 
 static void add_peer(struct tc_strbuf *out, const char *key, int32_t peer, int32_t rank)

@@ -67,6 +67,7 @@ void tc_cluster_opts_init(struct tc_cluster_opts *o)
 	o->distance = TC_DIST_MANHATTAN;
 	o->threshold = TC_CLUSTER_THRESHOLD_DEFAULT;
 	o->seed = TC_CLUSTER_SEED_DEFAULT;
+	o->noise = TC_CLUSTER_NOISE_DEFAULT;
 	o->radix = 2;
 }
 
@@ -110,6 +111,19 @@ static const char *const fp_names[TC_NFP] = { "sequence", "count", "dest", "src"
 const char *tc_filter_param_name(unsigned p)
 {
 	return p < TC_NFP ? fp_names[p] : NULL;
+}
+
+bool tc_timing_alike(uint64_t a, double se_a, uint64_t b, double se_b, double noise)
+{
+	uint64_t d = a > b ? a - b : b - a;
+
+	if (!d)
+		return true;
+	if (!(noise > 0))
+		return false;
+	if ((long double)d <= (long double)noise * (long double)(a > b ? a : b))
+		return true;
+	return (double)d <= TC_CLUSTER_NOISE_SE * sqrt(se_a * se_a + se_b * se_b);
 }
 
 bool tc_count_alike(uint64_t a, uint64_t b, double t)
@@ -246,6 +260,9 @@ int tc_cluster_run(const struct tc_cluster_mode *m, const struct tc_cluster_inpu
 	if (!(opts.threshold >= 0.0 && opts.threshold < 1.0))
 		return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
 				    "COUNT threshold must be in [0, 1), got %g", opts.threshold);
+	if (!(opts.noise >= 0.0 && opts.noise <= 1.0))
+		return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+				    "timing noise must be in [0, 1], got %g", opts.noise);
 	if (opts.steps != TC_STEPS_SINGLE && opts.steps != TC_STEPS_DOUBLE)
 		return tc_error_set(err, TC_ERR_USAGE, NULL, -1, "bad number of steps");
 	if (opts.distance != TC_DIST_MANHATTAN && opts.distance != TC_DIST_EUCLIDEAN)

@@ -66,6 +66,11 @@ enum tc_cluster_distance {
 #define TC_CLUSTER_K_DEFAULT 9          /* §4.4: "K = 9" */
 #define TC_CLUSTER_THRESHOLD_DEFAULT 0.05 /* §3.6: "The difference threshold ... is 5%" */
 #define TC_CLUSTER_SEED_DEFAULT 1
+/* K modes: COMP and COMM times within this fraction of the larger are
+ * measurement noise (tc_timing_alike) */
+#define TC_CLUSTER_NOISE_DEFAULT 0.5
+/* ... or within this many standard errors of their difference */
+#define TC_CLUSTER_NOISE_SE 3.0
 
 struct tc_cluster_opts {
 	uint32_t k;             /* K modes: clusters to keep (>= 1) */
@@ -73,6 +78,8 @@ struct tc_cluster_opts {
 	int distance;           /* enum tc_cluster_distance */
 	double threshold;       /* COUNT filter: alike when |a-b| <= t*max(a,b) */
 	uint64_t seed;          /* kmedoid: PAM's initial medoids */
+	double noise;           /* K modes: timing tolerance (tc_timing_alike);
+				 * 0 compares timing exactly */
 	unsigned radix;         /* of the reduction trees; 0 = 2 */
 	struct tc_pool *pool;   /* NULL: everything on the calling thread */
 	/* chameleon (§5.1, Alg. 8) */
@@ -86,7 +93,7 @@ struct tc_cluster_opts {
 };
 
 /* Fill the defaults: K 9, single step, Manhattan, threshold 0.05, seed 1,
- * binary trees, no pool. */
+ * noise 0.5, binary trees, no pool. */
 void tc_cluster_opts_init(struct tc_cluster_opts *o);
 const char *tc_cluster_steps_name(int steps);        /* "single", "double" */
 int tc_cluster_steps_from_name(const char *name);    /* -1 if unknown */
@@ -324,6 +331,18 @@ int tc_cluster_verify(struct tc_clustering *c, const struct tc_cluster_input *in
 /* §3.6's COUNT filter: a and b are alike when |a - b| <= t * max(a, b). */
 bool tc_count_alike(uint64_t a, uint64_t b, double t);
 
+/*
+ * Whether two ranks' timing signatures (COMP or COMM, ns, with their
+ * standard errors, struct tc_signatures) differ by measurement noise
+ * alone: by at most noise times the larger value (jitter that scales
+ * with the time measured: the operating system, the share of a core,
+ * frequency changes, and the waiting in a call that absorbs another
+ * rank's jitter), or by at most TC_CLUSTER_NOISE_SE standard errors of
+ * the difference (the averages of ranks whose calls take random times).
+ * With noise 0 only equal values are alike, the papers' exact distances.
+ */
+bool tc_timing_alike(uint64_t a, double se_a, uint64_t b, double se_b, double noise);
+
 /* Whether two ranks' sequences agree at level (enum tc_seq_level). */
 bool tc_seq_alike(const struct tc_rank_trace *a, const struct tc_rank_trace *b, int level,
 		  double threshold);
@@ -353,12 +372,16 @@ struct tc_cluster_metric {
 	double scale[TC_NSIGS]; /* 1 / range, 0 for a constant signature */
 	uint64_t types_mask;    /* TYPES bits that vary */
 	double types_scale;     /* 1 / popcount(types_mask) */
+	double noise;           /* COMP and COMM differences that are noise
+				 * (tc_timing_alike) count 0; init sets 0,
+				 * set it afterwards */
 	/* the signatures of dims in a form quick to walk (internal) */
 	unsigned nused;
 	struct tc_metric_dim {
 		uint8_t sig;    /* enum tc_sig */
 		uint8_t slot;   /* index into tc_cluster_dist.g */
-		uint8_t how;    /* 0 equality, 1 bits, 2 unsigned, 3 signed */
+		uint8_t how;    /* 0 equality, 1 bits, 2 unsigned, 3 signed,
+				 * 4 timing (unsigned, within noise 0) */
 		double scale;
 	} used[TC_NSIGS];
 };
@@ -382,7 +405,8 @@ int tc_cluster_dist_cmp(const struct tc_cluster_dist *a, const struct tc_cluster
  * their sizes): K-Farthest keeps at most k of them, the first item first,
  * then repeatedly the one farthest from those kept (its distance to the
  * nearest kept one the largest; ties to the earlier item), stopping early
- * when every other item is at distance 0 from a kept one; the others join
+ * when every other item is at distance 0 from a kept one (equal, or
+ * differing in timing within the metric's noise only); the others join
  * the nearest kept one (ties to the one kept first). rep[j] receives the item j
  * joins (rep[j] == j for kept items). Returns the number kept.
  */
@@ -395,8 +419,10 @@ size_t tc_kfarthest_node(const struct tc_cluster_metric *mt,
  * distinct items, then the best swap of a medoid with a non-medoid as long
  * as the weighted cost (sum of w[j] times the distance to the nearest
  * medoid, compared lexicographically by group) decreases (ties: the
- * earlier candidate, then the earlier medoid). With at most k distinct
- * items every distinct item is a medoid. Returns the number of medoids.
+ * earlier candidate, then the earlier medoid). Items at distance 0 from
+ * an earlier distinct item (equal, or differing in timing within the
+ * metric's noise only) are not distinct; with at most k distinct items
+ * every distinct item is a medoid. Returns the number of medoids.
  */
 size_t tc_pam_node(const struct tc_cluster_metric *mt, const struct tc_signatures *const *sig,
 		   const uint64_t *w, size_t m, size_t k, uint64_t seed, uint32_t *rep);

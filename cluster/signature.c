@@ -309,6 +309,7 @@ struct acc {
 	uint64_t callpath;
 	struct tc_avg count, src, dest, key, color, tag, comp, comm;
 	struct tc_avg loop[4];
+	double comp_var, comm_var; /* sums of the variances of the node means */
 	uint64_t pbits;         /* parameter signature bits 48-63 */
 	uint64_t tbits;         /* ACURDION type bits */
 };
@@ -340,6 +341,17 @@ static int64_t clamp_mean(double m)
 	if (m >= 9.0e18)
 		return INT64_MAX;
 	return (int64_t)llround(m);
+}
+
+/* The variance of the mean of a node's n occurrences: the sample
+ * variance over n (0 below two occurrences). */
+static double mean_var(const struct tc_rsd_stat *st)
+{
+	double n = (double)st->n;
+
+	if (st->n < 2 || !(st->m2 > 0))
+		return 0;
+	return st->m2 / (n - 1) / n;
 }
 
 /*
@@ -453,6 +465,8 @@ static void add_event(struct acc *a, const struct tc_rsd_node *nd)
 	wflush_i(&na.key, &a->key);
 	tc_avg_add_u(&a->comp, (uint64_t)clamp_mean(nd->comp.mean));
 	tc_avg_add_u(&a->comm, (uint64_t)clamp_mean(nd->comm.mean));
+	a->comp_var += mean_var(&nd->comp);
+	a->comm_var += mean_var(&nd->comm);
 }
 
 /*
@@ -535,6 +549,11 @@ void tc_signatures_compute_seq(const struct tc_rsd *rsd, const struct tc_rank_tr
 	out->v[TC_SIG_COMM] = tc_avg_u(&a.comm);
 	out->v[TC_SIG_LOOP] = loop;
 	out->v[TC_SIG_TYPES] = a.tbits;
+	/* the averages are over a.comp.n node means, independent draws */
+	if (a.comp.n) {
+		out->comp_se = sqrt(a.comp_var) / (double)a.comp.n;
+		out->comm_se = sqrt(a.comm_var) / (double)a.comm.n;
+	}
 }
 
 /* ---- adaptive signature building (§4.1, Alg. 4) ----------------------- */

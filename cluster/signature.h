@@ -105,6 +105,11 @@ struct tc_signatures {
 	uint64_t v[TC_NSIGS]; /* ACURDION's eleven */
 	uint64_t events;      /* events of the rank */
 	uint64_t nodes;       /* event nodes of the compressed sequence */
+	/* The standard errors of COMP and COMM (ns): how far the averages
+	 * could move by the luck of the draw alone, from the spread of each
+	 * event node's occurrences (its sample variance over its count);
+	 * nodes that occur once add nothing */
+	double comp_se, comm_se;
 };
 
 /* Compute every signature of one rank's trace. */

@@ -41,7 +41,7 @@ static const char align_usage[] =
 	"  -c, --cluster N       the ranks of cluster N of a clustering (see --mode)\n"
 	"  -m, --mode M          clustering mode for --cluster (default structural)\n"
 	"      --max-clusters K, --steps S, --distance D, --count-threshold F,\n"
-	"      --seed S, --marker OP[@CALLSITE], --call-frequency N\n"
+	"      --seed S, --marker OP[@CALLSITE], --call-frequency N, --noise F\n"
 	"                        the options of --mode, as tracecluster cluster takes\n"
 	"                        them (-k and --threshold there); with --cluster only\n"
 	"      --hierarchical    multiple alignment split along the call tree\n"

@@ -30,7 +30,8 @@
 static const char cluster_usage[] =
 	"usage: tracecluster cluster [--mode M] [-k K] [--steps single|double]\n"
 	"                            [--distance manhattan|euclidean] [--threshold F]\n"
-	"                            [--seed S] [--verify] [--no-refine] [--json | --csv]\n"
+	"                            [--noise F] [--seed S] [--verify] [--no-refine]\n"
+	"                            [--json | --csv]\n"
 	"                            [--match callsite|params] [--window N] [--salvage]\n"
 	"                            [--marker OP[@CALLSITE]] [--call-frequency N]\n"
 	"                            [-j N] DIR|FILE\n"
@@ -206,9 +207,9 @@ static void print_text(const struct tc_traceset *ts, const struct tc_clustering 
 		printf("%-12s k %" PRIu32 ", %s distance\n", "options:", o->k,
 		       tc_cluster_distance_name(o->distance));
 	else if (m->flags & TC_CMF_K)
-		printf("%-12s k %" PRIu32 ", %s step, %s distance%s", "options:", o->k,
-		       tc_cluster_steps_name(o->steps), tc_cluster_distance_name(o->distance),
-		       (m->flags & TC_CMF_SEED) ? "" : "\n");
+		printf("%-12s k %" PRIu32 ", %s step, %s distance, timing noise %g%s", "options:",
+		       o->k, tc_cluster_steps_name(o->steps), tc_cluster_distance_name(o->distance),
+		       o->noise, (m->flags & TC_CMF_SEED) ? "" : "\n");
 	if (m->flags & TC_CMF_SEED)
 		printf(", seed %" PRIu64 "\n", o->seed);
 	if (m->flags & TC_CMF_THRESHOLD)
@@ -421,6 +422,7 @@ static void print_json(const struct tc_traceset *ts, const struct tc_clustering 
 		tc_json_set_uint(opt, "k", o->k);
 		tc_json_set_str(opt, "steps", tc_cluster_steps_name(o->steps));
 		tc_json_set_str(opt, "distance", tc_cluster_distance_name(o->distance));
+		tc_json_set_real(opt, "noise", o->noise);
 	}
 	if (m->flags & TC_CMF_SEED)
 		tc_json_set_uint(opt, "seed", o->seed);

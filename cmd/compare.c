@@ -40,7 +40,7 @@ static const char compare_usage[] =
 	"                      cluster --list-modes), each optionally with its own\n"
 	"                      options: MODE:OPT=V[,V...][:OPT=V...], OPT one of k,\n"
 	"                      steps, distance, threshold, seed, marker,\n"
-	"                      call-frequency\n"
+	"                      call-frequency, noise\n"
 	"      --json          one JSON document ({\"schema\":2,\"modes\":[...]})\n"
 	"      --csv           CSV, one row per mode\n"
 	"      --no-time       leave out the seconds (output then depends on nothing but\n"
@@ -135,7 +135,7 @@ static int parse_modes(const char *cmd, const char *text, struct spec **out, siz
 			if ((id = tc_mode_opt_from_name(opt)) < 0) {
 				rc = tc_usage_error(cmd, "--modes: unknown option '%s' of %s (k, steps, "
 						    "distance, threshold, seed, marker, "
-						    "call-frequency)", opt, m->name);
+						    "call-frequency, noise)", opt, m->name);
 				goto out;
 			}
 			if (!tc_mode_opt_applies(m, id)) {

@@ -46,7 +46,8 @@ static const char compress_usage[] =
 	"                             [--lead-only]\n"
 	"                             [--timing stats|rank|none] [--precision PCT]\n"
 	"                             [--variant default|filtering] [--bins N] [-k K]\n"
-	"                             [--threshold F] [--match callsite|params]\n"
+	"                             [--noise F] [--threshold F]\n"
+	"                             [--match callsite|params]\n"
 	"                             [--window N] [--report-json] [--salvage]\n"
 	"                             [--format F] [--marker OP[@CALLSITE]]\n"
 	"                             [--call-frequency N] [--accuracy] [-j N] DIR|FILE\n"
@@ -85,6 +86,9 @@ static const char compress_usage[] =
 	"                      filtering fallback applied)\n"
 	"  -k K                kfarthest, kmedoid: at most K clusters (default 9);\n"
 	"                      chameleon: K / #call-paths leads per call-path cluster\n"
+	"      --noise F       kfarthest, kmedoid: COMP and COMM times within F of the\n"
+	"                      larger, or within 3 standard errors, are noise, not a\n"
+	"                      difference (0 to 1; default 0.5; 0: exact)\n"
 	"      --threshold F   callpath-param: COUNTs within F are alike (default 0.05)\n"
 	"      --match M       loop compression: callsite (default) or params\n"
 	"      --window N      loop compression looks back N nodes (default 256)\n"
@@ -377,6 +381,7 @@ int cmd_compress(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "marker", required_argument, NULL, 'K' },
 		{ "call-frequency", required_argument, NULL, 'C' },
+		{ "noise", required_argument, NULL, 'N' },
 		{ "accuracy", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -468,6 +473,12 @@ int cmd_compress(int argc, char **argv)
 			if (u < 1 || u > UINT32_MAX)
 				return tc_usage_error(cmd, "-k: %s is out of range", optarg);
 			copts.k = (uint32_t)u;
+			break;
+		case 'N':
+			if ((rc = tc_parse_double(cmd, "--noise", optarg, &copts.noise)))
+				return rc;
+			if (!(copts.noise >= 0 && copts.noise <= 1))
+				return tc_usage_error(cmd, "--noise: %s is out of range (0 to 1)", optarg);
 			break;
 		case 'T':
 			if ((rc = tc_parse_double(cmd, "--threshold", optarg, &copts.threshold)))

@@ -39,7 +39,7 @@ static const char diff_usage[] =
 	"                        (e.g. structural) and compare each lead of run A with\n"
 	"                        the lead of run B's cluster that holds that rank\n"
 	"      --max-clusters K, --steps S, --distance D, --threshold F,\n"
-	"      --seed S, --marker OP[@CALLSITE], --call-frequency N\n"
+	"      --seed S, --marker OP[@CALLSITE], --call-frequency N, --noise F\n"
 	"                        the options of the --leads mode, as tracecluster\n"
 	"                        cluster takes them (-k there is K)\n"
 	"  -k, --key K           events are equal by site (the default), function or op\n"
@@ -115,17 +115,17 @@ static const char *op_name(unsigned op)
 	return n ? n : "MPI_?";
 }
 
-static void add_event_text(struct tc_strbuf *sb, const char *run, const struct tc_aseq *s,
-			   size_t i)
+/* "MPI_Send where params", or "(nothing)" for SIZE_MAX. */
+static void add_event_desc(struct tc_strbuf *sb, const struct tc_aseq *s, size_t i)
 {
 	struct tc_strbuf par = TC_STRBUF_INIT;
 
 	if (i == SIZE_MAX) {
-		tc_strbuf_addf(sb, "%s: (nothing)", run);
+		tc_strbuf_addstr(sb, "(nothing)");
 		return;
 	}
 	tc_aseq_format_params(s, i, &par);
-	tc_strbuf_addf(sb, "%s #%zu %s %s%s%s", run, i, op_name(s->ev[i].op),
+	tc_strbuf_addf(sb, "%s %s%s%s", op_name(s->ev[i].op),
 		       tc_aseq_where(s, i)[0] ? tc_aseq_where(s, i) : "-", par.len ? " " : "",
 		       par.buf ? par.buf : "");
 	tc_strbuf_release(&par);
@@ -282,6 +282,12 @@ static struct tc_json *job_json(const struct opts *op, const struct job *j,
 		tc_json_set_uint(fd, "column", d->first_div);
 		tc_json_set(fd, "a", event_json(a, d->first_div_a));
 		tc_json_set(fd, "b", event_json(b, d->first_div_b));
+		if (a && b) {
+			struct tc_strbuf why = TC_STRBUF_INIT;
+			tc_aseq_explain(a, d->first_div_a, b, d->first_div_b, &why);
+			tc_json_set_str(fd, "differs", why.buf ? why.buf : "");
+			tc_strbuf_release(&why);
+		}
 		tc_json_set(o, "first_divergence", fd);
 	}
 	for (size_t t = 0; t < d->ntop; t++) {
@@ -343,11 +349,28 @@ static void job_text(const struct opts *op, const struct job *j, const struct tc
 		       tc_fmt_width(sd, 13), sd,
 		       d->first_div == SIZE_MAX ? "-" : "yes");
 	if (d->first_div != SIZE_MAX) {
-		tc_strbuf_addf(divs, "  rank %s, column %zu:\n    ", who, d->first_div);
-		add_event_text(divs, "A", a, d->first_div_a);
-		tc_strbuf_addstr(divs, "\n    ");
-		add_event_text(divs, "B", b, d->first_div_b);
-		tc_strbuf_addch(divs, '\n');
+		struct tc_strbuf ta = TC_STRBUF_INIT, tb = TC_STRBUF_INIT, why = TC_STRBUF_INIT;
+		size_t ia = d->first_div_a, ib = d->first_div_b;
+		add_event_desc(&ta, a, ia);
+		add_event_desc(&tb, b, ib);
+		tc_strbuf_addf(divs, "  rank %s, column %zu:\n", who, d->first_div);
+		if (ia == SIZE_MAX)
+			tc_strbuf_addf(divs, "    A: %s\n", ta.buf);
+		else
+			tc_strbuf_addf(divs, "    A #%zu %s\n", ia, ta.buf);
+		if (ib == SIZE_MAX)
+			tc_strbuf_addf(divs, "    B: %s\n", tb.buf);
+		else
+			tc_strbuf_addf(divs, "    B #%zu %s\n", ib, tb.buf);
+		/* the same text on both sides: say what the key tells apart */
+		if (!strcmp(ta.buf, tb.buf)) {
+			tc_aseq_explain(a, ia, b, ib, &why);
+			if (why.len)
+				tc_strbuf_addf(divs, "    differ in %s\n", why.buf);
+		}
+		tc_strbuf_release(&ta);
+		tc_strbuf_release(&tb);
+		tc_strbuf_release(&why);
 	}
 	for (size_t t = 0; t < d->ntop; t++) {
 		const struct tc_diff_delta *x = &d->top[t];

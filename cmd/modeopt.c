@@ -15,12 +15,13 @@
 #include <string.h>
 
 static const char *const names[TC_NMOPTS] = {
-	"k", "steps", "distance", "threshold", "seed", "marker", "call-frequency",
+	"k", "steps", "distance", "threshold", "seed", "marker", "call-frequency", "noise",
 };
 
 /* How each option is spelt in messages. */
 static const char *const flags[TC_NMOPTS] = {
 	"-k", "--steps", "--distance", "--threshold", "--seed", "--marker", "--call-frequency",
+	"--noise",
 };
 
 void tc_mode_args_init(struct tc_mode_args *ma, bool lists)
@@ -64,6 +65,7 @@ bool tc_mode_opt_applies(const struct tc_cluster_mode *m, int id)
 	case TC_MOPT_DISTANCE:
 		return m->flags & TC_CMF_K;
 	case TC_MOPT_STEPS:
+	case TC_MOPT_NOISE:
 		return (m->flags & TC_CMF_K) && !cham;
 	case TC_MOPT_THRESHOLD:
 		return m->flags & TC_CMF_THRESHOLD;
@@ -108,6 +110,13 @@ int tc_mode_opt_set(const char *cmd, int id, const char *s, struct tc_cluster_op
 		if (!(d >= 0.0 && d < 1.0))
 			return tc_usage_error(cmd, "%s: %s is out of range (0 to below 1)", f, s);
 		o->threshold = d;
+		return 0;
+	case TC_MOPT_NOISE:
+		if ((rc = tc_parse_double(cmd, f, s, &d)))
+			return rc;
+		if (!(d >= 0.0 && d <= 1.0))
+			return tc_usage_error(cmd, "%s: %s is out of range (0 to 1)", f, s);
+		o->noise = d;
 		return 0;
 	case TC_MOPT_SEED:
 		if ((rc = tc_parse_u64(cmd, f, s, &u)))
@@ -190,6 +199,8 @@ const char *tc_mode_opts_text(const struct tc_cluster_mode *m, const struct tc_c
 		ADD("%ssteps=%s", n ? " " : "", tc_cluster_steps_name(o->steps));
 	if (tc_mode_opt_applies(m, TC_MOPT_DISTANCE))
 		ADD("%sdistance=%s", n ? " " : "", tc_cluster_distance_name(o->distance));
+	if (tc_mode_opt_applies(m, TC_MOPT_NOISE))
+		ADD("%snoise=%g", n ? " " : "", o->noise);
 	if (tc_mode_opt_applies(m, TC_MOPT_THRESHOLD))
 		ADD("%sthreshold=%g", n ? " " : "", o->threshold);
 	if (tc_mode_opt_applies(m, TC_MOPT_SEED))
@@ -213,6 +224,8 @@ struct tc_json *tc_mode_opts_json(const struct tc_cluster_mode *m, const struct 
 		tc_json_set_str(j, "steps", tc_cluster_steps_name(o->steps));
 	if (tc_mode_opt_applies(m, TC_MOPT_DISTANCE))
 		tc_json_set_str(j, "distance", tc_cluster_distance_name(o->distance));
+	if (tc_mode_opt_applies(m, TC_MOPT_NOISE))
+		tc_json_set_real(j, "noise", o->noise);
 	if (tc_mode_opt_applies(m, TC_MOPT_THRESHOLD))
 		tc_json_set_real(j, "threshold", o->threshold);
 	if (tc_mode_opt_applies(m, TC_MOPT_SEED))

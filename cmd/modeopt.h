@@ -9,6 +9,7 @@
  *   --distance D             kfarthest, kmedoid, chameleon
  *   --threshold F, --count-threshold F
  *                            callpath-param
+ *   --noise F                kfarthest, kmedoid
  *   --seed S                 kmedoid
  *   --marker OP[@CALLSITE]   chameleon
  *   --call-frequency N       chameleon
@@ -36,6 +37,7 @@ enum tc_mopt {
 	TC_MOPT_SEED,
 	TC_MOPT_MARKER,
 	TC_MOPT_CALL_FREQUENCY,
+	TC_MOPT_NOISE,
 	TC_NMOPTS
 };
 
@@ -50,7 +52,8 @@ enum tc_mopt {
 	{ "count-threshold", required_argument, NULL, TC_MOPT_CODE(TC_MOPT_THRESHOLD) }, \
 	{ "seed", required_argument, NULL, TC_MOPT_CODE(TC_MOPT_SEED) },        \
 	{ "marker", required_argument, NULL, TC_MOPT_CODE(TC_MOPT_MARKER) },    \
-	{ "call-frequency", required_argument, NULL, TC_MOPT_CODE(TC_MOPT_CALL_FREQUENCY) }
+	{ "call-frequency", required_argument, NULL, TC_MOPT_CODE(TC_MOPT_CALL_FREQUENCY) }, \
+	{ "noise", required_argument, NULL, TC_MOPT_CODE(TC_MOPT_NOISE) }
 /* --threshold as the COUNT threshold, where a command has no --threshold
  * of its own. */
 #define TC_MODE_THRESHOLD_LONGOPT \
@@ -64,6 +67,9 @@ enum tc_mopt {
 	"                      double (Call-Path first, then the rest); default single\n" \
 	"      --distance D    kfarthest, kmedoid, chameleon: manhattan (default) or\n"  \
 	"                      euclidean\n"                                              \
+	"      --noise F       kfarthest, kmedoid: COMP and COMM times within F of the\n" \
+	"                      larger, or within 3 standard errors, are noise, not a\n"  \
+	"                      difference (0 to 1; default 0.5; 0: exact)\n"            \
 	"      --threshold F, --count-threshold F\n"                                     \
 	"                      callpath-param: COUNTs within F are alike (default 0.05)\n" \
 	"      --seed S        kmedoid: seed of PAM's initial medoids (default 1)\n"     \
@@ -97,7 +103,7 @@ const char *tc_mode_args_first(const struct tc_mode_args *ma);
  * error naming cmd and the option and returns its status. */
 int tc_mode_opt_set(const char *cmd, int id, const char *s, struct tc_cluster_opts *o);
 /* "k", "steps", "distance", "threshold", "seed", "marker",
- * "call-frequency"; and back (-1 when unknown). */
+ * "call-frequency", "noise"; and back (-1 when unknown). */
 const char *tc_mode_opt_name(int id);
 int tc_mode_opt_from_name(const char *name);
 /* Whether option id changes what mode m does. */

@@ -55,7 +55,7 @@ assert [m["label"] for m in d["modes"]] == ["callpath-param:threshold=0.01",
     "callpath-param:threshold=0.05", "callpath-param:threshold=0.1",
     "kmedoid:k=2:seed=5", "kmedoid:k=3:seed=5"], [m["label"] for m in d["modes"]]
 assert d["modes"][4]["options"] == {"k": 3, "seed": 5, "steps": "single",
-                                    "distance": "manhattan"}, d["modes"][4]
+                                    "distance": "manhattan", "noise": 0.5}, d["modes"][4]
 ' "$output"
 }
 

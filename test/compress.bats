@@ -389,13 +389,14 @@ assert d["form"] == "binary" and d["bytes"] < d["input_bytes"], d
 }
 
 @test "compress: ranks with equal traces share one in memory, and a lead keeps its own times" {
-	# a 5x5 grid: kmedoid's one lead is rank 19, on the right side, whose
-	# trace equals rank 9's but for its times; the trace built must carry
-	# rank 19's own times, as a compress of rank 19 alone does
+	# a 5x5 grid: kmedoid's one lead, with times compared exactly, is rank
+	# 19, on the right side, whose trace equals rank 9's but for its times;
+	# the trace built must carry rank 19's own times, as a compress of rank
+	# 19 alone does
 	tracecluster synth --pattern stencil2d --ranks 25 --dims 5x5 --iters 4 --jitter 0.2 -o g >/dev/null
-	run -0 tc cluster --mode kmedoid -k 1 --json g
+	run -0 tc cluster --mode kmedoid -k 1 --noise 0 --json g
 	python3 -c 'import json, sys; assert [c["lead"] for c in json.loads(sys.argv[1])["clusters"]] == [19]' "$output"
-	tc compress -q --mode kmedoid -k 1 --lead-only --timing rank -o k.tct g
+	tc compress -q --mode kmedoid -k 1 --noise 0 --lead-only --timing rank -o k.tct g
 	tc compress -q --mode none --timing rank -o own19.tct g/rank-00019.tcr
 	tc compress -q --mode none --timing rank -o own9.tct g/rank-00009.tcr
 	tc expand --rank 19 k.tct >k19

@@ -136,3 +136,33 @@ assert all(r["rank_a"] == r["rank_b"] for r in d["ranks"])'
 	assert_line --regexp "^ +0 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ (s|ms|µs|ns) +[0-9.]+ (s|ms|µs|ns) +[-+][0-9.]+ (s|ms|µs|ns) +-$"
 	refute_output --regexp "[0-9]{7,} ns"
 }
+
+@test "diff: call sites do not depend on the program's name or path; what differs is named" {
+	rw="$TC_ROOT/${TC_BUILD:-build/default}/test/tools/tcr-rewrite"
+	[ -x "$rw" ] || skip "test tools not built"
+	mkdir renamed lib
+	# the innermost frame of every call site in another executable, or in
+	# a shared library
+	for f in "$A"/rank-*.tcr; do
+		"$rw" "$f" "renamed/${f##*/}" "/scratch/copy/app2" /scratch/copy/app2
+		"$rw" "$f" "lib/${f##*/}" "/opt/lib/libstencil.so.1" /opt/lib/libstencil.so.1
+	done
+	run -0 tc diff --top 0 "$A" renamed
+	assert_line --regexp "^ranks: +16 compared, 16 identical in structure, 0 diverge$"
+	assert_line --regexp "^events: +A 544, B 544; 544 matched, 0 mismatched"
+	run -0 tc diff --top 0 --ranks 0 "$A" lib
+	assert_line --regexp "^ranks: +1 compared, 0 identical in structure, 1 diverge$"
+	# both events print the same: the line after them says what differs
+	assert_line "    A #0 MPI_Init stencil2d_setup+0x1c"
+	assert_line "    B #0 MPI_Init stencil2d_setup+0x1c"
+	assert_line --regexp "^    differ in call-site frame #0: A synth-stencil2d\+0x[0-9a-f]+ \(stencil2d_setup\+0x1c\), B /opt/lib/libstencil.so.1\+0x[0-9a-f]+ \(stencil2d_setup\+0x1c\)$"
+	run -0 tc diff --top 0 --ranks 0 --json "$A" lib
+	python3 -c '
+import json, sys
+fd = json.loads(sys.argv[1])["ranks"][0]["first_divergence"]
+assert fd["a"]["where"] == fd["b"]["where"] and fd["differs"].startswith("call-site frame #0: A "), fd
+' "$output"
+	# where the events print differently there is no such line
+	run -0 tc diff --top 0 --ranks 0 "$A" "$W"
+	refute_line --regexp "^    differ in "
+}

@@ -4,9 +4,10 @@
 # through the commands that read the traces: accuracy and cluster --verify
 # on communicator splits (NPB FT), replay and accuracy on cancelled
 # wildcard receives (HPCC), heatmap --collectives on communicators other
-# than MPI_COMM_WORLD (Quantum ESPRESSO), and the split of the replay-time
-# error between operations and compute times on a load-imbalanced code
-# (LULESH).
+# than MPI_COMM_WORLD (Quantum ESPRESSO), the K modes on ranks that differ
+# in timing alone (NPB EP), diff on a copy of a binary under another name,
+# and the split of the replay-time error between operations and compute
+# times on a load-imbalanced code (LULESH).
 #
 # setup_file runs every program once; the tests read the trace sets.
 
@@ -26,16 +27,20 @@ have_mpi() {
 	command -v mpirun >/dev/null && [ -f "$SHIM" ] && [ -x "$TP/subcomm" ]
 }
 
-# trace NAME NP [PROGRAM ARGS...]: run $TP/PROGRAM (default NAME) on NP
-# ranks with the shim into $BATS_FILE_TMPDIR/NAME; output in NAME.out,
-# exit status in NAME.rc
-trace() {
-	local d="$BATS_FILE_TMPDIR/$1" np=$2 prog=${3:-$1}
-	shift $(($# < 3 ? $# : 3))
+# trace_as NAME NP PROG [ARG...]: run PROG on NP ranks with the shim into
+# $BATS_FILE_TMPDIR/NAME; output in NAME.out, exit status in NAME.rc
+trace_as() {
+	local d="$BATS_FILE_TMPDIR/$1" np=$2
+	shift 2
 	rm -rf "$d"
-	timeout 60 mpirun -np "$np" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$TP/$prog" \
-		"$@" >"$d.out" 2>&1
+	timeout 60 mpirun -np "$np" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$@" \
+		>"$d.out" 2>&1
 	echo $? >"$d.rc"
+}
+
+# trace NAME NP: run $TP/NAME
+trace() {
+	trace_as "$1" "$2" "$TP/$1"
 }
 
 setup_file() {
@@ -45,19 +50,32 @@ setup_file() {
 	trace cancel 4
 	trace subcomm 4
 	trace imbalance 4
-	trace imbalance2 4 imbalance two
+	trace_as imbalance2 4 "$TP/imbalance" two
+	trace_as jitter 8 "$TP/jitter"
+	trace_as roles 8 "$TP/jitter" roles
+	# the same binary under another name in another directory
+	mkdir -p "$BATS_FILE_TMPDIR/copy"
+	cp "$TP/jitter" "$BATS_FILE_TMPDIR/copy/jitter-copy"
+	trace_as jitter4 4 "$TP/jitter"
+	trace_as copy4 4 "$BATS_FILE_TMPDIR/copy/jitter-copy"
 }
 
 setup() {
 	have_mpi || skip "no MPI or capture shim built (mpicc not found)"
 }
 
-# traced NAME: the run exited 0 and left 4 rank files; echoes the directory
+# traced NAME [NP]: the run exited 0 and left NP (default 4) rank files;
+# echoes the directory
 traced() {
 	local d="$BATS_FILE_TMPDIR/$1"
 	[ "$(cat "$d.rc")" = 0 ] || { cat "$d.out" >&2; return 1; }
-	[ "$(ls "$d"/rank-*.tcr | wc -l)" = 4 ] || return 1
+	[ "$(ls "$d"/rank-*.tcr | wc -l)" = "${2:-4}" ] || return 1
 	echo "$d"
+}
+
+# nclusters JSON: the number of clusters of a cluster --json document
+nclusters() {
+	python3 -c 'import json, sys; print(len(json.loads(sys.argv[1])["clusters"]))' "$1"
 }
 
 # match_of JSON KEY: one matching percentage of an accuracy document
@@ -219,5 +237,93 @@ assert a["error"]["operations"] > 0 and a["acc_own_times"] < 1, a
 import json, sys
 a = json.loads(sys.argv[1])["accuracy"]
 assert a["acc_comm"] == 1.0 and a["error"]["operations"] == 0.0, a
+' "$output"
+}
+
+@test "K modes: ranks that differ in timing alone are one cluster, K is a bound" {
+	d=$(traced jitter 8)
+	# 8 ranks, the same collectives, random compute time between them:
+	# only COMP and COMM differ, by noise
+	run -0 tc signatures "$d"
+	assert_line --regexp '^distinct: +1 call-path, 1 call-path\+parameter, 1 reference$'
+	assert_line --regexp '^format: +0x180 comp comm$'
+	for m in kfarthest kmedoid; do
+		for steps in single double; do
+			run -0 tc cluster --mode "$m" --steps "$steps" -k 4 --json "$d"
+			[ "$(nclusters "$output")" = 1 ] || { echo "$m $steps: $output"; false; }
+		done
+		run -0 tc cluster --mode "$m" "$d"
+		assert_line --regexp '^clusters: +1$'
+		assert_line --regexp '^options: +k 9, single step, manhattan distance, timing noise 0.5'
+		# timing compared exactly, as the papers do: K clusters
+		run -0 tc cluster --mode "$m" -k 4 --noise 0 --json "$d"
+		[ "$(nclusters "$output")" = 4 ]
+	done
+	# the other commands take --noise too
+	run -0 tc compare --modes kfarthest:k=4:noise=0,0.5 --json --no-time "$d"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert [(m["options"]["noise"], m["clusters"]) for m in d["modes"]] == [(0, 4), (0.5, 1)], d
+' "$output"
+	run -0 tc accuracy --mode kfarthest -k 4 "$d"
+	assert_line --regexp "^mode: +kfarthest: 1 cluster, 1 lead"
+}
+
+@test "K modes: two genuinely different behaviours and timing noise are two clusters" {
+	d=$(traced roles 8)
+	# even ranks send then receive, odd ranks receive then send
+	for m in kfarthest kmedoid; do
+		for steps in single double; do
+			run -0 tc cluster --mode "$m" --steps "$steps" -k 4 --json "$d"
+			python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert [c["ranks"] for c in d["clusters"]] == [[0, 2, 4, 6], [1, 3, 5, 7]], sys.argv[2]
+' "$output" "$m $steps"
+		done
+	done
+	run -0 tc cluster --mode kfarthest -k 1 --json "$d"
+	[ "$(nclusters "$output")" = 1 ]
+}
+
+@test "diff: a copy of the binary under another name and directory matches every event" {
+	a=$(traced jitter4)
+	b=$(traced copy4)
+	# the call sites were recorded with the two file names
+	tc dump --callsites --no-events "$a/rank-00000.tcr" | grep -q '/jitter+0x'
+	tc dump --callsites --no-events "$b/rank-00000.tcr" | grep -q '/copy/jitter-copy+0x'
+	run -0 tc diff --top 0 "$a" "$b"
+	assert_line --regexp '^ranks: +4 compared, 4 identical in structure, 0 diverge$'
+	assert_line --regexp '^events: +A ([0-9]+), B \1; \1 matched, 0 mismatched, 0 only in A, 0 only in B; parameters differ in 0$'
+	assert_line "  none: every rank makes the same calls in the same order in both runs"
+	for key in function op; do
+		run -0 tc diff --key "$key" --json "$a" "$b"
+		python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])["summary"]
+assert s["identical"] == 4 and s["mismatched"] == s["only_a"] == s["only_b"] == 0, s
+assert s["matched"] == s["events_a"] == s["events_b"] > 0, s
+' "$output"
+	done
+}
+
+@test "diff: a different program or behaviour is still different" {
+	a=$(traced jitter4)
+	# another program: its calls come from other places, MPI_Init on
+	run -0 tc diff --top 0 "$a" "$(traced subcomm)"
+	assert_line --regexp '^ranks: +4 compared, 0 identical in structure, 4 diverge$'
+	assert_line "  rank 0, column 0:"
+	assert_line --regexp '^    A #0 MPI_Init main\+0x[0-9a-f]+$'
+	# the same binary in its other role: the ranks' calls differ
+	run -0 tc diff --top 0 --json "$a" "$(traced roles 8)"
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+s = d["summary"]
+assert s["compared"] == 4 and s["identical"] == 0, s
+for r in d["ranks"]:
+    fd = r["first_divergence"]
+    assert fd is not None and fd["differs"], r
 ' "$output"
 }

@@ -161,13 +161,14 @@ for m in d["modes"]:
 import json, sys
 d = json.loads(sys.argv[1])
 assert d["schema"] == 2 and d["input"] == sys.argv[2]
-assert d["options"] == {"k": 3, "seed": 7, "distance": "euclidean", "steps": "single"}, d
+assert d["options"] == {"k": 3, "seed": 7, "distance": "euclidean", "steps": "single",
+                        "noise": 0.5}, d
 assert d["clusters"] == 3 and 0 <= d["acc"] <= 1
 assert all(k.endswith("_pct") for k in d["match"])
 ' "$output" "$SETS/stencil2d"
 	run -0 tc accuracy --mode kfarthest -k 1 "$SETS/stencil2d"
 	assert_line --regexp "^mode: +kfarthest: 1 cluster, 1 lead, global trace [0-9]+ bytes"
-	assert_line "options:    k=1 steps=single distance=manhattan"
+	assert_line "options:    k=1 steps=single distance=manhattan noise=0.5"
 	assert_line --regexp "^replay: +t [0-9.]+ (s|ms|µs|ns), t' [0-9.]+ (s|ms|µs|ns), ACC "
 	run -0 tc accuracy --mode callpath-param --threshold 0.3 --json "$SETS/stencil2d"
 	python3 -c 'import json, sys; assert json.loads(sys.argv[1])["options"] == {"threshold": 0.3}' "$output"

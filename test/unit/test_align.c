@@ -592,3 +592,105 @@ TEST(diff_divergence)
 	tc_aseq_free(&a);
 	tc_aseq_free(&b);
 }
+
+/* ---- call sites across runs ------------------------------------------------------ */
+
+TEST(module_key_roles)
+{
+	CHECK(tc_module_is_shared("/usr/lib/x86_64-linux-gnu/libmpi.so.40"));
+	CHECK(tc_module_is_shared("libc.so.6"));
+	CHECK(tc_module_is_shared("/opt/app/plugin.so"));
+	CHECK(tc_module_is_shared("linux-vdso.so.1"));
+	CHECK(!tc_module_is_shared("/home/u/bin/solver"));
+	CHECK(!tc_module_is_shared("/home/u/bin/solver.sorted"));
+	CHECK(!tc_module_is_shared("/tmp/lib.so.d/app"));
+	CHECK(!tc_module_is_shared(""));
+	/* the main program by its role, libraries by their file name */
+	CHECK_EQ_U64(tc_module_key("/home/u/bin/solver"), tc_module_key("/scratch/solver2"));
+	CHECK_EQ_U64(tc_module_key("/usr/lib/libmpi.so.40"), tc_module_key("/opt/ompi/lib/libmpi.so.40"));
+	CHECK(tc_module_key("/usr/lib/libmpi.so.40") != tc_module_key("/usr/lib/libmpi.so.12"));
+	CHECK(tc_module_key("/usr/lib/libmpi.so.40") != tc_module_key("/home/u/bin/solver"));
+	CHECK_EQ_U64(tc_module_key(""), 0);
+}
+
+/* One rank of two Sends from main at 0x1200 and 0x1234 of module exe,
+ * through libfoo at lib, symbolised when sym. */
+static struct tc_aseq *two_sends(const char *exe, const char *lib, bool sym, uint64_t second)
+{
+	struct tc_aseq *q = tc_aseq_new(0, 2);
+	uint64_t off[2] = { 0x1200, second };
+
+	for (uint32_t k = 0; k < 2; k++) {
+		struct tc_frame fr[2];
+		struct tc_callsite cs;
+		struct tc_event ev;
+		fr[0].module = lib;
+		fr[0].offset = 0x40;
+		fr[0].symbol = sym ? "foo_send+0x40" : "";
+		fr[1].module = exe;
+		fr[1].offset = off[k];
+		fr[1].symbol = sym ? (k ? "main+0x34" : "main+0x0") : "";
+		cs.id = k;
+		cs.nframes = 2;
+		cs.frames = fr;
+		cs.signature = tc_stack_signature(fr, 2);
+		tc_aseq_on_callsite(q, &cs);
+		tc_event_init(&ev);
+		ev.op = TC_OP_SEND;
+		ev.callsite = k;
+		ev.fields = TC_F_PEER | TC_F_COUNT;
+		ev.peer = 1;
+		ev.count = 8;
+		ev.t_start = 100 + 1000 * k;
+		ev.t_end = ev.t_start + 10;
+		tc_aseq_on_event(q, &ev);
+	}
+	return q;
+}
+
+TEST(site_key_ignores_program_path)
+{
+	for (int sym = 0; sym < 2; sym++) {
+		struct tc_aseq *a = two_sends("/home/u/app", "/usr/lib/libfoo.so.1", sym, 0x1234);
+		struct tc_aseq *b = two_sends("/scratch/copy/app2", "/opt/lib/libfoo.so.1", sym,
+					      0x1234);
+		struct tc_aseq *c = two_sends("/home/u/app", "/usr/lib/libfoo.so.1", sym, 0x1238);
+		struct tc_aseq *d = two_sends("/home/u/app", "/usr/lib/libbar.so.1", sym, 0x1234);
+		struct tc_strbuf why = TC_STRBUF_INIT;
+
+		/* the recorded signatures differ (they hash the file name) */
+		CHECK(a->sites[0].signature != b->sites[0].signature);
+		for (int key = TC_AKEY_SITE; key <= TC_AKEY_FUNCTION; key++) {
+			tc_aseq_rekey(a, key);
+			tc_aseq_rekey(b, key);
+			CHECK_EQ_U64(a->sym[0], b->sym[0]);
+			CHECK_EQ_U64(a->sym[1], b->sym[1]);
+			/* both from main: one function, two call sites */
+			CHECK((a->sym[0] != a->sym[1]) == (key == TC_AKEY_SITE || !sym));
+		}
+		tc_aseq_rekey(a, TC_AKEY_SITE);
+		tc_aseq_rekey(b, TC_AKEY_SITE);
+		tc_aseq_explain(a, 1, b, 1, &why);
+		CHECK_STR(why.buf ? why.buf : "", "");
+		/* another call site of the same function */
+		CHECK(a->sym[1] != c->sym[1]);
+		CHECK_EQ_U64(a->sym[0], c->sym[0]);
+		tc_aseq_explain(a, 1, c, 1, &why);
+		CHECK_STR(why.buf, sym ? "call-site frame #1: A /home/u/app+0x1234 (main+0x34), "
+				   "B /home/u/app+0x1238 (main+0x34)"
+				 : "call-site frame #1: A /home/u/app+0x1234, B /home/u/app+0x1238");
+		tc_strbuf_release(&why);
+		/* another library */
+		CHECK(a->sym[0] != d->sym[0]);
+		tc_aseq_explain(a, 0, d, 0, &why);
+		CHECK(why.buf && strstr(why.buf, "call-site frame #0: A /usr/lib/libfoo.so.1+0x40"));
+		tc_strbuf_release(&why);
+		tc_aseq_explain(a, 0, d, SIZE_MAX, &why);
+		CHECK_STR(why.buf, "B has no event here");
+		tc_strbuf_release(&why);
+		tc_aseq_free(&a);
+		tc_aseq_free(&b);
+		tc_aseq_free(&c);
+		tc_aseq_free(&d);
+	}
+}

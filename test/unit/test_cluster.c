@@ -424,6 +424,112 @@ TEST(pam_weights_and_duplicates)
 	CHECK(rep[0] == 0 && rep[1] == 0 && rep[2] == 2 && rep[3] == 2);
 }
 
+TEST(timing_alike_relative_and_statistical)
+{
+	/* exact with noise 0 */
+	CHECK(tc_timing_alike(100, 0, 100, 0, 0));
+	CHECK(!tc_timing_alike(100, 0, 101, 0, 0));
+	CHECK(!tc_timing_alike(100, 50, 101, 50, 0));
+	/* relative to the larger value */
+	CHECK(tc_timing_alike(1000, 0, 500, 0, 0.5));
+	CHECK(!tc_timing_alike(1000, 0, 499, 0, 0.5));
+	CHECK(tc_timing_alike(0, 0, 0, 0, 0.5));
+	CHECK(!tc_timing_alike(0, 0, 1, 0, 0.5));
+	CHECK(tc_timing_alike(UINT64_MAX, 0, UINT64_MAX / 2 + 1, 0, 0.5));
+	/* three standard errors of the difference: sqrt(30^2 + 40^2) = 50 */
+	CHECK(tc_timing_alike(1000, 30, 1150, 40, 0.1));
+	CHECK(!tc_timing_alike(1000, 30, 1151, 40, 0.1));
+	/* everything with noise 1 */
+	CHECK(tc_timing_alike(1, 0, 1000000, 0, 1));
+}
+
+/* m items alike but for their COMP time. */
+static void comp_line(struct tc_signatures *s, const struct tc_signatures **p, const uint64_t *x,
+		      size_t m, double noise, struct tc_cluster_metric *mt)
+{
+	for (size_t j = 0; j < m; j++) {
+		sig_init(&s[j], (int32_t)j, 1);
+		s[j].v[TC_SIG_COMP] = x[j];
+		p[j] = &s[j];
+	}
+	tc_cluster_metric_init(mt, s, m, 1u << TC_SIG_COMP, TC_DIST_MANHATTAN, NULL);
+	mt->noise = noise;
+}
+
+TEST(k_nodes_do_not_split_timing_noise)
+{
+	/* jitter of up to 30% around 1000 ns, and one rank at 3000 ns */
+	static const uint64_t x[] = { 1000, 1200, 900, 1300, 1100, 3000 };
+	static const uint64_t w[] = { 1, 1, 1, 1, 1, 1 };
+	struct tc_signatures s[6];
+	const struct tc_signatures *p[6];
+	struct tc_cluster_metric mt;
+	struct tc_cluster_dist d;
+	uint32_t rep[6];
+
+	comp_line(s, p, x, 5, 0.5, &mt);
+	tc_cluster_distance(&mt, p[0], p[3], &d);
+	CHECK(d.g[2] == 0);
+	/* K is an upper bound: one cluster, however large K */
+	CHECK_EQ_U64(tc_kfarthest_node(&mt, p, w, 5, 3, rep), 1);
+	CHECK_EQ_U64(tc_kfarthest_node(&mt, p, w, 5, 9, rep), 1);
+	CHECK_EQ_U64(tc_pam_node(&mt, p, w, 5, 3, 1, rep), 1);
+	for (int j = 0; j < 5; j++)
+		CHECK(rep[j] == 0);
+	/* exact timing: K clusters, the papers' behaviour */
+	comp_line(s, p, x, 5, 0, &mt);
+	CHECK_EQ_U64(tc_kfarthest_node(&mt, p, w, 5, 3, rep), 3);
+	CHECK_EQ_U64(tc_pam_node(&mt, p, w, 5, 3, 1, rep), 3);
+	/* a rank three times slower is a difference beyond the noise */
+	comp_line(s, p, x, 6, 0.5, &mt);
+	CHECK_EQ_U64(tc_kfarthest_node(&mt, p, w, 6, 9, rep), 2);
+	CHECK(rep[5] == 5 && rep[1] == 0 && rep[3] == 0);
+	CHECK_EQ_U64(tc_pam_node(&mt, p, w, 6, 3, 1, rep), 2);
+	CHECK(rep[5] == 5);
+	/* the standard errors widen the tolerance of noisy averages */
+	comp_line(s, p, x, 6, 0.1, &mt);
+	CHECK(tc_kfarthest_node(&mt, p, w, 6, 9, rep) > 2);
+	for (int j = 0; j < 6; j++)
+		s[j].comp_se = 100;
+	CHECK_EQ_U64(tc_kfarthest_node(&mt, p, w, 6, 9, rep), 2);
+}
+
+TEST(k_modes_noise_on_whole_runs)
+{
+	/* 64 ranks of one behaviour with jittering COMP and COMM, and 64 of
+	 * a second call path: two clusters whatever K, unless timing is
+	 * compared exactly */
+	size_t n = 128;
+	struct tc_signatures *s = calloc(n, sizeof(*s));
+	static const char *const names[] = { "kfarthest", "kmedoid" };
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = tc_hash_fmix(i + 1);
+		sig_init(&s[i], (int32_t)i, i < 64 ? 0x10 : 0x20);
+		s[i].v[TC_SIG_COMP] = 10000 + h % 3000;
+		s[i].v[TC_SIG_COMM] = 50000 + (h >> 20) % 20000;
+	}
+	for (int mi = 0; mi < 2; mi++)
+		for (int steps = 1; steps <= 2; steps++)
+			for (int exact = 0; exact < 2; exact++) {
+				struct tc_cluster_opts o;
+				struct tc_clustering c;
+				tc_cluster_opts_init(&o);
+				o.k = 9;
+				o.steps = steps;
+				if (exact)
+					o.noise = 0;
+				CHECK(run_mode(names[mi], s, n, &o, &c) == 0);
+				CHECK_EQ_U64(c.nclusters, exact ? 9 : 2);
+				if (!exact && c.nclusters == 2) {
+					CHECK_EQ_U64(c.clusters[0].nranks, 64);
+					CHECK_EQ_I64(c.clusters[1].ranks[0], 64);
+				}
+				tc_clustering_release(&c);
+			}
+	free(s);
+}
+
 /* ---- whole modes -------------------------------------------------------------------- */
 
 /* n ranks, rank r of call path r % ncp, COUNT and COMP that vary. */

@@ -12,6 +12,7 @@
 #include "lib/rsd.h"
 #include "lib/trace.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,30 @@ TEST(acurdion_signatures_of_hand_trace)
 	CHECK_EQ_U64(s.v[TC_SIG_TYPES], 0x580000400002040ULL);
 	CHECK_EQ_U64(s.v[TC_SIG_TYPES], (1ULL << 6) | (1ULL << 13) | (1ULL << 34) |
 				     (1ULL << 55) | (1ULL << 56) | (1ULL << 58));
+	tc_rank_trace_free(&b.t);
+}
+
+/* The standard errors of COMP and COMM: the variance of each event
+ * node's mean over its occurrences, summed, rooted, over the nodes. */
+TEST(timing_standard_errors)
+{
+	struct tb b;
+	struct tc_signatures s;
+
+	tb_init(&b, 0);
+	tb_site(&b, 1, 0x11);
+	tb_site(&b, 2, 0x22);
+	/* a loop of 4 Barriers with compute times 100, 200, 300, 400 (sample
+	 * variance 16666.67, of the mean 4166.67) and calls of 10 ns; then
+	 * one Bcast (no spread) */
+	for (int i = 1; i <= 4; i++)
+		tb_put(&b, plain(TC_OP_BARRIER, 1), 100 * (uint64_t)i, 10);
+	tb_put(&b, plain(TC_OP_BCAST, 2), 1000, 10);
+	tc_signatures_compute(b.t, &s);
+	CHECK_EQ_U64(s.nodes, 2);
+	CHECK_EQ_U64(s.v[TC_SIG_COMP], 625); /* (250 + 1000) / 2 */
+	CHECK(fabs(s.comp_se - sqrt(50000.0 / 12) / 2) < 1e-6);
+	CHECK(s.comm_se == 0);
 	tc_rank_trace_free(&b.t);
 }
 

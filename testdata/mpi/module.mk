@@ -8,10 +8,12 @@
 #   subcomm  collectives on a dup, a split and a Cartesian communicator
 #   imbalance one behaviour with rank-dependent compute times (LULESH);
 #            "two": a second behaviour on odd ranks
+#   jitter   the same calls on every rank, random compute time between
+#            them (timing noise alone); "jitter roles": two behaviours
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split cancel subcomm imbalance
+MPI_TEST_C := split cancel subcomm imbalance jitter
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

@@ -453,8 +453,8 @@ int cmd_heatmap(int argc, char **argv)
 		case 'N':
 			if ((rc = tc_parse_u64(cmd, "--max-cells", optarg, &u)))
 				return rc;
-			if (u < 1 || u > 65536)
-				return tc_usage_error(cmd, "--max-cells: %s is out of range (1 to 65536)",
+			if (u < 1 || u > 4096)
+				return tc_usage_error(cmd, "--max-cells: %s is out of range (1 to 4096)",
 						      optarg);
 			max_cells = (uint32_t)u;
 			break;

@@ -23,9 +23,11 @@ struct tc_fig_page;
 	{ "font-size", required_argument, NULL, TC_FIGOPT_FONT },     \
 	{ "dpi", required_argument, NULL, TC_FIGOPT_DPI }
 
-#define TC_FIG_HELP                                                                   \
+/* --width and --height; the command's defaults follow on a line of its own */
+#define TC_FIG_HELP_SIZE                                                              \
 	"      --width L, --height L\n"                                                 \
-	"                      figure size, e.g. 3.3in, 8.5cm, 85mm, 240pt, 600px\n"   \
+	"                      figure size, e.g. 3.3in, 8.5cm, 85mm, 240pt, 600px\n"
+#define TC_FIG_HELP_TEXT                                                              \
 	"      --font-size PT  text size in points (default 8)\n"                      \
 	"      --dpi N         PNG pixels per inch (default 300; 96 for sizes in px)\n"
 

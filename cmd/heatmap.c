@@ -58,8 +58,9 @@ static const char heatmap_usage[] =
 	"                      from FILE's extension, else svg\n"
 	"      --scale S       linear (default) or log colour scale (value axis with\n"
 	"                      --histogram)\n"
-	TC_FIG_HELP
+	TC_FIG_HELP_SIZE
 	"                      (default 3.3in wide, 7in with --diff; height to fit)\n"
+	TC_FIG_HELP_TEXT
 	"      --comm ID       only the traffic on communicator ID (as tracecluster\n"
 	"                      dump --comms lists them; 0: MPI_COMM_WORLD)\n"
 	"      --window T0:T1  only calls that start from T0 to before T1, seconds\n"

@@ -41,8 +41,9 @@ static const char topology_usage[] =
 	"  -o, --output FILE   where to write ('-': standard output)\n"
 	"  -f, --format F      pdf, svg, png or csv (rank,column,row,cluster,lead);\n"
 	"                      default: from FILE's extension, else svg\n"
-	TC_FIG_HELP
+	TC_FIG_HELP_SIZE
 	"                      (default 3.3in wide, height to fit)\n"
+	TC_FIG_HELP_TEXT
 	"      --title T       the figure's title ('': none)\n"
 	"      --force         write PDF or PNG to a terminal\n"
 	"  -j, --threads N     worker threads\n"

@@ -1,89 +1,364 @@
 /*
  * heatmap.c - tracecluster heatmap: the sender x receiver communication
- * matrix of a trace set or of a global trace expanded, as SVG, PNG or CSV;
- * with --diff the original and the clustered global trace side by side
- * with their difference.
+ * matrix of a trace set or of a global trace expanded, as a figure (PDF,
+ * SVG, PNG) or CSV; with --diff the original and the clustered global
+ * trace side by side with their difference; with --comm, --window and
+ * --phase the traffic of one communicator, time window or phase; with
+ * --histogram the sizes of the messages instead.
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
+#include "cmd/evsource.h"
+#include "cmd/figopt.h"
 #include "cmd/modeopt.h"
 #include "cluster/cluster.h"
 #include "formats/tct.h"
+#include "formats/traceset.h"
 #include "lib/error.h"
+#include "lib/event.h"
+#include "lib/json.h"
 #include "lib/merge.h"
 #include "lib/pool.h"
 #include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "viz/viz.h"
 
+#include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char heatmap_usage[] =
 	"usage: tracecluster heatmap [--metric count|bytes|time] [--collectives]\n"
-	"                            [--format svg|png|csv]\n"
-	"                            [--diff --mode M [MODE OPTIONS]]\n"
+	"                            [--format pdf|svg|png|csv|json] [--scale linear|log]\n"
+	"                            [--width L] [--height L] [--font-size PT] [--dpi N]\n"
+	"                            [--comm ID] [--window T0:T1] [--phase K [--marker M]]\n"
+	"                            [--histogram] [--diff --mode M [MODE OPTIONS]]\n"
 	"                            [--max-cells N] [--title T] [--force]\n"
 	"                            -o FILE DIR|TRACE.tct\n"
 	"\n"
-	"Write the sender x receiver communication matrix of the trace set in DIR, or\n"
-	"of a global compressed trace expanded to every rank, as an SVG picture (axes,\n"
-	"tick labels, colour bar, viridis colour map), a PNG image of the cells, or CSV\n"
-	"in long form (src,dst,METRIC: one row per non-zero cell, sorted). Past N ranks\n"
-	"per axis, runs of ranks are binned (SVG and PNG; CSV is never binned).\n"
+	"Draw the sender x receiver communication matrix of the trace set in DIR, or\n"
+	"of a global compressed trace expanded to every rank, as a figure (PDF, SVG or\n"
+	"PNG: axes with rank labels, axis titles, a colour bar with the unit, a title),\n"
+	"or write it as CSV in long form (src,dst,METRIC: one row per non-zero cell,\n"
+	"sorted). Past N ranks per axis, figures bin runs of ranks (CSV never does).\n"
+	"With --histogram, the sizes of the messages in powers of two instead.\n"
 	"See tracecluster-heatmap(1).\n"
 	"\n"
 	"  -m, --metric M      count (messages, default), bytes, or time (us in sends)\n"
 	"      --collectives   add collectives as their point-to-point equivalents\n"
 	"                      (on any communicator whose members were recorded)\n"
 	"  -o, --output FILE   where to write ('-': standard output)\n"
-	"  -f, --format F      svg, png or csv (default: from FILE's extension, else svg)\n"
+	"  -f, --format F      pdf, svg, png, csv, or json (--histogram only); default:\n"
+	"                      from FILE's extension, else svg\n"
+	"      --scale S       linear (default) or log colour scale (value axis with\n"
+	"                      --histogram)\n"
+	TC_FIG_HELP_SIZE
+	"                      (default 3.3in wide, 7in with --diff; height to fit)\n"
+	TC_FIG_HELP_TEXT
+	"      --comm ID       only the traffic on communicator ID (as tracecluster\n"
+	"                      dump --comms lists them; 0: MPI_COMM_WORLD)\n"
+	"      --window T0:T1  only calls that start from T0 to before T1, seconds\n"
+	"                      from the start of the run (either may be left out)\n"
+	"      --phase K       only phase K: the calls after the K-th marker call up to\n"
+	"                      and including the next (0: up to the first), as\n"
+	"                      chameleon cuts them; --marker OP[@CALLSITE] names the\n"
+	"                      marker (default MPI_Barrier at its most frequent site)\n"
+	"      --histogram     message sizes (bins of powers of two) instead of the\n"
+	"                      matrix; --metric says what the bars measure\n"
 	"      --diff          original, clustered and their difference side by side\n"
 	"                      (needs DIR and --mode)\n"
 	"      --mode M        the clustering mode of --diff\n"
-	"      --max-cells N   at most N bins per axis (default 128 for SVG, 512 for PNG)\n"
-	"      --title T       the picture's title\n"
-	"      --force         write PNG to a terminal\n"
+	"      --max-cells N   at most N bins per axis (default 256)\n"
+	"      --title T       the figure's title ('': none)\n"
+	"      --force         write PDF or PNG to a terminal\n"
 	"  -j, --threads N     worker threads\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"MODE OPTIONS, as tracecluster cluster takes them (with --diff):\n"
 	TC_MODE_HELP;
 
-enum { FMT_SVG = 0, FMT_PNG, FMT_CSV };
+enum { FMT_SVG = TC_FIG_SVG, FMT_PDF = TC_FIG_PDF, FMT_PNG = TC_FIG_PNG,
+       FMT_CSV = TC_FIG_NFORMATS, FMT_JSON };
 
-static int format_from_name(const char *s)
+static const char *const data_formats[] = { "csv", "json" };
+
+/* "T0:T1" in seconds, either side may be empty. */
+static int parse_window(const char *cmd, const char *s, double *t0, double *t1)
 {
-	if (!strcmp(s, "svg"))
-		return FMT_SVG;
-	if (!strcmp(s, "png"))
-		return FMT_PNG;
-	if (!strcmp(s, "csv"))
-		return FMT_CSV;
-	return -1;
+	const char *colon = strchr(s, ':');
+	char *end;
+
+	*t0 = 0;
+	*t1 = INFINITY;
+	if (!colon)
+		goto bad;
+	if (colon > s) {
+		*t0 = strtod(s, &end);
+		if (end != colon || !isfinite(*t0) || *t0 < 0)
+			goto bad;
+	}
+	if (colon[1]) {
+		*t1 = strtod(colon + 1, &end);
+		if (*end || isnan(*t1))
+			goto bad;
+	}
+	if (!(*t1 > *t0))
+		return tc_usage_error(cmd, "--window: %s is empty (T1 must be past T0)", s);
+	return 0;
+bad:
+	return tc_usage_error(cmd, "--window: expected T0:T1 in seconds from the start of the "
+			      "run (e.g. 0.5:1.5, 2:), got '%s'", s);
 }
 
-/* The format FILE's extension names; -1 for an image format this command
- * does not write (never SVG under a .pdf name); SVG for any other. */
-static int format_from_path(const char *path)
+static bool is_tct(const char *path)
 {
-	static const char *const other[] = { "pdf", "eps", "ps", "jpg", "jpeg", "gif",
-					     "tif", "tiff", "webp", "bmp" };
-	const char *dot = strrchr(path, '.');
+	char buf[64];
+	ssize_t n;
+	struct stat st;
+	int fd;
 
-	if (dot && strchr(dot, '/') == NULL) {
-		int f = format_from_name(dot + 1);
-		if (f >= 0)
-			return f;
-		for (size_t i = 0; i < TC_ARRAY_SIZE(other); i++)
-			if (!strcasecmp(dot + 1, other[i]))
-				return -1;
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && tc_tct_probe(buf, (size_t)n);
+}
+
+/* ---- what the events add up to, under the filters ----------------------- */
+
+struct hm_slot {
+	struct tc_matrix m;
+	struct tc_msghist h;
+	uint64_t markers;        /* marker calls so far */
+	uint64_t *sites;         /* marker pre-pass: (signature, calls) pairs */
+	size_t nsites, asites;
+};
+
+struct hm_job {
+	int metric;
+	bool coll, hist;
+	int32_t world;
+	bool by_comm, by_window, by_phase;
+	uint32_t comm;
+	uint64_t t0, t1;         /* ns from the start of the run */
+	uint64_t phase;
+	uint32_t marker_op;
+	uint64_t marker_site;
+	struct hm_slot *slots;
+	size_t nslots;
+};
+
+static void hist_msg(void *p, int32_t src, int32_t dst, uint64_t bytes, double us)
+{
+	(void)src;
+	(void)dst;
+	tc_msghist_add(p, bytes, us);
+}
+
+static void hm_visit(void *p, size_t i, int32_t rank, const struct tc_event *ev, uint64_t site,
+		     const struct tc_matrix_comm *comm, uint64_t t)
+{
+	struct hm_job *j = p;
+	struct hm_slot *s = &j->slots[i];
+	bool keep = true;
+
+	if (j->by_phase) {
+		/* the marker call ends its phase */
+		keep = s->markers == j->phase;
+		if (ev->op == j->marker_op && site == j->marker_site)
+			s->markers++;
 	}
-	return FMT_SVG;
+	if (j->by_comm && ev->comm != j->comm)
+		keep = false;
+	if (j->by_window && (t < j->t0 || t >= j->t1))
+		keep = false;
+	if (!keep)
+		return;
+	if (j->hist)
+		tc_event_messages(rank, ev, j->world, j->coll, comm, hist_msg, &s->h);
+	else
+		tc_matrix_add_event(&s->m, rank, ev, j->metric, j->coll, comm);
+}
+
+/* The marker pre-pass: how often each call site calls the marker's op. */
+static void marker_visit(void *p, size_t i, int32_t rank, const struct tc_event *ev,
+			 uint64_t site, const struct tc_matrix_comm *comm, uint64_t t)
+{
+	struct hm_job *j = p;
+	struct hm_slot *s = &j->slots[i];
+	size_t k;
+
+	(void)rank;
+	(void)comm;
+	(void)t;
+	if (ev->op != j->marker_op)
+		return;
+	for (k = 0; k < s->nsites; k += 2)
+		if (s->sites[k] == site)
+			break;
+	if (k == s->nsites) {
+		TC_ALLOC_GROW(s->sites, s->nsites + 2, s->asites);
+		s->sites[k] = site;
+		s->sites[k + 1] = 0;
+		s->nsites += 2;
+	}
+	s->sites[k + 1]++;
+}
+
+static void job_init(struct hm_job *j, const struct tc_evsrc *src)
+{
+	j->world = tc_evsrc_world(src);
+	j->nslots = tc_evsrc_slots(src);
+	j->slots = tc_xcalloc(j->nslots + 1, sizeof(*j->slots));
+	for (size_t i = 0; i < j->nslots; i++) {
+		tc_matrix_init(&j->slots[i].m, j->world);
+		tc_msghist_init(&j->slots[i].h);
+	}
+}
+
+static void job_release(struct hm_job *j)
+{
+	for (size_t i = 0; i < j->nslots; i++) {
+		tc_matrix_release(&j->slots[i].m);
+		free(j->slots[i].sites);
+	}
+	free(j->slots);
+	j->slots = NULL;
+	j->nslots = 0;
+}
+
+/* The call site of the marker: the one given, else the one that calls
+ * its op most often over every rank (ties: the smaller signature), as
+ * chameleon takes it. */
+static int find_marker(struct hm_job *j, const struct tc_evsrc *src, struct tc_pool *pool,
+		       struct tc_error *err)
+{
+	uint64_t best = 0, calls = 0;
+	bool found = false;
+
+	if (j->marker_site)
+		return 0;
+	if (tc_evsrc_each(src, pool, marker_visit, j, err))
+		return -1;
+	for (size_t i = 0; i < j->nslots; i++) {
+		const struct hm_slot *s = &j->slots[i];
+		for (size_t k = 0; k < s->nsites; k += 2) {
+			uint64_t site = s->sites[k], n = 0;
+			for (size_t q = 0; q < j->nslots; q++)
+				for (size_t r = 0; r < j->slots[q].nsites; r += 2)
+					if (j->slots[q].sites[r] == site)
+						n += j->slots[q].sites[r + 1];
+			if (!found || n > calls || (n == calls && site < best)) {
+				best = site;
+				calls = n;
+				found = true;
+			}
+		}
+	}
+	if (!found)
+		return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+				    "--phase: no %s call in the traces (choose the marker with "
+				    "--marker OP[@CALLSITE])", tc_op_name(j->marker_op));
+	j->marker_site = best;
+	return 0;
+}
+
+/* Run the job over src: the matrix (or histogram) of what passes the
+ * filters, reduced in slot order. */
+static int run_job(struct hm_job *j, const struct tc_evsrc *src, struct tc_pool *pool,
+		   struct tc_matrix *m, struct tc_msghist *h, struct tc_error *err)
+{
+	uint64_t most = 0;
+
+	job_init(j, src);
+	if (j->by_phase && find_marker(j, src, pool, err))
+		return -1;
+	if (tc_evsrc_each(src, pool, hm_visit, j, err))
+		return -1;
+	tc_matrix_init(m, j->world);
+	tc_msghist_init(h);
+	for (size_t i = 0; i < j->nslots; i++) {
+		tc_matrix_append(m, &j->slots[i].m);
+		tc_msghist_merge(h, &j->slots[i].h);
+		if (j->slots[i].markers > most)
+			most = j->slots[i].markers;
+	}
+	tc_matrix_finish(m);
+	if (j->by_phase && j->phase > most)
+		return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+				    "--phase %" PRIu64 ": the marker (%s at call site 0x%016" PRIx64
+				    ") is called %" PRIu64 " times, so the phases are 0 to %" PRIu64,
+				    j->phase, tc_op_name(j->marker_op), j->marker_site, most, most);
+	return 0;
+}
+
+static void hist_json(const struct tc_msghist *h, struct tc_strbuf *out)
+{
+	struct tc_json *o = tc_json_object(), *bins = tc_json_array();
+	uint64_t messages = 0, bytes = 0;
+	unsigned lo, hi;
+	char *txt;
+
+	tc_msghist_span(h, &lo, &hi);
+	for (unsigned k = lo; k <= hi; k++) {
+		struct tc_json *b = tc_json_object();
+		uint64_t a, z;
+		tc_msghist_range(k, &a, &z);
+		tc_json_set_uint(b, "size_min", a);
+		tc_json_set_uint(b, "size_max", z);
+		tc_json_set_uint(b, "messages", h->messages[k]);
+		tc_json_set_uint(b, "bytes", h->bytes[k]);
+		tc_json_set_real(b, "time_us", h->us[k]);
+		tc_json_append(bins, b);
+		messages += h->messages[k];
+		bytes += h->bytes[k];
+	}
+	tc_json_set_int(o, "schema", 1);
+	tc_json_set(o, "bins", bins);
+	tc_json_set_uint(o, "messages", messages);
+	tc_json_set_uint(o, "bytes", bytes);
+	txt = tc_json_dumps(o, TC_JSON_COMPACT);
+	tc_strbuf_addstr(out, txt);
+	tc_strbuf_addch(out, '\n');
+	free(txt);
+	tc_json_free(o);
+}
+
+/* The default title: the set's own name, not the path as typed
+ * ("../runs/halo2d/"), what is drawn and the filters. */
+static void default_title(struct tc_strbuf *tb, const char *path, const struct hm_job *j,
+			  bool hist, double w0, double w1)
+{
+	const char *name;
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	name = path + len;
+	while (name > path && name[-1] != '/')
+		name--;
+	tc_strbuf_addf(tb, "%.*s: %s%s", (int)(path + len - name), name,
+		       hist ? "message sizes" : tc_hm_metric_name(j->metric),
+		       j->coll ? " (with collectives)" : "");
+	if (j->by_comm)
+		tc_strbuf_addf(tb, ", communicator %" PRIu32, j->comm);
+	if (j->by_window) {
+		if (isinf(w1))
+			tc_strbuf_addf(tb, ", from %g s", w0);
+		else
+			tc_strbuf_addf(tb, ", %g s to %g s", w0, w1);
+	}
+	if (j->by_phase)
+		tc_strbuf_addf(tb, ", phase %" PRIu64, j->phase);
 }
 
 int cmd_heatmap(int argc, char **argv)
@@ -100,33 +375,51 @@ int cmd_heatmap(int argc, char **argv)
 		{ "max-cells", required_argument, NULL, 'N' },
 		{ "title", required_argument, NULL, 'T' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "scale", required_argument, NULL, 0x100 },
+		TC_FIG_LONGOPTS,
+		{ "comm", required_argument, NULL, 0x101 },
+		{ "window", required_argument, NULL, 0x102 },
+		{ "phase", required_argument, NULL, 0x103 },
+		{ "histogram", no_argument, NULL, 0x104 },
 		TC_MODE_LONGOPTS,
 		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *mode_name = NULL, *title = NULL;
 	const struct tc_cluster_mode *mode = NULL;
-	int metric = TC_HM_COUNT, fmt = -1, c, rc, status = TC_EXIT_FAIL;
-	bool coll = false, diff = false, force = false;
+	int fmt = -1, c, rc, status = TC_EXIT_FAIL;
+	bool diff = false, force = false, log = false, filtered;
+	double win0 = 0, win1 = 0;
 	uint64_t u;
 	uint32_t max_cells = 0;
+	struct hm_job job;
 	struct tc_anl a;
 	struct tc_mode_args margs;
 	struct tc_anl_built b;
 	struct tc_matrix orig, clus, delta;
+	struct tc_msghist hist;
+	struct tc_traceset *ts = NULL;
+	struct tc_gtrace *g = NULL;
 	struct tc_pool *pool = NULL;
 	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT;
+	struct tc_fig_args fa;
+	struct tc_fig_page page;
 	struct tc_error err;
 
+	memset(&job, 0, sizeof(job));
+	memset(&fa, 0, sizeof(fa));
+	job.metric = TC_HM_COUNT;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	tc_clustering_init(&b.cl);
 	tc_matrix_init(&orig, 0);
 	tc_matrix_init(&clus, 0);
 	tc_matrix_init(&delta, 0);
+	tc_msghist_init(&hist);
 	tc_mode_args_init(&margs, false);
 	while ((c = getopt_long(argc, argv, "m:o:f:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_mode_option(cmd, c, optarg, &margs, &rc)) {
+		if (tc_mode_option(cmd, c, optarg, &margs, &rc) ||
+		    tc_fig_option(cmd, c, optarg, &fa, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -135,22 +428,22 @@ int cmd_heatmap(int argc, char **argv)
 		case 'h':
 			return tc_print_help(heatmap_usage);
 		case 'm':
-			metric = tc_hm_metric_from_name(optarg);
-			if (metric < 0)
+			job.metric = tc_hm_metric_from_name(optarg);
+			if (job.metric < 0)
 				return tc_usage_error(cmd, "--metric: expected count, bytes or time, got '%s'",
 						      optarg);
 			break;
 		case 'C':
-			coll = true;
+			job.coll = true;
 			break;
 		case 'o':
 			out = optarg;
 			break;
 		case 'f':
-			fmt = format_from_name(optarg);
+			fmt = tc_fig_format(optarg, false, data_formats, TC_ARRAY_SIZE(data_formats));
 			if (fmt < 0)
-				return tc_usage_error(cmd, "--format: expected svg, png or csv, got '%s'",
-						      optarg);
+				return tc_usage_error(cmd, "--format: expected pdf, svg, png, csv or json, "
+						      "got '%s'", optarg);
 			break;
 		case 'D':
 			diff = true;
@@ -161,8 +454,8 @@ int cmd_heatmap(int argc, char **argv)
 		case 'N':
 			if ((rc = tc_parse_u64(cmd, "--max-cells", optarg, &u)))
 				return rc;
-			if (u < 1 || u > 65536)
-				return tc_usage_error(cmd, "--max-cells: %s is out of range (1 to 65536)",
+			if (u < 1 || u > 4096)
+				return tc_usage_error(cmd, "--max-cells: %s is out of range (1 to 4096)",
 						      optarg);
 			max_cells = (uint32_t)u;
 			break;
@@ -171,6 +464,34 @@ int cmd_heatmap(int argc, char **argv)
 			break;
 		case 'F':
 			force = true;
+			break;
+		case 0x100:
+			if (strcmp(optarg, "linear") && strcmp(optarg, "log"))
+				return tc_usage_error(cmd, "--scale: expected linear or log, got '%s'",
+						      optarg);
+			log = !strcmp(optarg, "log");
+			break;
+		case 0x101:
+			if ((rc = tc_parse_u64(cmd, "--comm", optarg, &u)))
+				return rc;
+			if (u > UINT32_MAX)
+				return tc_usage_error(cmd, "--comm: %s is out of range", optarg);
+			job.by_comm = true;
+			job.comm = (uint32_t)u;
+			break;
+		case 0x102:
+			if ((rc = parse_window(cmd, optarg, &win0, &win1)))
+				return rc;
+			job.by_window = true;
+			break;
+		case 0x103:
+			if ((rc = tc_parse_u64(cmd, "--phase", optarg, &u)))
+				return rc;
+			job.by_phase = true;
+			job.phase = u;
+			break;
+		case 0x104:
+			job.hist = true;
 			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
@@ -185,65 +506,128 @@ int cmd_heatmap(int argc, char **argv)
 		return tc_usage_error(cmd, "--diff needs --mode");
 	if (mode_name && !diff)
 		return tc_usage_error(cmd, "--mode is only for --diff");
-	if (!diff && tc_mode_args_first(&margs))
-		return tc_usage_error(cmd, "%s is an option of --mode, for --diff only",
-				      tc_mode_args_first(&margs));
+	if (diff && job.hist)
+		return tc_usage_error(cmd, "--histogram draws message sizes, not matrices to --diff");
+	if (!diff && tc_mode_args_first(&margs)) {
+		/* --marker also names the marker of --phase */
+		bool marker_only = job.by_phase;
+		for (int i = 0; i < TC_NMOPTS; i++)
+			if (margs.given[i] && i != TC_MOPT_MARKER)
+				marker_only = false;
+		if (!marker_only)
+			return tc_usage_error(cmd, "%s is an option of --mode, for --diff only",
+					      tc_mode_args_first(&margs));
+	}
 	if (mode_name && !(mode = tc_cluster_mode_find(mode_name)))
 		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
 				      "--list-modes)", mode_name);
 	if (fmt < 0) {
-		fmt = strcmp(out, "-") ? format_from_path(out) : FMT_SVG;
+		fmt = strcmp(out, "-") ? tc_fig_format(out, true, data_formats,
+						       TC_ARRAY_SIZE(data_formats))
+				       : FMT_SVG;
 		if (fmt < 0)
-			return tc_usage_error(cmd, "'%s': heatmap writes svg, png or csv, not %s "
-					      "(name the file .svg or .png, or give --format)",
+			return tc_usage_error(cmd, "'%s': heatmap writes pdf, svg, png, csv or json, not "
+					      "%s (name the file .pdf, .svg or .png, or give --format)",
 					      out, strrchr(out, '.') + 1);
 	}
-	if (fmt == FMT_PNG && !strcmp(out, "-") && isatty(STDOUT_FILENO) && !force) {
-		tc_errorf("stdout is a terminal, not writing PNG to it (use -o FILE or --force)");
-		return TC_EXIT_USAGE;
+	if (fmt == FMT_JSON && !job.hist)
+		return tc_usage_error(cmd, "JSON is the histogram's (--histogram); a matrix is CSV");
+	if ((rc = tc_fig_check_tty(out, fmt, force)) || (rc = tc_fig_args_page(cmd, &fa, fmt, &page)))
+		return rc;
+	job.marker_op = margs.o.marker_op ? margs.o.marker_op : TC_OP_BARRIER;
+	job.marker_site = margs.o.marker_site;
+	if (job.by_window) {
+		job.t0 = (uint64_t)(win0 * 1e9 + 0.5);
+		job.t1 = isinf(win1) || win1 * 1e9 >= 1.8e19 ? UINT64_MAX : (uint64_t)(win1 * 1e9 + 0.5);
 	}
+	filtered = job.by_comm || job.by_window || job.by_phase || job.hist;
 
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
-	if (tc_anl_open(&a, argv[optind], diff ? TC_ANL_NEED_DIR : 0, pool, &err)) {
-		tc_report(&err);
-		goto out;
+	if (!filtered || diff) {
+		if (tc_anl_open(&a, argv[optind], diff ? TC_ANL_NEED_DIR : 0, pool, &err)) {
+			tc_report(&err);
+			goto out;
+		}
 	}
-	tc_anl_matrix(&a, NULL, metric, coll, pool, &orig);
+	if (!filtered) {
+		tc_anl_matrix(&a, NULL, job.metric, job.coll, pool, &orig);
+	} else {
+		/* the original as recorded: a trace set read again with its
+		 * exact times, or the global trace given */
+		struct tc_evsrc src = { NULL, NULL, NULL, 0 };
+		if (is_tct(argv[optind])) {
+			if (tc_tct_read(argv[optind], &g, &err)) {
+				tc_report(&err);
+				goto out;
+			}
+			src.g = g;
+		} else {
+			struct stat st;
+			if (tc_traceset_open(&ts, argv[optind], 0, pool, &err) ||
+			    (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode) &&
+			     tc_traceset_check(ts, &err))) {
+				tc_report(&err);
+				goto out;
+			}
+			src.ts = ts;
+		}
+		rc = run_job(&job, &src, pool, &orig, &hist, &err);
+		job_release(&job);
+		if (rc) {
+			tc_report(&err);
+			status = err.code == TC_ERR_USAGE ? TC_EXIT_USAGE : TC_EXIT_FAIL;
+			goto out;
+		}
+	}
 	if (diff) {
 		a.what = mode->name;
 		if (tc_anl_build(&a, mode, &margs.o, pool, &b, &err)) {
 			tc_report(&err);
 			goto out;
 		}
-		tc_anl_matrix(&a, b.g, metric, coll, pool, &clus);
+		if (!filtered) {
+			tc_anl_matrix(&a, b.g, job.metric, job.coll, pool, &clus);
+		} else {
+			struct tc_evsrc src = { NULL, b.g, a.traces, a.n };
+			struct tc_msghist unused;
+			rc = run_job(&job, &src, pool, &clus, &unused, &err);
+			job_release(&job);
+			if (rc) {
+				tc_report(&err);
+				goto out;
+			}
+		}
 		tc_matrix_diff(&delta, &orig, &clus);
 	}
 	if (!title) {
-		/* the set's own name, not the path as typed ("../runs/halo2d/") */
-		const char *path = argv[optind], *name;
-		size_t len = strlen(path);
-		while (len > 1 && path[len - 1] == '/')
-			len--;
-		name = path + len;
-		while (name > path && name[-1] != '/')
-			name--;
-		tc_strbuf_addf(&tb, "%.*s: %s%s", (int)(path + len - name), name,
-			       tc_hm_metric_name(metric), coll ? " (with collectives)" : "");
+		default_title(&tb, argv[optind], &job, job.hist, win0, win1);
 		title = tb.buf;
 	}
-	if (fmt == FMT_CSV) {
+	if (job.hist) {
+		if (fmt == FMT_CSV) {
+			tc_msghist_csv(&hist, &sb);
+		} else if (fmt == FMT_JSON) {
+			hist_json(&hist, &sb);
+		} else {
+			struct tc_msghist_opts ho = { title, job.metric, log, page };
+			if (tc_msghist_draw(&hist, &ho, &sb, &err)) {
+				tc_report(&err);
+				goto out;
+			}
+		}
+	} else if (fmt == FMT_CSV) {
 		if (diff)
-			tc_heatmap_csv_diff(&orig, &clus, tc_hm_metric_column(metric), &sb);
+			tc_heatmap_csv_diff(&orig, &clus, tc_hm_metric_column(job.metric), &sb);
 		else
-			tc_heatmap_csv(&orig, tc_hm_metric_column(metric), &sb);
+			tc_heatmap_csv(&orig, tc_hm_metric_column(job.metric), &sb);
 	} else {
 		char ctitle[128];
 		struct tc_heatmap_panel p[3];
-		struct tc_heatmap_opts o = { title, tc_hm_metric_unit(metric), max_cells };
+		struct tc_heatmap_opts o = { title, job.metric, max_cells, log, page };
 		size_t np = 1;
 		/* a single panel needs no name of its own */
-		p[0].title = a.g ? "global trace, expanded" : diff ? "original" : "";
+		p[0].title = a.g || g ? "global trace, expanded" : diff ? "original" : "";
 		p[0].m = &orig;
 		p[0].diverging = false;
 		if (diff) {
@@ -251,15 +635,15 @@ int cmd_heatmap(int argc, char **argv)
 			p[1].title = ctitle;
 			p[1].m = &clus;
 			p[1].diverging = false;
-			p[2].title = "clustered - original";
+			p[2].title = "clustered \u2212 original";
 			p[2].m = &delta;
 			p[2].diverging = true;
 			np = 3;
 		}
-		if (fmt == FMT_SVG)
-			tc_heatmap_svg(p, np, &o, &sb);
-		else
-			tc_heatmap_png(p, np, &o, &sb);
+		if (tc_heatmap_draw(p, np, &o, &sb, &err)) {
+			tc_report(&err);
+			goto out;
+		}
 	}
 	if (tc_tct_write_file(out, sb.buf ? sb.buf : "", sb.len, &err)) {
 		tc_report(&err);
@@ -274,6 +658,8 @@ out:
 	tc_matrix_release(&delta);
 	tc_anl_built_release(&b);
 	tc_anl_release(&a);
+	tc_gtrace_free(&g);
+	tc_traceset_free(&ts);
 	tc_pool_free(pool);
 	return tc_finish_stdout(status);
 }

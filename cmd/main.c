@@ -34,13 +34,13 @@ static const struct command commands[] = {
 	{ "dump", cmd_dump, "print the events of one raw trace file" },
 	{ "expand", cmd_expand, "give back one rank's events from a global compressed trace" },
 	{ "export", cmd_export, "write a trace set or a global trace as OTF2 or Perfetto/Chrome JSON" },
-	{ "heatmap", cmd_heatmap, "sender x receiver communication matrix as SVG, PNG or CSV" },
+	{ "heatmap", cmd_heatmap, "communication matrix or message sizes as PDF, SVG, PNG or CSV" },
 	{ "info", cmd_info, "summarise a trace set: ranks, events, ops, call sites" },
 	{ "replay", cmd_replay, "simulated replay: predicted time per rank and makespan" },
 	{ "run", cmd_run, "run an MPI launcher line with the capture shim preloaded" },
 	{ "signatures", cmd_signatures, "print each rank's call-path, parameter and ACURDION signatures" },
 	{ "synth", cmd_synth, "write a synthetic trace set with known ground truth" },
-	{ "topology", cmd_topology, "SVG of the ranks on their process grid coloured by cluster" },
+	{ "topology", cmd_topology, "the ranks on their process grid coloured by cluster" },
 };
 
 static const char usage_text[] =

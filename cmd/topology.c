@@ -1,10 +1,12 @@
 /*
  * topology.c - tracecluster topology: the ranks on their process grid
- * coloured by cluster (ICS'14 Fig. 4).
+ * coloured by cluster (ICS'14 Fig. 4), as a figure (PDF, SVG, PNG) or
+ * CSV.
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
+#include "cmd/figopt.h"
 #include "cmd/modeopt.h"
 #include "cluster/cluster.h"
 #include "formats/tct.h"
@@ -16,28 +18,42 @@
 #include "viz/viz.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char topology_usage[] =
-	"usage: tracecluster topology --mode M [MODE OPTIONS] [--dims CxR] -o FILE DIR\n"
+	"usage: tracecluster topology --mode M [MODE OPTIONS] [--dims CxR]\n"
+	"                             [--format pdf|svg|png|csv] [--width L] [--height L]\n"
+	"                             [--font-size PT] [--dpi N] [--title T] [--force]\n"
+	"                             -o FILE DIR\n"
 	"\n"
-	"Cluster the ranks of the trace set in DIR with mode M and draw them as an SVG\n"
-	"picture on their process grid, each rank coloured by its cluster and the lead\n"
-	"ranks outlined (as in Fig. 4 of the ICS'14 paper). The grid comes from --dims,\n"
-	"else from a Cartesian communicator the trace records (its last dimension\n"
-	"across), else the ranks stand in a line. See tracecluster-topology(1).\n"
+	"Cluster the ranks of the trace set in DIR with mode M and draw them on their\n"
+	"process grid, each rank coloured by its cluster and the lead ranks outlined\n"
+	"(as in Fig. 4 of the ICS'14 paper), as a figure (PDF, SVG or PNG) or CSV. The\n"
+	"grid comes from --dims, else from a Cartesian communicator the trace records\n"
+	"(its last dimension across), else it is the most nearly square one that holds\n"
+	"the ranks; the figure says which. See tracecluster-topology(1).\n"
 	"\n"
 	"  -m, --mode M        the clustering mode (see tracecluster cluster --list-modes)\n"
 	"      --dims CxR      C columns by R rows (C*R must cover the ranks)\n"
 	"  -o, --output FILE   where to write ('-': standard output)\n"
-	"      --title T       the picture's title\n"
+	"  -f, --format F      pdf, svg, png or csv (rank,column,row,cluster,lead);\n"
+	"                      default: from FILE's extension, else svg\n"
+	TC_FIG_HELP_SIZE
+	"                      (default 3.3in wide, height to fit)\n"
+	TC_FIG_HELP_TEXT
+	"      --title T       the figure's title ('': none)\n"
+	"      --force         write PDF or PNG to a terminal\n"
 	"  -j, --threads N     worker threads\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"MODE OPTIONS, as tracecluster cluster takes them:\n"
 	TC_MODE_HELP;
+
+enum { FMT_CSV = TC_FIG_NFORMATS };
+static const char *const data_formats[] = { "csv" };
 
 static int parse_dims(const char *s, uint32_t dims[2])
 {
@@ -79,6 +95,28 @@ static bool grid_from_traces(const struct tc_anl *a, uint32_t dims[2])
 	return false;
 }
 
+/*
+ * The most nearly square grid for n ranks, columns x rows, columns >= rows:
+ * the factor pair of n closest to square when it is at most twice as wide
+ * as high (1024: 32 x 32; 2048: 64 x 32; 12: 4 x 3), else
+ * ceil(sqrt(n)) columns and the rows they need, the last one short (7:
+ * 3 x 3).
+ */
+static void near_square(int32_t n, uint32_t dims[2])
+{
+	uint32_t c, r = (uint32_t)sqrt((double)(n > 0 ? n : 1));
+
+	while (r > 1 && (uint32_t)n % r)
+		r--;
+	c = n > 0 ? (uint32_t)n / r : 1;
+	if (c > 2 * r) {
+		c = (uint32_t)ceil(sqrt((double)n));
+		r = ((uint32_t)n + c - 1) / c;
+	}
+	dims[0] = c;
+	dims[1] = r;
+}
+
 int cmd_topology(int argc, char **argv)
 {
 	static const char *cmd = "topology";
@@ -88,6 +126,9 @@ int cmd_topology(int argc, char **argv)
 		{ "dims", required_argument, NULL, 'D' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 'T' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'F' },
+		TC_FIG_LONGOPTS,
 		TC_MODE_LONGOPTS,
 		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
@@ -95,23 +136,29 @@ int cmd_topology(int argc, char **argv)
 	const struct tc_cluster_mode *mode = NULL;
 	const char *mode_name = NULL, *out = NULL, *title = NULL;
 	uint32_t dims[2] = { 0, 0 };
-	bool have_dims = false;
+	bool have_dims = false, force = false;
+	int fmt = -1;
+	const char *why;
+	struct tc_fig_args fa;
+	struct tc_fig_page page;
 	struct tc_anl a;
 	struct tc_clustering cl;
 	struct tc_cluster_opts copts;
 	struct tc_mode_args margs;
 	struct tc_pool *pool = NULL;
-	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT;
+	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT, nb = TC_STRBUF_INIT;
 	struct tc_error err;
 	int32_t *cluster_of = NULL;
 	bool *lead = NULL;
 	int c, rc, status = TC_EXIT_FAIL;
 
 	memset(&a, 0, sizeof(a));
+	memset(&fa, 0, sizeof(fa));
 	tc_clustering_init(&cl);
 	tc_mode_args_init(&margs, false);
-	while ((c = getopt_long(argc, argv, "m:o:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_mode_option(cmd, c, optarg, &margs, &rc)) {
+	while ((c = getopt_long(argc, argv, "m:o:f:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (tc_mode_option(cmd, c, optarg, &margs, &rc) ||
+		    tc_fig_option(cmd, c, optarg, &fa, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -133,6 +180,15 @@ int cmd_topology(int argc, char **argv)
 		case 'T':
 			title = optarg;
 			break;
+		case 'f':
+			fmt = tc_fig_format(optarg, false, data_formats, TC_ARRAY_SIZE(data_formats));
+			if (fmt < 0)
+				return tc_usage_error(cmd, "--format: expected pdf, svg, png or csv, got '%s'",
+						      optarg);
+			break;
+		case 'F':
+			force = true;
+			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
 				return rc;
@@ -147,6 +203,17 @@ int cmd_topology(int argc, char **argv)
 	if (!(mode = tc_cluster_mode_find(mode_name)))
 		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
 				      "--list-modes)", mode_name);
+	if (fmt < 0) {
+		fmt = strcmp(out, "-") ? tc_fig_format(out, true, data_formats,
+						       TC_ARRAY_SIZE(data_formats))
+				       : TC_FIG_SVG;
+		if (fmt < 0)
+			return tc_usage_error(cmd, "'%s': topology writes pdf, svg, png or csv, not %s "
+					      "(name the file .pdf, .svg or .png, or give --format)",
+					      out, strrchr(out, '.') + 1);
+	}
+	if ((rc = tc_fig_check_tty(out, fmt, force)) || (rc = tc_fig_args_page(cmd, &fa, fmt, &page)))
+		return rc;
 
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
@@ -169,8 +236,14 @@ int cmd_topology(int argc, char **argv)
 		status = TC_EXIT_USAGE;
 		goto out;
 	}
-	if (!have_dims)
-		have_dims = grid_from_traces(&a, dims);
+	if (have_dims) {
+		why = "--dims";
+	} else if (grid_from_traces(&a, dims)) {
+		why = "the Cartesian communicator of the trace";
+	} else {
+		near_square(a.world, dims);
+		why = "near square; no Cartesian communicator recorded";
+	}
 	cluster_of = tc_xmalloc(tc_st_mult((size_t)a.world + 1, sizeof(*cluster_of)));
 	lead = tc_xcalloc((size_t)a.world + 1, sizeof(*lead));
 	for (int32_t r = 0; r < a.world; r++)
@@ -184,11 +257,37 @@ int cmd_topology(int argc, char **argv)
 			lead[cc->lead] = true;
 	}
 	if (!title) {
-		tc_strbuf_addf(&tb, "%s: %s, %zu %s", argv[optind], mode->name, cl.nclusters,
-			       tc_plural(cl.nclusters, "cluster", "clusters"));
+		/* the set's own name, not the path as typed */
+		const char *path = argv[optind], *name;
+		size_t len = strlen(path);
+		while (len > 1 && path[len - 1] == '/')
+			len--;
+		name = path + len;
+		while (name > path && name[-1] != '/')
+			name--;
+		tc_strbuf_addf(&tb, "%.*s: %s, %zu %s", (int)(path + len - name), name, mode->name,
+			       cl.nclusters, tc_plural(cl.nclusters, "cluster", "clusters"));
 		title = tb.buf;
 	}
-	tc_topology_svg(a.world, cluster_of, lead, cl.nclusters, dims, have_dims ? 2 : 1, title, &sb);
+	tc_strbuf_addf(&nb, "%" PRId32 " ranks on a %" PRIu32 " \u00d7 %" PRIu32 " grid (%s)",
+		       a.world, dims[0], dims[1], why);
+	if (tc_g.verbosity > 0)
+		fprintf(stderr, "tracecluster: topology: %" PRId32 " ranks on a %" PRIu32 " x %" PRIu32
+			" grid (%s)\n", a.world, dims[0], dims[1], why);
+	if (fmt == FMT_CSV) {
+		tc_strbuf_addstr(&sb, "rank,column,row,cluster,lead\n");
+		for (int32_t r = 0; r < a.world; r++)
+			tc_strbuf_addf(&sb, "%" PRId32 ",%" PRIu32 ",%" PRIu32 ",%" PRId32 ",%d\n", r,
+				       (uint32_t)r % dims[0], (uint32_t)r / dims[0], cluster_of[r],
+				       lead[r] ? 1 : 0);
+	} else {
+		struct tc_topology_opts o = { title, nb.buf, page };
+		if (tc_topology_draw(a.world, cluster_of, lead, cl.nclusters, dims[0], dims[1], &o,
+				     &sb, &err)) {
+			tc_report(&err);
+			goto out;
+		}
+	}
 	if (tc_tct_write_file(out, sb.buf ? sb.buf : "", sb.len, &err)) {
 		tc_report(&err);
 		goto out;
@@ -199,6 +298,7 @@ out:
 	free(lead);
 	tc_strbuf_release(&sb);
 	tc_strbuf_release(&tb);
+	tc_strbuf_release(&nb);
 	tc_clustering_release(&cl);
 	tc_anl_release(&a);
 	tc_pool_free(pool);

@@ -145,14 +145,45 @@ for m in d["modes"]:
 	run -2 --separate-stderr tc compare --modes reference --json --csv "$SETS/mg"
 }
 
-@test "topology: an SVG grid coloured by cluster" {
+@test "topology: a grid coloured by cluster, as PDF, SVG, PNG or CSV" {
 	run -0 tc topology --mode callpath --dims 3x3 -o t.svg "$SETS/stencil2d"
 	python3 -c 'import xml.etree.ElementTree as E; E.parse("t.svg")'
-	grep -q 'rank 4, cluster' t.svg
-	grep -q '(lead)' t.svg
-	run -0 tc topology --mode callpath -o line.svg "$SETS/stencil2d"
+	grep -q '<title>stencil2d: callpath, ' t.svg
+	run -0 tc topology --mode callpath --dims 3x3 -o t.csv "$SETS/stencil2d"
+	assert_equal "$(head -1 t.csv)" "rank,column,row,cluster,lead"
+	grep -qx '4,1,1,[0-9]*,[01]' t.csv
+	[ "$(awk -F, 'NR > 1 && $5 == 1' t.csv | wc -l)" -ge 1 ]
+	run -0 tc topology --mode callpath -o t.pdf "$SETS/stencil2d"
+	head -c 5 t.pdf | grep -q '^%PDF-'
+	run -0 tc topology --mode callpath -o t.png "$SETS/stencil2d"
+	head -c 4 t.png | grep -q 'PNG'
 	run -2 --separate-stderr tc topology --mode callpath --dims 2x2 -o x.svg "$SETS/stencil2d"
 	run -2 --separate-stderr tc topology --mode callpath --dims 3 -o x.svg "$SETS/stencil2d"
+	run -2 --separate-stderr tc topology --mode callpath -o x.jpg "$SETS/stencil2d"
+	run -2 --separate-stderr tc topology --mode callpath --width 3 -o x.pdf "$SETS/stencil2d"
+	[ ! -e x.svg ] && [ ! -e x.jpg ] && [ ! -e x.pdf ]
+}
+
+@test "topology: without a Cartesian communicator the grid is near square, and the figure says so" {
+	# columns x rows for P ranks: factors close to square, else ceil(sqrt(P)) across
+	for spec in 4:2x2 12:4x3 64:8x8 7:3x3 1024:32x32 2048:64x32; do
+		p=${spec%:*} want=${spec#*:}
+		tc synth --pattern stencil1d --ranks $p --iters 1 -o s$p >/dev/null
+		tc topology --mode callpath -o s$p.csv s$p
+		cols=$(awk -F, 'NR > 1 && $2 + 1 > c { c = $2 + 1 } END { print c }' s$p.csv)
+		rows=$(awk -F, 'NR > 1 && $3 + 1 > r { r = $3 + 1 } END { print r }' s$p.csv)
+		[ "${cols}x${rows}" = "$want" ] || { echo "$p: ${cols}x${rows}, not $want"; false; }
+		# row-major
+		awk -F, -v c=$cols 'NR > 1 && ($2 != $1 % c || $3 != int($1 / c)) { exit 1 }' s$p.csv
+	done
+	tc topology --mode callpath -o s64.pdf s64
+	PYTHONIOENCODING=utf-8 python3 "$TC_ROOT/test/tools/pdftext.py" s64.pdf |
+		grep -q ' 64 ranks on a 8 × 8 grid (near square; no Cartesian communicator recorded)$'
+	tc topology --mode callpath --dims 16x4 -o d.pdf s64
+	PYTHONIOENCODING=utf-8 python3 "$TC_ROOT/test/tools/pdftext.py" d.pdf |
+		grep -q ' 64 ranks on a 16 × 4 grid (--dims)$'
+	run -0 --separate-stderr tc -v topology --mode callpath -o s1024.png s1024
+	[[ "$stderr" == *"1024 ranks on a 32 x 32 grid (near square"* ]]
 }
 
 @test "accuracy takes the mode's options and names them; human units, singulars" {
@@ -180,7 +211,7 @@ assert all(k.endswith("_pct") for k in d["match"])
 	run -0 tc topology --mode kfarthest -k 2 --dims 3x3 -o t2.svg "$SETS/stencil2d"
 	grep -q ': kfarthest, 2 clusters' t2.svg
 	run -0 tc topology --mode kfarthest -k 1 -o t1.svg "$SETS/stencil2d"
-	grep -q ': kfarthest, 1 cluster<' t1.svg
+	grep -q ': kfarthest, 1 cluster</title>' t1.svg
 	run -0 tc heatmap --diff --mode kfarthest -k 2 -f csv -o d.csv "$SETS/mg"
 	head -1 d.csv | grep -qx 'src,dst,original_messages,clustered_messages,difference_messages'
 	run -0 tc heatmap --diff --mode chameleon --marker MPI_Allreduce -o d.svg "$SETS/stencil2d"

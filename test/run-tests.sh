@@ -10,6 +10,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# sanitizer builds: leaks inside third-party libraries, for the unit tests
+# too (test/helper.bash sets the same for the Bats files)
+LSAN_OPTIONS="suppressions=$top/test/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS
 
 pass=0
 fail=0

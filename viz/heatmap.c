@@ -1,28 +1,24 @@
 /*
- * heatmap.c - communication matrices as CSV, SVG and PNG.
+ * heatmap.c - communication matrices as CSV, and as figures (PDF, SVG,
+ * PNG through viz/figure.c).
  *
  * Large matrices are binned: with more ranks than bins per axis, runs of
  * `per` consecutive ranks (tc_heatmap_binning) form one bin holding the
- * sum of their cells, so that 4096 ranks stay readable as 128 x 128 bins.
+ * sum of their cells, so that 4096 ranks stay readable as 256 x 256 bins.
  */
 #include "lib/compat.h"
 #include "viz/viz.h"
+#include "viz/internal.h"
+#include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HM_DEFAULT_CELLS 128u
-#define HM_SIDE 480.0      /* px of the matrix area */
-#define HM_LEFT 78.0
-#define HM_TOP 64.0
-#define HM_BOTTOM 58.0
-#define HM_BAR_GAP 24.0
-#define HM_BAR_W 16.0
-#define HM_RIGHT 96.0
-#define HM_PNG_SIDE 512u
+#define HM_DEFAULT_CELLS 256u
 
 uint32_t tc_heatmap_binning(int32_t n, uint32_t max_cells)
 {
@@ -45,34 +41,6 @@ static double *bin_matrix(const struct tc_matrix *m, uint32_t per, uint32_t *nb_
 	}
 	*nb_out = nb;
 	return d;
-}
-
-static void range_of(const double *d, size_t n, double *lo, double *hi)
-{
-	double a = 0, b = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (d[i] < a)
-			a = d[i];
-		if (d[i] > b)
-			b = d[i];
-	}
-	*lo = a;
-	*hi = b;
-}
-
-/* The colour of v; false for an empty (zero) cell of a sequential map. */
-static bool colour_of(double v, double lo, double hi, bool diverging, uint8_t rgb[3])
-{
-	if (diverging) {
-		double M = fmax(fabs(lo), fabs(hi));
-		tc_diverging(M > 0 ? 0.5 + v / (2 * M) : 0.5, rgb);
-		return v != 0;
-	}
-	if (v == 0)
-		return false;
-	tc_viridis(hi > 0 ? v / hi : 0, rgb);
-	return true;
 }
 
 void tc_heatmap_csv(const struct tc_matrix *m, const char *column, struct tc_strbuf *out)
@@ -120,206 +88,326 @@ void tc_heatmap_csv_diff(const struct tc_matrix *a, const struct tc_matrix *b,
 	}
 }
 
-static void xml_text(struct tc_strbuf *out, const char *s)
+
+/* ---- the figure ------------------------------------------------------------ */
+
+/* A colour scale shared by adjacent panels and its bar. */
+struct hm_scale {
+	bool diverging, log, empty;
+	double hi;               /* largest value (diverging: largest |v|) */
+	double lo;               /* smallest positive value (log) */
+	double blo, bhi;         /* the bar's ends, in the unit's numbers */
+	struct tc_vunit unit;
+	double ticks[TC_TICKS_MAX];
+	char labels[TC_TICKS_MAX][32];
+	size_t nticks;
+	double label_w;          /* widest tick label */
+};
+
+struct hm_panel {
+	const struct tc_heatmap_panel *p;
+	double *d;               /* nb x nb binned values */
+	uint32_t nb, per;
+	size_t scale;            /* index of its scale */
+	bool bar;                /* the last panel of its scale: draws the bar */
+};
+
+static void scale_ticks(struct hm_scale *sc, int metric, int max, struct tc_fig *f, double fs)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': tc_strbuf_addstr(out, "&lt;"); break;
-		case '>': tc_strbuf_addstr(out, "&gt;"); break;
-		case '&': tc_strbuf_addstr(out, "&amp;"); break;
-		case '"': tc_strbuf_addstr(out, "&quot;"); break;
-		default: tc_strbuf_addch(out, *s);
+	double t[TC_TICKS_MAX];
+	bool whole = metric != TC_HM_TIME && sc->unit.scale == 1;
+
+	if (sc->log && !sc->diverging)
+		sc->nticks = tc_ticks_log(sc->blo, sc->bhi, max, t);
+	else
+		sc->nticks = tc_ticks_linear(sc->blo, sc->bhi, max, whole, t);
+	sc->label_w = 0;
+	for (size_t i = 0; i < sc->nticks; i++) {
+		double w;
+		sc->ticks[i] = t[i];
+		tc_tick_label(t[i], sc->log && !sc->diverging, sc->labels[i], sizeof(sc->labels[i]));
+		w = tc_fig_text_width(f, sc->labels[i], fs, 0);
+		if (w > sc->label_w)
+			sc->label_w = w;
+	}
+}
+
+static void scale_range(struct hm_scale *sc, const struct hm_panel *hp, size_t np, size_t k,
+			int metric)
+{
+	double hi = 0, lo = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		size_t cells = (size_t)hp[i].nb * hp[i].nb;
+		if (hp[i].scale != k)
+			continue;
+		for (size_t c = 0; c < cells; c++) {
+			double v = sc->diverging ? fabs(hp[i].d[c]) : hp[i].d[c];
+			if (v > hi)
+				hi = v;
+			if (v > 0 && (lo == 0 || v < lo))
+				lo = v;
 		}
 	}
-}
-
-/* A step of 1, 2 or 5 times a power of ten giving at most 8 ticks. */
-static int64_t tick_step(int64_t n)
-{
-	int64_t p = 1;
-
-	for (;;) {
-		if (n / p <= 8)
-			return p;
-		if (n / (2 * p) <= 8)
-			return 2 * p;
-		if (n / (5 * p) <= 8)
-			return 5 * p;
-		p *= 10;
+	sc->hi = hi;
+	sc->lo = lo;
+	sc->empty = !(hi > 0);
+	tc_vunit_of(metric, hi, sc->log && !sc->diverging, &sc->unit);
+	if (sc->diverging) {
+		sc->bhi = hi / sc->unit.scale;
+		sc->blo = -sc->bhi;
+	} else if (sc->log) {
+		double e0 = floor(log10(lo / sc->unit.scale) + 1e-9);
+		double e1 = ceil(log10(hi / sc->unit.scale) - 1e-9);
+		if (sc->empty)
+			e0 = e1 = 0;
+		if (e1 <= e0)
+			e1 = e0 + 1;
+		sc->blo = pow(10, e0);
+		sc->bhi = pow(10, e1);
+	} else {
+		sc->blo = 0;
+		sc->bhi = hi / sc->unit.scale;
 	}
 }
 
-/*
- * The colour bar's tick step: 1, 2 or 5 times a power of ten, at most
- * max ticks over range, and never below 1 when every value is whole
- * (message counts and bytes have no 12.5).
- */
-static double bar_step(double range, int max, bool whole)
+/* Where t in [0, 1] of the scale falls for value v (in the data's units);
+ * false for a cell left white. */
+static bool scale_colour(const struct hm_scale *sc, double v, uint8_t rgb[3])
 {
-	double raw = range / max, mag = pow(10, floor(log10(raw))), norm = raw / mag;
-	double step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
-
-	return whole && step < 1 ? 1 : step;
-}
-
-static bool all_whole(const double *d, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (d[i] != floor(d[i]))
-			return false;
+	if (v == 0 || sc->empty)
+		return false;
+	if (sc->diverging) {
+		tc_diverging(0.5 + v / (2 * sc->hi), rgb);
+		return true;
+	}
+	if (v < 0)
+		return false;
+	if (sc->log) {
+		double x = log10(v / sc->unit.scale), a = log10(sc->blo), b = log10(sc->bhi);
+		tc_viridis((x - a) / (b - a), rgb);
+	} else {
+		tc_viridis(v / sc->hi, rgb);
+	}
 	return true;
 }
 
-static void svg_panel(struct tc_strbuf *out, const struct tc_heatmap_panel *p, double ox,
-		      uint32_t max_cells, const char *unit)
+/* The position along a bar of length len (0 at the bottom) of a tick. */
+static double scale_pos(const struct hm_scale *sc, double v, double len)
 {
-	int32_t n = p->m->n > 0 ? p->m->n : 1;
-	uint32_t per = tc_heatmap_binning(n, max_cells), nb;
-	double *d = bin_matrix(p->m, per, &nb), lo, hi, cs = HM_SIDE / nb;
-	double x0 = ox + HM_LEFT, y0 = HM_TOP, bx = x0 + HM_SIDE + HM_BAR_GAP;
-	int64_t step = tick_step(n);
-	uint8_t rgb[3];
-
-	range_of(d, (size_t)nb * nb, &lo, &hi);
-	tc_strbuf_addf(out, "<g class=\"panel\">\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
-		       "text-anchor=\"middle\">", x0 + HM_SIDE / 2, HM_TOP - 26);
-	xml_text(out, p->title);
-	if (per > 1)
-		tc_strbuf_addf(out, " (%" PRIu32 " ranks per bin)", per);
-	tc_strbuf_addstr(out, "</text>\n");
-	tc_strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		       "fill=\"#ffffff\" stroke=\"#333333\"/>\n", x0, y0, HM_SIDE, HM_SIDE);
-	for (uint32_t r = 0; r < nb; r++) {
-		for (uint32_t c = 0; c < nb; c++) {
-			double v = d[(size_t)r * nb + c];
-			if (!colour_of(v, lo, hi, p->diverging, rgb))
-				continue;
-			tc_strbuf_addf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-				       "fill=\"#%02x%02x%02x\"><title>%" PRIu64 ",%" PRIu64 ": %g</title></rect>\n",
-				       x0 + c * cs, y0 + r * cs, cs, cs, rgb[0], rgb[1], rgb[2],
-				       (uint64_t)r * per, (uint64_t)c * per, v);
-		}
-	}
-	if (lo == 0 && hi == 0)
-		tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" fill=\"#666666\" "
-			       "text-anchor=\"middle\">%s</text>\n", x0 + HM_SIDE / 2, y0 + HM_SIDE / 2,
-			       p->diverging ? "no difference" : "no messages");
-	/* ticks: sender down the left, receiver across the bottom */
-	for (int64_t t = 0; t < n; t += step) {
-		double pos = ((double)t + 0.5) / per * cs;
-		if (per > 1)
-			pos = (double)t / per * cs;
-		tc_strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>\n",
-			       x0 - 5, y0 + pos, x0, y0 + pos);
-		tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%" PRId64
-			       "</text>\n", x0 - 8, y0 + pos + 4, t);
-		tc_strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>\n",
-			       x0 + pos, y0 + HM_SIDE, x0 + pos, y0 + HM_SIDE + 5);
-		tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%" PRId64
-			       "</text>\n", x0 + pos, y0 + HM_SIDE + 18, t);
-	}
-	tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">receiver rank</text>\n",
-		       x0 + HM_SIDE / 2, y0 + HM_SIDE + 40);
-	tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
-		       "transform=\"rotate(-90 %.1f %.1f)\">sender rank</text>\n",
-		       x0 - 52, y0 + HM_SIDE / 2, x0 - 52, y0 + HM_SIDE / 2);
-	/* colour bar, bottom = low; none for an empty or all-zero matrix */
-	if (hi > lo || hi != 0) {
-		double blo = p->diverging ? -fmax(fabs(lo), fabs(hi)) : 0;
-		double bhi = p->diverging ? fmax(fabs(lo), fabs(hi)) : hi;
-		double bstep = bar_step(bhi - blo, 5, all_whole(d, (size_t)nb * nb));
-		int nsteps = 64;
-		for (int i = 0; i < nsteps; i++) {
-			double t = (i + 0.5) / nsteps;
-			if (p->diverging)
-				tc_diverging(t, rgb);
-			else
-				tc_viridis(t, rgb);
-			tc_strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" "
-				       "fill=\"#%02x%02x%02x\"/>\n", bx,
-				       y0 + HM_SIDE - (i + 1) * HM_SIDE / nsteps, HM_BAR_W,
-				       HM_SIDE / nsteps + 0.3, rgb[0], rgb[1], rgb[2]);
-		}
-		tc_strbuf_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			       "fill=\"none\" stroke=\"#333333\"/>\n", bx, y0, HM_BAR_W, HM_SIDE);
-		/* round values where they fall on the bar */
-		for (double v = ceil(blo / bstep) * bstep; v <= bhi + bstep * 1e-9; v += bstep) {
-			double y = y0 + HM_SIDE - HM_SIDE * (v - blo) / (bhi - blo);
-			tc_strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-				       "stroke=\"#333333\"/>\n", bx + HM_BAR_W, y, bx + HM_BAR_W + 3, y);
-			tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%.6g</text>\n",
-				       bx + HM_BAR_W + 5, y + 4, fabs(v) < bstep * 1e-9 ? 0 : v);
-		}
-		tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", bx, y0 - 8);
-		xml_text(out, unit);
-		tc_strbuf_addstr(out, "</text>\n");
-	}
-	tc_strbuf_addstr(out, "</g>\n");
-	free(d);
+	if (sc->log && !sc->diverging)
+		return len * (log10(v) - log10(sc->blo)) / (log10(sc->bhi) - log10(sc->blo));
+	return sc->bhi > sc->blo ? len * (v - sc->blo) / (sc->bhi - sc->blo) : 0;
 }
 
-void tc_heatmap_svg(const struct tc_heatmap_panel *p, size_t np, const struct tc_heatmap_opts *o,
-		    struct tc_strbuf *out)
-{
-	double pw = HM_LEFT + HM_SIDE + HM_BAR_GAP + HM_BAR_W + HM_RIGHT;
-	double w = pw * (double)(np ? np : 1), h = HM_TOP + HM_SIDE + HM_BOTTOM;
+/* The layout, in points, for a matrix side S. */
+struct hm_layout {
+	double F, pad, tick;
+	double title_h, sub_h, top_extra, xaxis_h;
+	double yaxis_w, gap;
+	double bar_gap, bar_w;   /* from matrix to bar, the bar itself */
+};
 
-	tc_strbuf_addf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		       "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n", w, h, w, h);
-	tc_strbuf_addstr(out, "<title>");
-	xml_text(out, o->title);
-	tc_strbuf_addstr(out, "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
-	tc_strbuf_addf(out, "<text x=\"%.1f\" y=\"18\" font-size=\"15\" font-weight=\"bold\" "
-		       "text-anchor=\"middle\">", w / 2);
-	xml_text(out, o->title);
-	tc_strbuf_addstr(out, "</text>\n");
+static double bar_block(const struct hm_layout *L, const struct hm_scale *sc)
+{
+	if (sc->empty)
+		return 0;
+	return L->bar_gap + L->bar_w + L->tick + 0.3 * L->F + sc->label_w + 0.5 * L->F + 1.0 * L->F;
+}
+
+static double content_width(const struct hm_layout *L, const struct hm_panel *hp, size_t np,
+			    const struct hm_scale *sc, double S)
+{
+	double w = L->yaxis_w + (double)np * S + (double)(np - 1) * L->gap;
+
 	for (size_t i = 0; i < np; i++)
-		svg_panel(out, &p[i], pw * (double)i, o->max_cells, o->unit);
-	tc_strbuf_addstr(out, "</svg>\n");
+		if (hp[i].bar)
+			w += bar_block(L, &sc[hp[i].scale]);
+	return w;
 }
 
-void tc_heatmap_png(const struct tc_heatmap_panel *p, size_t np, const struct tc_heatmap_opts *o,
-		    struct tc_strbuf *out)
+static double content_height(const struct hm_layout *L, double S)
 {
-	uint32_t gap = 8, side = 0, scale, w, h;
-	uint32_t *nbs = tc_xcalloc(np + 1, sizeof(*nbs));
-	double **d = tc_xcalloc(np + 1, sizeof(*d));
-	uint8_t *img;
+	return L->title_h + L->sub_h + L->top_extra + S + L->xaxis_h;
+}
 
-	for (size_t i = 0; i < np; i++) {
-		uint32_t per = tc_heatmap_binning(p[i].m->n, o->max_cells ? o->max_cells : 512);
-		d[i] = bin_matrix(p[i].m, per, &nbs[i]);
-		if (nbs[i] > side)
-			side = nbs[i];
+static void draw_bar(struct tc_fig *f, const struct hm_layout *L, const struct hm_scale *sc,
+		     double x, double y, double S)
+{
+	uint8_t ramp[256 * 3];
+	double fs = L->F, lx;
+
+	for (int i = 0; i < 256; i++) {
+		double t = (255 - i) / 255.0;
+		if (sc->diverging)
+			tc_diverging(t, ramp + 3 * i);
+		else
+			tc_viridis(t, ramp + 3 * i);
 	}
-	if (!side)
-		side = 1;
-	scale = side >= HM_PNG_SIDE ? 1 : HM_PNG_SIDE / side;
-	side *= scale;
-	w = (uint32_t)(np ? np : 1) * side + (uint32_t)(np > 1 ? np - 1 : 0) * gap;
-	h = side;
-	img = tc_xmalloc(tc_st_mult(tc_st_mult(w, h), 3));
-	memset(img, 0xff, (size_t)w * h * 3);
-	for (size_t i = 0; i < np; i++) {
-		double lo, hi;
-		uint32_t nb = nbs[i], ox = (uint32_t)i * (side + gap);
-		uint32_t sc = side / nb;
-		range_of(d[i], (size_t)nb * nb, &lo, &hi);
-		for (uint32_t r = 0; r < nb; r++) {
-			for (uint32_t c = 0; c < nb; c++) {
-				uint8_t rgb[3];
-				if (!colour_of(d[i][(size_t)r * nb + c], lo, hi, p[i].diverging, rgb))
-					continue;
-				for (uint32_t y = r * sc; y < (r + 1) * sc; y++)
-					for (uint32_t x = c * sc; x < (c + 1) * sc; x++)
-						memcpy(img + ((size_t)y * w + ox + x) * 3, rgb, 3);
-			}
-		}
-		free(d[i]);
+	tc_fig_image(f, x, y, L->bar_w, S, ramp, 1, 256);
+	tc_fig_frame(f, x, y, L->bar_w, S, 0.5, 64);
+	for (size_t i = 0; i < sc->nticks; i++) {
+		double ty = y + S - scale_pos(sc, sc->ticks[i], S);
+		tc_fig_line(f, x + L->bar_w, ty, x + L->bar_w + L->tick, ty, 0.5, 0);
+		tc_fig_text(f, x + L->bar_w + L->tick + 0.3 * fs, ty, sc->labels[i], fs,
+			    TC_TX_LEFT | TC_TX_MIDDLE);
 	}
-	tc_png_encode(img, w, h, out);
+	lx = x + L->bar_w + L->tick + 0.3 * fs + sc->label_w + 0.5 * fs;
+	tc_fig_text(f, lx, y + S / 2, sc->unit.label, fs, TC_TX_UP | TC_TX_CENTER | TC_TX_TOP);
+}
+
+static void draw_panel(struct tc_fig *f, const struct hm_layout *L, const struct hm_panel *hp,
+		       const struct hm_scale *sc, double x, double y, double S, int64_t step,
+		       bool ylabels)
+{
+	uint32_t nb = hp->nb, per = hp->per;
+	int32_t n = hp->p->m->n > 0 ? hp->p->m->n : 1;
+	double slots = (double)nb * per, fs = L->F;
+	uint8_t *img = tc_xmalloc(tc_st_mult(tc_st_mult(nb, nb), 3));
+	char buf[64];
+
+	memset(img, 0xff, (size_t)nb * nb * 3);
+	for (size_t c = 0; c < (size_t)nb * nb; c++)
+		scale_colour(sc, hp->d[c], img + 3 * c);
+	if (hp->p->title && *hp->p->title)
+		tc_fig_text(f, x + S / 2, y - L->top_extra - 0.45 * fs, hp->p->title, fs, TC_TX_CENTER);
+	tc_fig_image(f, x, y, S, S, img, nb, nb);
+	tc_fig_frame(f, x, y, S, S, 0.5, 64);
 	free(img);
-	free(d);
-	free(nbs);
+	if (sc->empty)
+		tc_fig_text(f, x + S / 2, y + S / 2, sc->diverging ? "no difference" : "no messages",
+			    fs, TC_TX_CENTER | TC_TX_MIDDLE);
+	for (int64_t t = 0; t < n; t += step) {
+		double pos = ((double)t + 0.5) / slots * S;
+		snprintf(buf, sizeof(buf), "%" PRId64, t);
+		tc_fig_line(f, x + pos, y + S, x + pos, y + S + L->tick, 0.5, 0);
+		tc_fig_text(f, x + pos, y + S + L->tick + 0.3 * fs, buf, fs, TC_TX_CENTER | TC_TX_TOP);
+		tc_fig_line(f, x - L->tick, y + pos, x, y + pos, 0.5, 0);
+		if (ylabels)
+			tc_fig_text(f, x - L->tick - 0.3 * fs, y + pos, buf, fs,
+				    TC_TX_RIGHT | TC_TX_MIDDLE);
+	}
+	if (per > 1)
+		snprintf(buf, sizeof(buf), "receiver rank (bins of %" PRIu32 ")", per);
+	else
+		snprintf(buf, sizeof(buf), "receiver rank");
+	tc_fig_text(f, x + S / 2, y + S + L->xaxis_h - 0.3 * fs, buf, fs, TC_TX_CENTER);
+	if (ylabels) {
+		if (per > 1)
+			snprintf(buf, sizeof(buf), "sender rank (bins of %" PRIu32 ")", per);
+		else
+			snprintf(buf, sizeof(buf), "sender rank");
+		tc_fig_text(f, x - L->yaxis_w, y + S / 2, buf, fs, TC_TX_UP | TC_TX_CENTER | TC_TX_TOP);
+	}
+}
+
+int tc_heatmap_draw(const struct tc_heatmap_panel *p, size_t np, const struct tc_heatmap_opts *o,
+		    struct tc_strbuf *out, struct tc_error *err)
+{
+	struct tc_fig *f = tc_fig_new(&o->page);
+	struct hm_panel *hp = tc_xcalloc(np + 1, sizeof(*hp));
+	struct hm_scale *sc = tc_xcalloc(np + 1, sizeof(*sc));
+	struct hm_layout L;
+	size_t nsc = 0;
+	int32_t n = 1;
+	int64_t step, maxlab;
+	double W, H, S, x, y, wS, hS, ymax_w, lab_w;
+	bool any_sub = false;
+	char buf[32];
+	int rc;
+
+	/* bins and scales: a run of sequential panels shares one */
+	for (size_t i = 0; i < np; i++) {
+		hp[i].p = &p[i];
+		hp[i].per = tc_heatmap_binning(p[i].m->n, o->max_cells ? o->max_cells : HM_DEFAULT_CELLS);
+		hp[i].d = bin_matrix(p[i].m, hp[i].per, &hp[i].nb);
+		if (p[i].m->n > n)
+			n = p[i].m->n;
+		if (i == 0 || p[i].diverging || p[i - 1].diverging) {
+			sc[nsc].diverging = p[i].diverging;
+			sc[nsc].log = o->log;
+			nsc++;
+		}
+		hp[i].scale = nsc - 1;
+		if (i > 0 && hp[i - 1].scale != hp[i].scale)
+			hp[i - 1].bar = true;
+		if (p[i].title && *p[i].title)
+			any_sub = true;
+	}
+	if (np)
+		hp[np - 1].bar = true;
+	for (size_t k = 0; k < nsc; k++)
+		scale_range(&sc[k], hp, np, k, o->metric);
+
+	L.F = tc_fig_font(f);
+	L.pad = 0.5 * L.F;
+	L.tick = 0.35 * L.F;
+	L.title_h = o->title && *o->title ? 2.0 * L.F : 0;
+	L.sub_h = any_sub ? 1.5 * L.F : 0;
+	L.top_extra = 0.5 * L.F;     /* room for the top tick label of a bar */
+	L.xaxis_h = L.tick + 0.3 * L.F + 0.73 * L.F + 0.8 * L.F + 0.73 * L.F + 0.3 * L.F;
+	L.gap = 1.2 * L.F;
+	L.bar_gap = 0.8 * L.F;
+	L.bar_w = 0.9 * L.F;
+	/* the widest rank label, then the y axis */
+	maxlab = n - 1;
+	snprintf(buf, sizeof(buf), "%" PRId64, maxlab);
+	lab_w = tc_fig_text_width(f, buf, L.F, 0);
+	ymax_w = lab_w;
+	L.yaxis_w = L.tick + 0.3 * L.F + ymax_w + 0.5 * L.F + 0.73 * L.F;
+
+	/* the side of the matrices: from the width, the height or both;
+	 * twice, the second time with as many bar ticks as the side holds */
+	W = o->page.width;
+	H = o->page.height;
+	if (!(W > 0) && !(H > 0))
+		W = np > 1 ? TC_FIG_TWO_COLUMNS : TC_FIG_ONE_COLUMN;
+	S = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		int max = pass ? (int)(S / (2.2 * L.F)) : 6;
+		if (max < 2)
+			max = 2;
+		if (max > 8)
+			max = 8;
+		for (size_t k = 0; k < nsc; k++)
+			scale_ticks(&sc[k], o->metric, max, f, L.F);
+		wS = (W - 2 * L.pad - content_width(&L, hp, np, sc, 0)) / (double)(np ? np : 1);
+		hS = H - 2 * L.pad - content_height(&L, 0);
+		S = W > 0 && H > 0 ? fmin(wS, hS) : W > 0 ? wS : hS;
+		if (S < 2 * L.F)
+			S = 2 * L.F;
+	}
+	if (!(W > 0))
+		W = content_width(&L, hp, np, sc, S) + 2 * L.pad;
+	if (!(H > 0))
+		H = content_height(&L, S) + 2 * L.pad;
+
+	tc_fig_begin(f, W, H);
+	x = (W - content_width(&L, hp, np, sc, S)) / 2;
+	y = (H - content_height(&L, S)) / 2;
+	if (L.title_h > 0)
+		tc_fig_text(f, W / 2, y + 1.1 * L.F, o->title,
+			    tc_fig_fit(f, o->title, 1.1 * L.F, TC_TX_BOLD, W - 2 * L.pad),
+			    TC_TX_CENTER | TC_TX_BOLD);
+	y += L.title_h + L.sub_h + L.top_extra;
+	x += L.yaxis_w;
+	step = tc_rank_step(n, S, lab_w, 0.8 * L.F);
+	if (step < tc_rank_step(n, S, 0, 1.4 * L.F))
+		step = tc_rank_step(n, S, 0, 1.4 * L.F);
+	for (size_t i = 0; i < np; i++) {
+		const struct hm_scale *s = &sc[hp[i].scale];
+		draw_panel(f, &L, &hp[i], s, x, y, S, step, i == 0);
+		x += S;
+		if (hp[i].bar && !s->empty) {
+			draw_bar(f, &L, s, x + L.bar_gap, y, S);
+			x += bar_block(&L, s);
+		}
+		x += L.gap;
+	}
+	rc = tc_fig_finish(f, o->title, out, err);
+	for (size_t i = 0; i < np; i++)
+		free(hp[i].d);
+	free(hp);
+	free(sc);
+	return rc;
 }

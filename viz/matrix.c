@@ -154,18 +154,17 @@ int tc_hm_metric_from_name(const char *name)
 	return -1;
 }
 
-static double value_of(int metric, uint64_t bytes, double us)
-{
-	return metric == TC_HM_BYTES ? (double)bytes : metric == TC_HM_TIME ? us : 1.0;
-}
+/* Where the messages of one event go. */
+struct msg_out {
+	int32_t world;
+	tc_msg_fn fn;
+	void *ctx;
+};
 
-static void add_msg(struct tc_matrix *m, int32_t rank, int32_t dst, int metric, uint64_t bytes,
-		    double us)
+static void msg(const struct msg_out *o, int32_t src, int32_t dst, uint64_t bytes, double us)
 {
-	double v = value_of(metric, bytes, us);
-
-	if (v != 0)
-		tc_matrix_add(m, rank, dst, v);
+	if (src >= 0 && dst >= 0 && src < o->world && dst < o->world)
+		o->fn(o->ctx, src, dst, bytes, us);
 }
 
 static uint64_t peer_bytes(const struct tc_event *ev, const uint64_t *counts, uint32_t n, int32_t j,
@@ -193,10 +192,10 @@ static int32_t rank_in(const struct tc_matrix_comm *c, int32_t w)
 	return -1;
 }
 
-static void add_coll(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
-		     const struct tc_matrix_comm *comm)
+static void coll_messages(const struct msg_out *o, int32_t rank, const struct tc_event *ev,
+			  const struct tc_matrix_comm *comm)
 {
-	struct tc_matrix_comm world = { m->n, NULL };
+	struct tc_matrix_comm world = { o->world, NULL };
 	const struct tc_matrix_comm *c = comm ? comm : &world;
 	int32_t P = c->size, root = ev->root, r;
 	uint64_t k = tc_event_bytes(ev);
@@ -215,14 +214,14 @@ static void add_coll(struct tc_matrix *m, int32_t rank, const struct tc_event *e
 			return;
 		for (int32_t j = 0; j < P; j++)
 			if (j != r)
-				add_msg(m, rank, world_of(c, j), metric,
-					peer_bytes(ev, ev->scounts, ev->nscounts, j, k), us / (P - 1));
+				msg(o, rank, world_of(c, j),
+				    peer_bytes(ev, ev->scounts, ev->nscounts, j, k), us / (P - 1));
 		return;
 	case TC_OP_REDUCE: case TC_OP_IREDUCE:
 	case TC_OP_GATHER: case TC_OP_IGATHER:
 	case TC_OP_GATHERV: case TC_OP_IGATHERV:
 		if (rank != root)
-			add_msg(m, rank, root, metric, k, us);
+			msg(o, rank, root, k, us);
 		return;
 	case TC_OP_ALLGATHER: case TC_OP_IALLGATHER:
 	case TC_OP_ALLGATHERV: case TC_OP_IALLGATHERV:
@@ -231,53 +230,75 @@ static void add_coll(struct tc_matrix *m, int32_t rank, const struct tc_event *e
 	case TC_OP_ALLTOALLW: case TC_OP_IALLTOALLW:
 		for (int32_t j = 0; j < P; j++)
 			if (j != r)
-				add_msg(m, rank, world_of(c, j), metric,
-					peer_bytes(ev, ev->scounts, ev->nscounts, j, k), us / (P - 1));
+				msg(o, rank, world_of(c, j),
+				    peer_bytes(ev, ev->scounts, ev->nscounts, j, k), us / (P - 1));
 		return;
 	case TC_OP_REDUCE_SCATTER: case TC_OP_IREDUCE_SCATTER:
 	case TC_OP_REDUCE_SCATTER_BLOCK: case TC_OP_IREDUCE_SCATTER_BLOCK:
 		for (int32_t j = 0; j < P; j++)
 			if (j != r)
-				add_msg(m, rank, world_of(c, j), metric,
-					peer_bytes(ev, ev->rcounts, ev->nrcounts, j, k), us / (P - 1));
+				msg(o, rank, world_of(c, j),
+				    peer_bytes(ev, ev->rcounts, ev->nrcounts, j, k), us / (P - 1));
 		return;
 	case TC_OP_ALLREDUCE: case TC_OP_IALLREDUCE:
 	case TC_OP_BARRIER: case TC_OP_IBARRIER:
 		for (uint32_t i = 0; i < rounds; i++)
-			add_msg(m, rank, world_of(c, (int32_t)(((int64_t)r + ((int64_t)1 << i)) % P)),
-				metric,
-				(ev->op == TC_OP_BARRIER || ev->op == TC_OP_IBARRIER) ? 0 : k,
-				us / rounds);
+			msg(o, rank, world_of(c, (int32_t)(((int64_t)r + ((int64_t)1 << i)) % P)),
+			    (ev->op == TC_OP_BARRIER || ev->op == TC_OP_IBARRIER) ? 0 : k,
+			    us / rounds);
 		return;
 	case TC_OP_SCAN: case TC_OP_ISCAN:
 	case TC_OP_EXSCAN: case TC_OP_IEXSCAN:
 		if (r + 1 < P)
-			add_msg(m, rank, world_of(c, r + 1), metric, k, us);
+			msg(o, rank, world_of(c, r + 1), k, us);
 		return;
 	default:
 		return;
 	}
 }
 
-void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
-			 bool collectives, const struct tc_matrix_comm *comm)
+void tc_event_messages(int32_t rank, const struct tc_event *ev, int32_t world, bool collectives,
+		       const struct tc_matrix_comm *comm, tc_msg_fn fn, void *ctx)
 {
+	struct msg_out o = { world, fn, ctx };
 	enum tc_op_kind kind = tc_op_kind(ev->op);
 	double us = ev->t_end > ev->t_start ? (double)(ev->t_end - ev->t_start) * 1e-3 : 0;
 
 	if (kind == TC_K_SEND || kind == TC_K_SENDRECV) {
 		if (ev->peer >= 0)
-			add_msg(m, rank, ev->peer, metric, tc_event_bytes(ev), us);
+			msg(&o, rank, ev->peer, tc_event_bytes(ev), us);
 	} else if (kind == TC_K_RMA && ev->peer >= 0) {
 		/* one-sided: the data of a put goes to the target, a get's
 		 * comes from it; the atomics that do both count both ways */
 		unsigned f = tc_op_flags(ev->op);
 		bool both = (f & TC_OPF_PUT) && (f & TC_OPF_GET);
 		if (f & TC_OPF_PUT)
-			add_msg(m, rank, ev->peer, metric, tc_event_bytes(ev), both ? us / 2 : us);
+			msg(&o, rank, ev->peer, tc_event_bytes(ev), both ? us / 2 : us);
 		if (f & TC_OPF_GET)
-			add_msg(m, ev->peer, rank, metric, tc_event_bytes(ev), both ? us / 2 : us);
+			msg(&o, ev->peer, rank, tc_event_bytes(ev), both ? us / 2 : us);
 	} else if (kind == TC_K_COLL && collectives) {
-		add_coll(m, rank, ev, metric, comm);
+		coll_messages(&o, rank, ev, comm);
 	}
+}
+
+struct add_ctx {
+	struct tc_matrix *m;
+	int metric;
+};
+
+static void add_msg(void *p, int32_t src, int32_t dst, uint64_t bytes, double us)
+{
+	struct add_ctx *c = p;
+	double v = c->metric == TC_HM_BYTES ? (double)bytes : c->metric == TC_HM_TIME ? us : 1.0;
+
+	if (v != 0)
+		tc_matrix_add(c->m, src, dst, v);
+}
+
+void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
+			 bool collectives, const struct tc_matrix_comm *comm)
+{
+	struct add_ctx c = { m, metric };
+
+	tc_event_messages(rank, ev, m->n, collectives, comm, add_msg, &c);
 }

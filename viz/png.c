@@ -109,3 +109,22 @@ void tc_png_encode(const uint8_t *rgb, uint32_t w, uint32_t h, struct tc_strbuf 
 	free(raw);
 	free(z);
 }
+
+void tc_png_set_dpi(struct tc_strbuf *png, double dpi)
+{
+	/* signature (8) and IHDR (4 + 4 + 13 + 4) come first */
+	const size_t at = 8 + 25;
+	uint32_t ppm = (uint32_t)lround(dpi / 0.0254);
+	uint8_t phys[9] = { (uint8_t)(ppm >> 24), (uint8_t)(ppm >> 16), (uint8_t)(ppm >> 8),
+			    (uint8_t)ppm, (uint8_t)(ppm >> 24), (uint8_t)(ppm >> 16),
+			    (uint8_t)(ppm >> 8), (uint8_t)ppm, 1 /* unit: metre */ };
+	struct tc_strbuf tail = TC_STRBUF_INIT;
+
+	if (png->len < at || memcmp(png->buf + 12, "IHDR", 4) || !(dpi > 0))
+		return;
+	tc_strbuf_add(&tail, png->buf + at, png->len - at);
+	png->len = at;
+	chunk(png, "pHYs", phys, sizeof(phys));
+	tc_strbuf_add(png, tail.buf, tail.len);
+	tc_strbuf_release(&tail);
+}

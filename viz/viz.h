@@ -1,6 +1,7 @@
 /*
  * viz.h - pictures and tables of communication: sender x receiver
- * matrices (heatmaps as SVG, PNG and CSV) and cluster topology pictures.
+ * matrices (heatmaps), message sizes and cluster topology pictures, as
+ * figures (PDF, SVG, PNG) and CSV.
  *
  * Everything here takes in-memory data (matrices, events, clusterings)
  * and renders into a struct tc_strbuf; nothing opens files or prints.
@@ -10,6 +11,7 @@
 
 #include "lib/compat.h"
 
+struct tc_error;
 struct tc_event;
 struct tc_strbuf;
 
@@ -86,20 +88,61 @@ struct tc_matrix_comm {
 void tc_matrix_add_event(struct tc_matrix *m, int32_t rank, const struct tc_event *ev, int metric,
 			 bool collectives, const struct tc_matrix_comm *comm);
 
+/* One message of an event: src sent bytes to dst, with its share of the
+ * call's time in microseconds. */
+typedef void (*tc_msg_fn)(void *ctx, int32_t src, int32_t dst, uint64_t bytes, double us);
+/* Each message tc_matrix_add_event counts for ev of rank, among world
+ * ranks (messages to or from ranks outside 0 .. world-1 left out), to fn
+ * (metric aside: a message of 0 bytes is one too). */
+void tc_event_messages(int32_t rank, const struct tc_event *ev, int32_t world, bool collectives,
+		       const struct tc_matrix_comm *comm, tc_msg_fn fn, void *ctx);
+
+/* ---- figures ----------------------------------------------------------- */
+
+/*
+ * Figures are drawn once through Cairo (viz/figure.c) and written as PDF,
+ * SVG or PNG from the same drawing. Sizes are in points (1/72 in); text
+ * keeps its size in points whatever the figure's size, as a figure
+ * placed at 100% in a paper needs.
+ */
+enum tc_fig_format { TC_FIG_SVG = 0, TC_FIG_PDF, TC_FIG_PNG };
+
+#define TC_FIG_FONT_DEFAULT 8.0   /* points */
+#define TC_FIG_DPI_DEFAULT 300.0  /* PNG pixels per inch */
+#define TC_FIG_PNG_MAX_PX 10000   /* pixels per side at most */
+#define TC_FIG_ONE_COLUMN 237.6   /* 3.3 in: a figure one column wide */
+#define TC_FIG_TWO_COLUMNS 504.0  /* 7 in: across both columns */
+
+struct tc_fig_page {
+	int format;              /* enum tc_fig_format */
+	double width, height;    /* points; 0: the figure's default */
+	double font;             /* points; 0: TC_FIG_FONT_DEFAULT */
+	double dpi;              /* PNG; 0: TC_FIG_DPI_DEFAULT */
+};
+
+/* A length as papers give it: "3.3in", "8.5cm", "85mm", "240pt" into
+ * *pt, or "600px" into *px (the caller knows the dpi). Returns 0, or -1
+ * when s is not a positive number with one of those units. */
+int tc_fig_length(const char *s, double *pt, double *px);
+
 /* ---- heatmaps ----------------------------------------------------------- */
 
 struct tc_heatmap_panel {
-	const char *title;
+	const char *title;       /* "" or NULL: none */
 	const struct tc_matrix *m;
 	bool diverging;          /* signed values: blue - white - red */
 };
 
 struct tc_heatmap_opts {
-	const char *title;
-	const char *unit;        /* of the colour bar */
-	uint32_t max_cells;      /* bins per axis at most (0: 128); ranks are
+	const char *title;       /* of the figure; "" or NULL: none */
+	int metric;              /* enum tc_hm_metric: the values' unit */
+	uint32_t max_cells;      /* bins per axis at most (0: 256); ranks are
 				  * grouped into equal runs past it and the bin
 				  * holds their sum */
+	bool log;                /* log colour scale (sequential panels) */
+	struct tc_fig_page page; /* width default: one column for one panel,
+				  * two columns for more; height default: what
+				  * square matrices need */
 };
 
 /* The ranks per bin for n ranks and at most max_cells bins per axis. */
@@ -114,14 +157,19 @@ void tc_heatmap_csv_diff(const struct tc_matrix *a, const struct tc_matrix *b,
 			 const char *column, struct tc_strbuf *out);
 /* The CSV column of a metric: "messages", "bytes", "time_us". */
 const char *tc_hm_metric_column(int metric);
-/* SVG: the panels side by side, each with axes (sender down, receiver
- * across), tick labels, a colour bar with the unit and a title; colour
- * map viridis (diverging panels: blue - white - red). */
-void tc_heatmap_svg(const struct tc_heatmap_panel *p, size_t np, const struct tc_heatmap_opts *o,
-		    struct tc_strbuf *out);
-/* PNG (8-bit RGB, zlib): the panels' cells only, side by side. */
-void tc_heatmap_png(const struct tc_heatmap_panel *p, size_t np, const struct tc_heatmap_opts *o,
-		    struct tc_strbuf *out);
+/*
+ * The panels side by side on one page: sender ranks down, receiver ranks
+ * across, tick labels at round rank numbers (thinned so that they never
+ * touch), axis titles, the figure's title over them and each panel's
+ * own. Adjacent sequential panels share one colour scale and one colour
+ * bar after the last of them (viridis; empty cells white; on a log scale
+ * ticks at powers of ten); a diverging panel has its own (blue - white -
+ * red, symmetric about 0, always linear). The bars carry the metric's
+ * unit. An all-zero scale draws "no messages" or "no difference" and no
+ * bar. Returns 0, or -1 with err filled when Cairo fails.
+ */
+int tc_heatmap_draw(const struct tc_heatmap_panel *p, size_t np, const struct tc_heatmap_opts *o,
+		    struct tc_strbuf *out, struct tc_error *err);
 
 /* Colour maps: t in [0, 1] to RGB. */
 void tc_viridis(double t, uint8_t rgb[3]);
@@ -129,17 +177,65 @@ void tc_diverging(double t, uint8_t rgb[3]);
 
 /* PNG encoder: w x h RGB pixels (rows top down). */
 void tc_png_encode(const uint8_t *rgb, uint32_t w, uint32_t h, struct tc_strbuf *out);
+/* Record dpi in a PNG (a pHYs chunk after IHDR), so that it prints at
+ * the size it was drawn for. */
+void tc_png_set_dpi(struct tc_strbuf *png, double dpi);
+
+/* ---- message sizes ------------------------------------------------------ */
+
+/* Bin 0: messages of 0 bytes; bin k >= 1: 2^(k-1) to 2^k - 1 bytes. */
+#define TC_MSGHIST_BINS 65
+
+struct tc_msghist {
+	uint64_t messages[TC_MSGHIST_BINS];
+	uint64_t bytes[TC_MSGHIST_BINS];
+	double us[TC_MSGHIST_BINS];   /* time, as the time metric counts it */
+};
+
+void tc_msghist_init(struct tc_msghist *h);
+unsigned tc_msghist_bin(uint64_t bytes);
+/* The sizes bin k holds, lo to hi bytes. */
+void tc_msghist_range(unsigned k, uint64_t *lo, uint64_t *hi);
+void tc_msghist_add(struct tc_msghist *h, uint64_t bytes, double us);
+void tc_msghist_merge(struct tc_msghist *h, const struct tc_msghist *o);
+/* The bins from the first to the last non-empty one (*lo > *hi: none). */
+void tc_msghist_span(const struct tc_msghist *h, unsigned *lo, unsigned *hi);
+/* CSV: "size_min,size_max,messages,bytes,time_us", one row per bin of
+ * the span. */
+void tc_msghist_csv(const struct tc_msghist *h, struct tc_strbuf *out);
+
+struct tc_msghist_opts {
+	const char *title;       /* "" or NULL: none */
+	int metric;              /* what the bars measure: count, bytes, time */
+	bool log;                /* log value axis */
+	struct tc_fig_page page; /* defaults: one column, 2/3 as high */
+};
+/* Bars over the bins of the span, sizes across (powers of two, B, KiB,
+ * MiB ...), the metric up, with axis titles and round ticks. Returns 0,
+ * or -1 with err filled when Cairo fails. */
+int tc_msghist_draw(const struct tc_msghist *h, const struct tc_msghist_opts *o,
+		    struct tc_strbuf *out, struct tc_error *err);
 
 /* ---- cluster topology --------------------------------------------------- */
 
+struct tc_topology_opts {
+	const char *title;       /* "" or NULL: none */
+	const char *note;        /* a line under the title (e.g. which grid and
+				  * why); "" or NULL: none */
+	struct tc_fig_page page; /* width default: one column; height: to fit */
+};
+
 /*
- * SVG of nranks ranks laid out on a grid of dims[0] columns x dims[1]
- * rows (row-major rank order; ndims 1: a line), each square coloured by
- * its cluster (cluster_of[rank], -1: none) and labelled with its rank;
- * lead ranks outlined; a legend names each cluster (ICS'14 Fig. 4).
+ * nranks ranks on a grid of cols x rows (row-major rank order), each a
+ * square coloured by its cluster (cluster_of[rank], -1: none; a
+ * qualitative palette, repeated past 17 clusters), lead ranks outlined,
+ * the rank written in each square where it fits, else the first rank of
+ * rows and the columns thinned along the edges; a legend names the
+ * clusters with their sizes (ICS'14 Fig. 4). Returns 0, or -1 with err
+ * filled when Cairo fails.
  */
-void tc_topology_svg(int32_t nranks, const int32_t *cluster_of, const bool *is_lead,
-		     size_t nclusters, const uint32_t *dims, int ndims, const char *title,
-		     struct tc_strbuf *out);
+int tc_topology_draw(int32_t nranks, const int32_t *cluster_of, const bool *is_lead,
+		     size_t nclusters, uint32_t cols, uint32_t rows,
+		     const struct tc_topology_opts *o, struct tc_strbuf *out, struct tc_error *err);
 
 #endif

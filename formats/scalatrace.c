@@ -850,6 +850,9 @@ static int parse_param(struct st_parse *ps, struct lex *l, uint32_t line, bool h
 		pt.vs.off = (uint32_t)ps->t->nvals;
 		if ((rc = parse_hist(ps, l, line, &pt.vs.avg, &n)))
 			return rc;
+		/* the average becomes a value: it must fit one (NaN does not) */
+		if (!(pt.vs.avg > -9.2e18 && pt.vs.avg < 9.2e18))
+			return st_fail(ps, line, "histogram average out of range");
 		if ((rc = push_value(ps, (int64_t)pt.vs.avg, line)))
 			return rc;
 	} else if (skip_ws(l), l->p < l->e && *l->p == '(') {

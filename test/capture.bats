@@ -736,7 +736,8 @@ wait_size() {
 	command -v mpicc >/dev/null || skip "no mpicc"
 	pc="$B/tracecluster-capture.pc"
 	[ -f "$B/libtracecluster-capture.a" ] && [ -f "$pc" ]
-	grep -q '^Libs: -L${libdir} -ltracecluster-capture$' "$pc"
+	grep -q '^Libs: -L${libdir} -Wl,-rpath,${libdir} -ltracecluster-capture$' "$pc"
+	grep -q '^Cflags:' "$pc"
 	grep -q '^Libs.private: .*-lz' "$pc"
 	cd "$BATS_TEST_TMPDIR"
 	# whole archive before -lmpi: the wrappers take the MPI_ names

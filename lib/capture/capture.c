@@ -949,6 +949,33 @@ static int claim_dir(const char *dir, const char *job)
 }
 
 /*
+ * A fresh subdirectory of dir claimed for job: dir/base-K (numbered: from
+ * K = 1; otherwise dir/base first, then base-2, ...), K the first for
+ * which mkdir(2) creates it, so that jobs choosing at once each get their
+ * own. Its path goes to out.
+ */
+static int claim_fresh(const char *dir, const char *base, bool numbered, const char *job,
+		       char *out, size_t len, struct tc_error *err)
+{
+	for (int k = 1; k < 100000; k++) {
+		int n = k == 1 && !numbered ? snprintf(out, len, "%s/%s", dir, base)
+					    : snprintf(out, len, "%s/%s-%d", dir, base, k), rc;
+		if (n < 0 || (size_t)n >= len)
+			return tc_error_set(err, TC_ERR, dir, -1, "path too long");
+		if (mkdir(out, 0777) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return tc_error_sys(err, out, "create directory");
+		}
+		if ((rc = claim_dir(out, job)) == 0)
+			return 0;
+		if (rc < 0)
+			return tc_error_sys(err, out, "create the job file in");
+	}
+	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
+}
+
+/*
  * Rank 0: the directory the job writes to. dir itself when it holds no
  * other job's traces; else a fresh subdirectory named after the batch job
  * (job-ID) or the time and pid (run-YYYYMMDD-HHMMSS-PID): a trace is never
@@ -985,24 +1012,9 @@ static int choose_dir(const char *dir, char *out, size_t len, bool *moved,
 		snprintf(base, sizeof(base), "run-%04d%02d%02d-%02d%02d%02d-%ld", tm.tm_year + 1900,
 			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)getpid());
 	}
-	for (int k = 1; k < 1000; k++) {
-		int n = k == 1 ? snprintf(out, len, "%s/%s", dir, base) :
-				 snprintf(out, len, "%s/%s-%d", dir, base, k);
-		if (n < 0 || (size_t)n >= len)
-			return tc_error_set(err, TC_ERR, dir, -1, "path too long");
-		if (mkdir(out, 0777) < 0) {
-			if (errno == EEXIST)
-				continue;
-			return tc_error_sys(err, out, "create directory");
-		}
-		if ((rc = claim_dir(out, job)) == 0) {
-			*moved = true;
-			return 0;
-		}
-		if (rc < 0)
-			return tc_error_sys(err, out, "create the job file in");
-	}
-	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
+	if ((rc = claim_fresh(dir, base, false, job, out, len, err)) == 0)
+		*moved = true;
+	return rc;
 }
 
 /*
@@ -1019,22 +1031,7 @@ static int choose_spawn_dir(const char *dir, char *out, size_t len, struct tc_er
 	job_id(job, sizeof(job));
 	if (make_dirs(dir) < 0)
 		return tc_error_sys(err, dir, "create directory");
-	for (int k = 1; k < 100000; k++) {
-		int n = snprintf(out, len, "%s/spawn-%d", dir, k), rc;
-
-		if (n < 0 || (size_t)n >= len)
-			return tc_error_set(err, TC_ERR, dir, -1, "path too long");
-		if (mkdir(out, 0777) < 0) {
-			if (errno == EEXIST)
-				continue;
-			return tc_error_sys(err, out, "create directory");
-		}
-		if ((rc = claim_dir(out, job)) == 0)
-			return 0;
-		if (rc < 0)
-			return tc_error_sys(err, out, "create the job file in");
-	}
-	return tc_error_set(err, TC_ERR, dir, -1, "no fresh subdirectory could be made");
+	return claim_fresh(dir, "spawn", true, job, out, len, err);
 }
 
 static int open_trace(const char *dir, uint64_t realtime0, size_t block, int level,

@@ -15,8 +15,9 @@
  *
  * Converting an array argument takes memory, which the call needs whether
  * recorded or not. Without it (recording has stopped then, tc_cap_nomem)
- * the call goes to the MPI library's own binding pmpi_xxx_, as it would
- * without the shim (FNEXT).
+ * the call goes to the MPI library's own PMPI Fortran binding (pmpi_startall_
+ * for mpi_startall_, found with dlsym(RTLD_NEXT): FNEXT), as it would
+ * without the shim.
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"

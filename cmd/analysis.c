@@ -86,22 +86,6 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 	return 0;
 }
 
-static bool is_tct(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	struct stat st;
-	int fd;
-
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
-		return false;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 && tc_tct_probe(buf, (size_t)n);
-}
 
 int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_pool *pool,
 		struct tc_error *err)
@@ -118,7 +102,7 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 	a->ropts = ropts;
 	a->path = path;
 	a->timing = TC_GTIMING_STATS;
-	if (is_tct(path)) {
+	if (tc_tct_file_probe(path)) {
 		if (flags & TC_ANL_NEED_DIR)
 			return tc_error_set(err, -1, path, -1, "a trace set is needed, not a global trace");
 		if (tc_tct_read(path, &a->g, err))

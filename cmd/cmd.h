@@ -9,6 +9,8 @@
 
 #include "lib/compat.h"
 
+#include <string.h>
+
 struct tc_error;
 struct tc_pool;
 
@@ -83,6 +85,23 @@ static inline int tc_fmt_width(const char *s, int w)
 static inline const char *tc_plural(uint64_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
+}
+
+/* The last component of path, trailing slashes aside ("../runs/halo2d/"
+ * gives "halo2d"): its start, and its length in *len. A figure's default
+ * title names a set by it, not by the path as typed. */
+static inline const char *tc_path_name(const char *path, int *len)
+{
+	size_t end = strlen(path);
+	const char *name;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	name = path + end;
+	while (name > path && name[-1] != '/')
+		name--;
+	*len = (int)(path + end - name);
+	return name;
 }
 
 /* --timing stats|rank|none: enum tc_gtiming in *out, or a usage error. */

@@ -75,22 +75,6 @@ static int on_event(void *p, const struct tc_event *ev)
 	return 0;
 }
 
-static bool is_tct(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	struct stat st;
-	int fd;
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 && tc_tct_probe(buf, (size_t)n);
-}
 
 static int export_tct(const char *in, const char *out, int fmt, uint64_t *events,
 		      struct tc_error *err)
@@ -234,7 +218,7 @@ int cmd_export(int argc, char **argv)
 		return tc_usage_error(cmd, "an OTF2 archive is a directory: -o DIR");
 	in = argv[optind];
 	tc_error_clear(&err);
-	if (infmt == TC_FMT_AUTO && is_tct(in))
+	if (infmt == TC_FMT_AUTO && tc_tct_file_probe(in))
 		rc = export_tct(in, out, fmt, &events, &err);
 	else
 		rc = export_set(in, out, fmt, (enum tc_format)infmt, flags, &events, &err);

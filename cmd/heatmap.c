@@ -116,22 +116,6 @@ bad:
 			      "run (e.g. 0.5:1.5, 2:), got '%s'", s);
 }
 
-static bool is_tct(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	struct stat st;
-	int fd;
-
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
-		return false;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 && tc_tct_probe(buf, (size_t)n);
-}
 
 /* ---- what the events add up to, under the filters ----------------------- */
 
@@ -338,15 +322,10 @@ static void hist_json(const struct tc_msghist *h, struct tc_strbuf *out)
 static void default_title(struct tc_strbuf *tb, const char *path, const struct hm_job *j,
 			  bool hist, double w0, double w1)
 {
-	const char *name;
-	size_t len = strlen(path);
+	int len;
+	const char *name = tc_path_name(path, &len);
 
-	while (len > 1 && path[len - 1] == '/')
-		len--;
-	name = path + len;
-	while (name > path && name[-1] != '/')
-		name--;
-	tc_strbuf_addf(tb, "%.*s: %s%s", (int)(path + len - name), name,
+	tc_strbuf_addf(tb, "%.*s: %s%s", len, name,
 		       hist ? "message sizes" : tc_hm_metric_name(j->metric),
 		       j->coll ? " (with collectives)" : "");
 	if (j->by_comm)
@@ -556,7 +535,7 @@ int cmd_heatmap(int argc, char **argv)
 		/* the original as recorded: a trace set read again with its
 		 * exact times, or the global trace given */
 		struct tc_evsrc src = { NULL, NULL, NULL, 0 };
-		if (is_tct(argv[optind])) {
+		if (tc_tct_file_probe(argv[optind])) {
 			if (tc_tct_read(argv[optind], &g, &err)) {
 				tc_report(&err);
 				goto out;

@@ -258,14 +258,9 @@ int cmd_topology(int argc, char **argv)
 	}
 	if (!title) {
 		/* the set's own name, not the path as typed */
-		const char *path = argv[optind], *name;
-		size_t len = strlen(path);
-		while (len > 1 && path[len - 1] == '/')
-			len--;
-		name = path + len;
-		while (name > path && name[-1] != '/')
-			name--;
-		tc_strbuf_addf(&tb, "%.*s: %s, %zu %s", (int)(path + len - name), name, mode->name,
+		int len;
+		const char *name = tc_path_name(argv[optind], &len);
+		tc_strbuf_addf(&tb, "%.*s: %s, %zu %s", len, name, mode->name,
 			       cl.nclusters, tc_plural(cl.nclusters, "cluster", "clusters"));
 		title = tb.buf;
 	}

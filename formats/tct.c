@@ -19,6 +19,7 @@
 #include "lib/xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -501,6 +502,23 @@ bool tc_tct_probe(const void *buf, size_t len)
 	if (i < len && s[i] == '{')
 		return true;
 	return len - i >= strlen(TC_TCT_MAGIC) && !memcmp(s + i, TC_TCT_MAGIC, strlen(TC_TCT_MAGIC));
+}
+
+bool tc_tct_file_probe(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	struct stat st;
+	int fd;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 && tc_tct_probe(buf, (size_t)n);
 }
 
 int tc_tct_parse(const char *buf, size_t len, const char *name, struct tc_gtrace **out,

@@ -52,5 +52,8 @@ int tc_tct_read(const char *path, struct tc_gtrace **out, struct tc_error *err);
 
 /* Whether the first bytes look like a .tct file of any form. */
 bool tc_tct_probe(const void *buf, size_t len);
+/* Whether path is a regular file that starts like a global trace ("-",
+ * standard input, is not: it cannot be looked at twice). */
+bool tc_tct_file_probe(const char *path);
 
 #endif

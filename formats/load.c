@@ -35,6 +35,7 @@ static int read_trace(struct tc_reader *r, const struct tc_rsd_opts *opts,
 	int rc;
 
 	rc = tc_reader_read(r, &ops, t, &rs, err);
+	tc_rsd_settle(t->seq);
 	if (stats)
 		*stats = rs;
 	if (rc)

@@ -96,6 +96,27 @@ void tc_rsd_stat_merge(struct tc_rsd_stat *s, const struct tc_rsd_stat *o)
 		s->max = o->max;
 }
 
+/* tc_rsd_stat_merge of a statistic holding the one value x, to the last
+ * bit (o->n = 1 and o->m2 = 0 drop out exactly), without building it */
+static inline void stat_merge1(struct tc_rsd_stat *s, int64_t x)
+{
+	double n, d;
+
+	if (!s->n) {
+		stat_first(s, x);
+		return;
+	}
+	n = (double)s->n + 1.0;
+	d = (double)x - s->mean;
+	s->mean += d / n;
+	s->m2 += d * d * (double)s->n / n;
+	s->n++;
+	if (x < s->min)
+		s->min = x;
+	if (x > s->max)
+		s->max = x;
+}
+
 double tc_rsd_stat_stddev(const struct tc_rsd_stat *s)
 {
 	if (s->n < 2 || s->m2 <= 0)
@@ -105,7 +126,14 @@ double tc_rsd_stat_stddev(const struct tc_rsd_stat *s)
 
 /* ---- the compressor's state ------------------------------------------- */
 
+/* Call-site ids below SITE_DENSE (the shim numbers them from 0) are looked
+ * up in a plain array, the rest in the hash table; an absent id reads 0
+ * from either. */
+#define SITE_DENSE 4096u
+
 struct site_map {
+	uint64_t *dense;        /* ndense entries (a power of two) */
+	uint32_t ndense;
 	uint32_t *ids;
 	uint64_t *sigs;
 	bool *used;
@@ -118,6 +146,12 @@ struct site_key {
 	uint32_t callsite;
 	uint64_t stack;
 	uint64_t hash;          /* of op and stack: the same on every rank */
+};
+
+/* One event of a loop iteration in progress (see tc_rsd.it). */
+struct it_rec {
+	uint32_t event;
+	int64_t comp, comm;
 };
 
 struct tc_rsd {
@@ -149,6 +183,11 @@ struct tc_rsd {
 	 * the loop q[pend]; pend < 0: none */
 	ptrdiff_t pend;
 	uint32_t pend_j;
+	/* the last nit of those pend_j nodes are not in q yet: they wait
+	 * here as their event and times until the iteration completes (and
+	 * are folded into the loop's body) or breaks off (and are pushed) */
+	struct it_rec *it;
+	uint32_t nit, ait;
 
 	/* encoding state */
 	uint64_t last_req;
@@ -175,6 +214,19 @@ static size_t site_slot(const struct site_map *m, uint32_t id)
 static void site_put(struct site_map *m, uint32_t id, uint64_t sig)
 {
 	size_t i;
+
+	if (id < SITE_DENSE) {
+		if (id >= m->ndense) {
+			uint32_t n = m->ndense ? m->ndense : 16;
+			while (n <= id)
+				n *= 2;
+			m->dense = tc_xrealloc(m->dense, n * sizeof(*m->dense));
+			memset(m->dense + m->ndense, 0, (n - m->ndense) * sizeof(*m->dense));
+			m->ndense = n;
+		}
+		m->dense[id] = sig;
+		return;
+	}
 
 	if (2 * (m->n + 1) > m->cap) {
 		struct site_map o = *m;
@@ -209,6 +261,8 @@ static uint64_t site_get(const struct site_map *m, uint32_t id)
 {
 	size_t i;
 
+	if (id < SITE_DENSE)
+		return id < m->ndense ? m->dense[id] : 0;
 	if (!m->cap)
 		return 0;
 	i = site_slot(m, id);
@@ -755,15 +809,71 @@ static void q_push(struct tc_rsd *r, const struct tc_rsd_node *nd)
 	r->n++;
 }
 
-/* Pattern 1: q[j + 1 .. n - 1] (d nodes) is one more iteration of loop q[j]. */
+/* Fold a waiting occurrence into the event node it repeats: what
+ * node_merge does with a one-occurrence node, without the node. */
+static void rec_merge(struct tc_rsd_node *dst, const struct it_rec *rec)
+{
+	if (dst->vals || dst->event != rec->event) {
+		if (!dst->vals) {
+			dst->vals = tc_xcalloc(1, sizeof(*dst->vals));
+			vals_add_event(dst->vals, dst->event, dst->comp.n);
+		}
+		vals_add_event(dst->vals, rec->event, 1);
+	}
+	stat_merge1(&dst->comp, rec->comp);
+	stat_merge1(&dst->comm, rec->comm);
+}
+
+/* Push the waiting occurrences of the iteration in progress onto q, as
+ * the nodes tc_rsd_add would have pushed. */
+static void it_push(struct tc_rsd *r)
+{
+	uint32_t first = r->pend_j - r->nit, n = r->nit;
+
+	r->nit = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct tc_rsd_node *b = &r->q[r->pend].body[first + i];
+		struct tc_rsd_node nd;
+
+		memset(&nd, 0, sizeof(nd));
+		nd.iters = 1;
+		nd.hash = b->hash;
+		nd.event = r->it[i].event;
+		nd.key = b->key;
+		stat_first(&nd.comp, r->it[i].comp);
+		stat_first(&nd.comm, r->it[i].comm);
+		q_push(r, &nd);
+	}
+}
+
+void tc_rsd_settle(struct tc_rsd *r)
+{
+	if (r->nit)
+		it_push(r);
+}
+
+/* Readers see every event added: a sequence still being built is settled
+ * by its owner's first read (tc_rsd_settle it before sharing it). */
+static void settled(const struct tc_rsd *r)
+{
+	if (r->nit)
+		tc_rsd_settle((struct tc_rsd *)r);
+}
+
+/* Pattern 1: q[j + 1 ..] and the waiting occurrences (d nodes in all) are
+ * one more iteration of loop q[j]. */
 static void extend_loop(struct tc_rsd *r, size_t j, size_t d)
 {
 	struct tc_rsd_node *L = &r->q[j];
+	size_t nq = d - r->nit;
 
-	for (size_t i = 0; i < d; i++) {
+	for (size_t i = 0; i < nq; i++) {
 		node_merge(&L->body[i], &r->q[j + 1 + i]);
 		node_release(&r->q[j + 1 + i]);
 	}
+	for (size_t i = nq; i < d; i++)
+		rec_merge(&L->body[i], &r->it[i - nq]);
+	r->nit = 0;
 	r->n = j + 1;
 	L->iters++;
 	L->hash = loop_hash(L->iters, L->body, L->nbody);
@@ -824,12 +934,10 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 	struct tc_rsd_event e;
 	struct tc_rsd_node nd;
 	uint32_t key, evi;
+	int64_t comp = (int64_t)(ev->t_start - r->prev_end);
+	int64_t comm = (int64_t)(ev->t_end - ev->t_start);
 
 	event_encode(r, ev, &e);
-	nd.iters = 1;
-	nd.nbody = 0;
-	nd.vals = NULL;
-	nd.body = NULL;
 	/* in a loop, the next event is most likely the one the body has
 	 * next: compare with it directly and skip hashing and interning */
 	key = evi = UINT32_MAX;
@@ -849,8 +957,10 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 			if (r->evs[last].callsite == e.callsite && fields_equal(&r->evs[last], &e))
 				evi = last;
 		}
-		if (key == UINT32_MAX)
+		if (key == UINT32_MAX) {
+			it_push(r);
 			r->pend = -1;
+		}
 	}
 	if (evi == UINT32_MAX) {
 		e.hash = event_hash(&e);
@@ -858,17 +968,17 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 	}
 	if (key == UINT32_MAX)
 		key = r->match == TC_RSD_MATCH_PARAMS ? evi : intern_key(r, &e);
-	nd.event = evi;
-	nd.key = key;
-	nd.hash = r->match == TC_RSD_MATCH_PARAMS ? r->evs[evi].hash : r->keys[key].hash;
-	stat_first(&nd.comp, (int64_t)(ev->t_start - r->prev_end));
-	stat_first(&nd.comm, (int64_t)(ev->t_end - ev->t_start));
 	r->prev_end = ev->t_end;
 	r->nin++;
 	r->digest = tc_hash_mix(r->digest, r->evs[evi].hash);
 
 	if (r->pend >= 0) {
-		q_push(r, &nd);
+		/* the iteration goes on: the occurrence waits for its end */
+		TC_ALLOC_GROW(r->it, r->nit + 1, r->ait);
+		r->it[r->nit].event = evi;
+		r->it[r->nit].comp = comp;
+		r->it[r->nit].comm = comm;
+		r->nit++;
 		if (++r->pend_j < r->q[r->pend].nbody)
 			return;
 		extend_loop(r, (size_t)r->pend, r->pend_j);
@@ -876,6 +986,15 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 			;
 		return;
 	}
+	nd.iters = 1;
+	nd.nbody = 0;
+	nd.vals = NULL;
+	nd.body = NULL;
+	nd.event = evi;
+	nd.key = key;
+	nd.hash = r->match == TC_RSD_MATCH_PARAMS ? r->evs[evi].hash : r->keys[key].hash;
+	stat_first(&nd.comp, comp);
+	stat_first(&nd.comm, comm);
 	q_push(r, &nd);
 	while (fold_tail(r))
 		;
@@ -903,6 +1022,8 @@ struct tc_rsd *tc_rsd_new_like(const struct tc_rsd *r)
 	struct tc_rsd_opts o = { r->window, r->match };
 	struct tc_rsd *n = tc_rsd_new(r->rank, &o);
 
+	n->sites.dense = dup_array(r->sites.dense, r->sites.ndense, sizeof(*r->sites.dense));
+	n->sites.ndense = r->sites.ndense;
 	for (size_t i = 0; i < r->sites.cap; i++)
 		if (r->sites.used[i])
 			site_put(&n->sites, r->sites.ids[i], r->sites.sigs[i]);
@@ -939,10 +1060,12 @@ void tc_rsd_free(struct tc_rsd **rp)
 	free(r->evtab);
 	free(r->keys);
 	free(r->ktab);
+	free(r->sites.dense);
 	free(r->sites.ids);
 	free(r->sites.sigs);
 	free(r->sites.used);
 	free(r->scratch);
+	free(r->it);
 	free(r);
 }
 
@@ -967,6 +1090,7 @@ int32_t tc_rsd_rank(const struct tc_rsd *r)
 
 const struct tc_rsd_node *tc_rsd_seq(const struct tc_rsd *r, size_t *n)
 {
+	settled(r);
 	*n = r->n;
 	return r->q;
 }
@@ -1013,6 +1137,7 @@ static void count_nodes(const struct tc_rsd_node *seq, size_t n, uint32_t depth,
 
 void tc_rsd_info(const struct tc_rsd *r, struct tc_rsd_info *info)
 {
+	settled(r);
 	memset(info, 0, sizeof(*info));
 	info->events = r->nin;
 	info->distinct = r->nevs;
@@ -1065,6 +1190,8 @@ bool tc_rsd_equal(const struct tc_rsd *a, const struct tc_rsd *b)
 {
 	if (a == b)
 		return true;
+	settled(a);
+	settled(b);
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
@@ -1077,6 +1204,7 @@ bool tc_rsd_equal(const struct tc_rsd *a, const struct tc_rsd *b)
 
 void tc_rsd_iter_init(struct tc_rsd_iter *it, const struct tc_rsd *r)
 {
+	settled(r);
 	memset(it, 0, sizeof(*it));
 	it->rsd = r;
 	TC_ALLOC_GROW(it->stack, 1, it->alloc);
@@ -1345,6 +1473,7 @@ static void long_form(const struct tc_rsd *r, const struct tc_rsd_node *seq, siz
 
 void tc_rsd_format(const struct tc_rsd *r, struct tc_strbuf *out, int style)
 {
+	settled(r);
 	if (style == TC_RSD_FMT_LONG)
 		long_form(r, r->q, r->n, 0, out);
 	else

@@ -246,6 +246,11 @@ struct tc_rsd *tc_rsd_new_like(const struct tc_rsd *r);
 void tc_rsd_set_callsite(struct tc_rsd *rsd, uint32_t id, uint64_t signature);
 /* Feed the next event of the rank (copies what it needs). */
 void tc_rsd_add(struct tc_rsd *rsd, const struct tc_event *ev);
+/* Occurrences of a loop iteration in progress wait outside the sequence
+ * until the iteration ends; the first read (tc_rsd_seq, _info, _equal,
+ * _format, an iterator) puts them in place. Call this once all events are
+ * added before other threads read the sequence. */
+void tc_rsd_settle(struct tc_rsd *rsd);
 
 int32_t tc_rsd_rank(const struct tc_rsd *rsd);
 /* The top-level sequence (borrowed); *n gets its length. */

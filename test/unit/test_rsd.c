@@ -632,6 +632,50 @@ TEST(expansion_equals_input_exactly)
 	feeder_release(&f);
 }
 
+/* Occurrences of an iteration in progress wait outside the sequence: a
+ * read in the middle of an iteration, an iteration broken off and one
+ * left unfinished at the end all see every event, and reading early
+ * changes nothing that follows. */
+TEST(iteration_in_progress_is_read_in_full)
+{
+	struct feeder f, g;
+	struct tc_rsd_info info;
+
+	feeder_init_match(&f, 2, 0, TC_RSD_MATCH_CALLSITE);
+	feeder_init_match(&g, 2, 0, TC_RSD_MATCH_CALLSITE);
+	for (int i = 0; i < 7; i++) {
+		for (int k = 0; k < 3; k++) {
+			struct tc_event ev = ev_p2p(TC_OP_ISEND, 1 + k, 1, 7, 64 + (i == 4 && k == 1));
+			put(&f, ev, 10 + i, 3 + k);
+			put(&g, ev, 10 + i, 3 + k);
+			if (i == 3 && k == 1) {
+				/* mid-iteration: 11 events so far */
+				CHECK_EQ_U64(roundtrip(&f, false), 0);
+				tc_rsd_info(f.rsd, &info);
+				CHECK_EQ_U64(info.events, 11);
+			}
+		}
+	}
+	/* an iteration broken off after two events, then one left open */
+	put(&f, ev_p2p(TC_OP_ISEND, 1, 1, 7, 64), 5, 1);
+	put(&g, ev_p2p(TC_OP_ISEND, 1, 1, 7, 64), 5, 1);
+	put(&f, ev_p2p(TC_OP_ISEND, 2, 1, 7, 64), 5, 1);
+	put(&g, ev_p2p(TC_OP_ISEND, 2, 1, 7, 64), 5, 1);
+	put(&f, ev_coll(TC_OP_BARRIER, 9), 5, 1);
+	put(&g, ev_coll(TC_OP_BARRIER, 9), 5, 1);
+	put(&f, ev_p2p(TC_OP_ISEND, 1, 1, 7, 64), 5, 1);
+	put(&g, ev_p2p(TC_OP_ISEND, 1, 1, 7, 64), 5, 1);
+	tc_rsd_settle(g.rsd);
+	CHECK(tc_rsd_equal(f.rsd, g.rsd));
+	tc_rsd_info(f.rsd, &info);
+	CHECK_EQ_U64(info.events, 25);
+	CHECK_SHAPE(f.rsd, "7*(e0 e1~2 e2) e0 e1 e4 e0");
+	CHECK_EQ_U64(roundtrip(&f, false), 0);
+	CHECK_EQ_U64(roundtrip(&g, false), 0);
+	feeder_release(&f);
+	feeder_release(&g);
+}
+
 /* ---- time statistics ------------------------------------------------------ */
 
 TEST(compute_time_statistics)

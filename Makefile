@@ -28,7 +28,7 @@ ifeq ($(origin CC),default)
 CC := cc
 endif
 
-DEPS_PKGS := zlib1g-dev libzstd-dev libjansson-dev libcmph-dev libotf2-trace-dev otf2-tools pkg-config bats bats-assert \
+DEPS_PKGS := zlib1g-dev libdeflate-dev libzstd-dev libjansson-dev libcmph-dev libotf2-trace-dev otf2-tools pkg-config bats bats-assert \
 	bats-support openmpi-bin libopenmpi-dev gfortran groff-base python3 clang \
 	libcairo2-dev fonts-dejavu-core
 
@@ -44,8 +44,8 @@ BUILD := build/default
 SAN_FLAGS :=
 endif
 
-PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags jansson zlib cmph libzstd otf2 cairo 2>/dev/null)
-PKG_LIBS = $(shell $(PKG_CONFIG) --libs jansson zlib cmph libzstd otf2 cairo 2>/dev/null || echo -ljansson -lz -lcmph -lzstd -lotf2 -lcairo)
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags jansson zlib libdeflate cmph libzstd otf2 cairo 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs jansson zlib libdeflate cmph libzstd otf2 cairo 2>/dev/null || echo -ljansson -lz -ldeflate -lcmph -lzstd -lotf2 -lcairo)
 
 TC_CFLAGS = -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
 	-pthread -I. $(PKG_CFLAGS) $(SAN_FLAGS) -MMD -MP
@@ -122,7 +122,7 @@ deps:
 			dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 		done; \
 	else \
-		$(PKG_CONFIG) --exists jansson zlib cmph libzstd otf2 cairo && command -v bats >/dev/null && command -v mpicc >/dev/null || missing="$(DEPS_PKGS)"; \
+		$(PKG_CONFIG) --exists jansson zlib libdeflate cmph libzstd otf2 cairo && command -v bats >/dev/null && command -v mpicc >/dev/null || missing="$(DEPS_PKGS)"; \
 	fi; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

@@ -262,7 +262,7 @@ const uint8_t *tc_raw_decode_event(const uint8_t *p, const uint8_t *end,
 				   struct tc_event *ev, struct tc_raw_delta *d,
 				   struct tc_raw_scratch *s, const char **why)
 {
-	uint64_t v, f;
+	uint64_t v, f, count = 0;
 	int64_t sv;
 
 	tc_event_init(ev);
@@ -313,20 +313,24 @@ const uint8_t *tc_raw_decode_event(const uint8_t *p, const uint8_t *end,
 		SFIT32(sv);
 		ev->rtag = (int32_t)sv;
 	}
-	if (f & TC_F_COUNT)
-		GET(ev->count);
+	/* count and size in registers: their product is the usual bytes */
+	if (f & TC_F_COUNT) {
+		GET(count);
+		ev->count = count;
+	}
 	if (f & TC_F_DTYPE) {
+		uint64_t size;
 		GET(v);
 		FIT32(v);
 		ev->dtype = (uint32_t)v;
-		GET(v);
-		FIT32(v);
-		ev->dtype_size = (uint32_t)v;
+		GET(size);
+		FIT32(size);
+		ev->dtype_size = (uint32_t)size;
+		if (!(f & TC_F_BYTES))
+			ev->bytes = count * size;
 	}
 	if (f & TC_F_BYTES)
 		GET(ev->bytes);
-	else
-		ev->bytes = ev->count * ev->dtype_size;
 	if (f & TC_F_REDOP) {
 		GET(v);
 		FIT32(v);

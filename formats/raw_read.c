@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #define TC_MAX_WORLD (1 << 24)
 
@@ -36,8 +36,11 @@ struct tc_raw_reader {
 	size_t zalloc;
 	uint8_t *raw;
 	size_t rawalloc;
-	z_stream zs;
-	bool zinit;
+	struct libdeflate_decompressor *zs;
+	/* the bytes last read ahead: [win_off, win_off + win_len) */
+	uint8_t *win;
+	uint64_t win_off;
+	size_t win_len;
 	struct tc_raw_scratch scratch;
 	/* call-site decoding */
 	struct tc_frame *frames;
@@ -52,8 +55,8 @@ bool tc_raw_probe(const void *buf, size_t len)
 	return len >= TC_RAW_MAGIC_LEN && !memcmp(buf, TC_RAW_MAGIC, TC_RAW_MAGIC_LEN);
 }
 
-static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
-		   struct tc_error *err)
+static int pread_all(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
+		     struct tc_error *err)
 {
 	uint8_t *p = buf;
 
@@ -74,27 +77,70 @@ static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 	return 0;
 }
 
+/* Blocks are read ahead a window at a time: a block's header and payload,
+ * and the small blocks after them, cost one system call, not two each. */
+#define READ_WINDOW ((size_t)64 << 10)
+
+static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
+		   struct tc_error *err)
+{
+	size_t want;
+	ssize_t k;
+
+	if (off >= r->win_off && off - r->win_off <= r->win_len &&
+	    n <= r->win_len - (size_t)(off - r->win_off)) {
+		memcpy(buf, r->win + (off - r->win_off), n);
+		return 0;
+	}
+	if (n >= READ_WINDOW / 2 || off >= r->size)
+		return pread_all(r, buf, n, off, err);
+	want = r->size - off < READ_WINDOW ? (size_t)(r->size - off) : READ_WINDOW;
+	if (!r->win)
+		r->win = tc_xmalloc(READ_WINDOW);
+	r->win_len = 0;
+	r->win_off = off;
+	while (r->win_len < want) {
+		k = pread(r->fd, r->win + r->win_len, want - r->win_len, (off_t)(off + r->win_len));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return tc_error_sys(err, r->path, "read");
+		if (k == 0)
+			break;
+		r->win_len += (size_t)k;
+	}
+	if (r->win_len < n)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)(off + r->win_len),
+				    "unexpected end of file");
+	memcpy(buf, r->win, n);
+	return 0;
+}
+
+/* Blocks are whole raw-deflate streams of known decoded length: one call
+ * of libdeflate's whole-buffer decompressor, which must fill out exactly
+ * and use every stored byte. */
 static int inflate_payload(struct tc_raw_reader *r, const uint8_t *in, size_t len,
 			   uint8_t *out, size_t outlen)
 {
-	int rc;
+	size_t used = 0;
 
-	if (!r->zinit) {
-		memset(&r->zs, 0, sizeof(r->zs));
-		if (inflateInit2(&r->zs, -15) != Z_OK)
+	if (!r->zs) {
+		r->zs = libdeflate_alloc_decompressor();
+		if (!r->zs)
 			return -1;
-		r->zinit = true;
-	} else if (inflateReset(&r->zs) != Z_OK) {
-		return -1;
 	}
-	r->zs.next_in = (Bytef *)in;
-	r->zs.avail_in = (uInt)len;
-	r->zs.next_out = out;
-	r->zs.avail_out = (uInt)outlen;
-	rc = inflate(&r->zs, Z_FINISH);
-	if (rc != Z_STREAM_END || r->zs.avail_out != 0 || r->zs.avail_in != 0)
+	if (libdeflate_deflate_decompress_ex(r->zs, in, len, out, outlen, &used, NULL) !=
+	    LIBDEFLATE_SUCCESS)
 		return -1;
-	return 0;
+	return used == len ? 0 : -1;
+}
+
+/* tc_raw_block_crc (the writer's, through zlib) by libdeflate's faster
+ * CRC-32 of the same polynomial and conventions. */
+static uint32_t block_crc(const uint8_t hdr[TC_RAW_BLOCK_HEADER], const uint8_t *payload,
+			  size_t len)
+{
+	return libdeflate_crc32(libdeflate_crc32(0, hdr, TC_RAW_BLOCK_HEADER - 4), payload, len);
 }
 
 /*
@@ -141,7 +187,7 @@ static int load_block(struct tc_raw_reader *r, uint64_t off, struct tc_raw_block
 	rc = read_at(r, r->zbuf, h->stored_len, off + TC_RAW_BLOCK_HEADER, err);
 	if (rc)
 		return rc;
-	if (tc_raw_block_crc(hb, r->zbuf, h->stored_len) != h->crc)
+	if (block_crc(hb, r->zbuf, h->stored_len) != h->crc)
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
 				    "block checksum mismatch");
 	if (h->encoding == TC_ENC_DEFLATE) {
@@ -578,10 +624,11 @@ void tc_raw_close(struct tc_raw_reader **rp)
 	*rp = NULL;
 	if (r->fd >= 0)
 		close(r->fd);
-	if (r->zinit)
-		inflateEnd(&r->zs);
+	if (r->zs)
+		libdeflate_free_decompressor(r->zs);
 	free(r->zbuf);
 	free(r->raw);
+	free(r->win);
 	tc_raw_scratch_release(&r->scratch);
 	free(r->frames);
 	free(r->strs.p);

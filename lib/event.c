@@ -80,41 +80,6 @@ const char *tc_redop_name(unsigned op)
 	return NULL;
 }
 
-void tc_event_init(struct tc_event *ev)
-{
-	/* field by field: the compiler turns a memset of the whole struct
-	 * into a string store that costs more, once per event read */
-	ev->op = 0;
-	ev->fields = 0;
-	ev->callsite = TC_NO_CALLSITE;
-	ev->t_start = 0;
-	ev->t_end = 0;
-	ev->comm = 0;
-	ev->peer = TC_PEER_NONE;
-	ev->tag = 0;
-	ev->rpeer = TC_PEER_NONE;
-	ev->rtag = 0;
-	ev->count = 0;
-	ev->dtype = 0;
-	ev->dtype_size = 0;
-	ev->bytes = 0;
-	ev->redop = 0;
-	ev->root = TC_PEER_NONE;
-	ev->color = TC_UNDEFINED;
-	ev->key = 0;
-	ev->request = 0;
-	ev->newcomm = 0;
-	ev->file = 0;
-	ev->offset = 0;
-	ev->result = 0;
-	ev->ncompl = 0;
-	ev->nscounts = 0;
-	ev->nrcounts = 0;
-	ev->compl = NULL;
-	ev->scounts = NULL;
-	ev->rcounts = NULL;
-}
-
 uint64_t tc_event_bytes(const struct tc_event *ev)
 {
 	if (ev->fields & TC_F_BYTES)

@@ -26,20 +26,24 @@ events_of() { "$tc" info --json "$1" | grep -o '"events":[0-9]*' | head -1 | cut
 if [ "$quick" = 1 ]; then P_READ=256 I_READ=1100 P_C=1024 I_C=100; else P_READ=1024 I_READ=1100 P_C=4096 I_C=250; fi
 
 echo "== ingest: tracecluster reading raw files against zlib's own inflate of the same blocks"
-echo "   (stencil2d P=$P_READ, $I_READ steps; issue 19: ingest >= 0.8x zlib inflate)"
+echo "   (stencil2d P=$P_READ, $I_READ steps; issue 19: ingest >= 0.8x zlib inflate); tracecluster"
+echo "   decompresses with libdeflate, whose own decompression of the blocks is shown beside"
 set_r="$work/stencil2d-$P_READ-$I_READ"
 synth_set "$set_r" stencil2d "$P_READ" "$I_READ"
 ev_r=$(events_of "$set_r")
 run_inflate() { "$build/test/bench/payload" inflate "$set_r"/rank-*.tcr; }
+run_libdeflate() { "$build/test/bench/payload" libdeflate "$set_r"/rank-*.tcr; }
 run_info1() { "$tc" -j1 info "$set_r"; }
 run_info2() { "$tc" -j2 info "$set_r"; }
-interleave inflate info1 info2
+interleave inflate libdeflate info1 info2
 row "zlib inflate of the blocks (1 thread, baseline)" inflate "$ev_r"
+row "libdeflate of the blocks (1 thread)" libdeflate "$ev_r"
 row "tracecluster -j1 info (read, check, decode)" info1 "$ev_r"
 row "tracecluster -j2 info" info2 "$ev_r"
 goal "ingest -j1 throughput / zlib inflate throughput (CPU time)" \
 	"$(ratio "$(med inflate cpu)" "$(med info1 cpu)")" ">=" 0.8
 echo "the same in wall time: $(ratio "$(med inflate)" "$(med info1)")"
+echo "ingest -j1 / libdeflate alone (CPU time): $(ratio "$(med libdeflate cpu)" "$(med info1 cpu)")"
 echo "speed-up -j1 -> -j2: $(ratio "$(med info1)" "$(med info2)")"
 
 echo

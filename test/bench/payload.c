@@ -3,8 +3,11 @@
  * block payloads tracecluster reads:
  *
  *   payload inflate FILE...   read each file and inflate every block with
- *                             zlib (one thread, output discarded): what
- *                             zlib's own inflate takes for the same bytes
+ *                             zlib (one thread, one stream reset per block,
+ *                             output discarded): what zlib's own inflate
+ *                             takes for the same bytes
+ *   payload libdeflate FILE...  the same with libdeflate's whole-buffer
+ *                             decompressor, the one tracecluster reads with
  *   payload raw OUT FILE...   write the blocks' decoded (uncompressed)
  *                             encoding to OUT, for gzip -9 and xz -9 to
  *                             compress from scratch
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 struct totals {
@@ -51,6 +55,31 @@ static long slurp(const char *path, uint8_t **buf, size_t *alloc)
 	return (long)n;
 }
 
+static z_stream zs;
+static bool zs_init;
+static struct libdeflate_decompressor *ld;
+
+/* One raw-deflate block into out (exactly outlen bytes), by zlib or, once
+ * ld is set, libdeflate. */
+static int inflate_block(const uint8_t *in, size_t len, uint8_t *out, size_t outlen)
+{
+	if (ld)
+		return libdeflate_deflate_decompress(ld, in, len, out, outlen, NULL) !=
+		       LIBDEFLATE_SUCCESS;
+	if (!zs_init) {
+		if (inflateInit2(&zs, -15) != Z_OK)
+			return -1;
+		zs_init = true;
+	} else if (inflateReset(&zs) != Z_OK) {
+		return -1;
+	}
+	zs.next_in = (uint8_t *)in;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)outlen;
+	return inflate(&zs, Z_FINISH) == Z_STREAM_END && !zs.avail_out ? 0 : -1;
+}
+
 /* Inflate every deflate block of the file in buf; with out, write the
  * decoded bytes (stored blocks as they are). */
 static int blocks(const char *path, const uint8_t *buf, size_t len, FILE *out,
@@ -73,19 +102,10 @@ static int blocks(const char *path, const uint8_t *buf, size_t len, FILE *out,
 				abort();
 		}
 		if (h.encoding == TC_ENC_DEFLATE) {
-			z_stream zs;
-			memset(&zs, 0, sizeof(zs));
-			inflateInit2(&zs, -15);
-			zs.next_in = (uint8_t *)payload;
-			zs.avail_in = h.stored_len;
-			zs.next_out = *raw;
-			zs.avail_out = h.raw_len;
-			if (inflate(&zs, Z_FINISH) != Z_STREAM_END) {
-				inflateEnd(&zs);
+			if (inflate_block(payload, h.stored_len, *raw, h.raw_len)) {
 				fprintf(stderr, "payload: %s: bad deflate block at byte %zu\n", path, at);
 				return -1;
 			}
-			inflateEnd(&zs);
 			if (out)
 				fwrite(*raw, 1, h.raw_len, out);
 		} else if (out) {
@@ -109,6 +129,10 @@ int main(int argc, char **argv)
 
 	if (argc >= 3 && !strcmp(argv[1], "inflate")) {
 		first = 2;
+	} else if (argc >= 3 && !strcmp(argv[1], "libdeflate")) {
+		first = 2;
+		if (!(ld = libdeflate_alloc_decompressor()))
+			return 1;
 	} else if (argc >= 4 && !strcmp(argv[1], "raw")) {
 		first = 3;
 		if (!(out = fopen(argv[2], "wb"))) {
@@ -116,7 +140,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		fprintf(stderr, "usage: payload inflate FILE...\n       payload raw OUT FILE...\n");
+		fprintf(stderr, "usage: payload inflate|libdeflate FILE...\n"
+				"       payload raw OUT FILE...\n");
 		return 2;
 	}
 	for (int i = first; i < argc; i++) {
@@ -131,5 +156,9 @@ int main(int argc, char **argv)
 	fprintf(stderr, "blocks=%lu stored=%llu raw=%llu\n", t.blocks, t.stored, t.raw);
 	free(buf);
 	free(raw);
+	if (zs_init)
+		inflateEnd(&zs);
+	if (ld)
+		libdeflate_free_decompressor(ld);
 	return 0;
 }

@@ -42,6 +42,7 @@
 #include "xalloc.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -328,19 +329,32 @@ static uint64_t event_hash(const struct tc_rsd_event *e)
 	return tc_hash_fmix(h);
 }
 
+/* The scalar fields of an event, op to offset, are 16 words without
+ * padding: compared with a few vector instructions, no call to memcmp. */
+#define EV_BLOCK_WORDS 16
+_Static_assert(offsetof(struct tc_rsd_event, op) == 0 &&
+		       offsetof(struct tc_rsd_event, stack) == 72 &&
+		       offsetof(struct tc_rsd_event, callsite) == 8 * EV_BLOCK_WORDS,
+	       "struct tc_rsd_event: the compared block has padding");
+
+static inline bool block_equal(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+	uint64_t d = 0;
+
+	for (int i = 0; i < EV_BLOCK_WORDS; i++) {
+		uint64_t u, v;
+		memcpy(&u, x + 8 * i, 8);
+		memcpy(&v, y + 8 * i, 8);
+		d |= u ^ v;
+	}
+	return !d;
+}
+
 /* Equal in everything but the file-local call-site id and the hash. */
 static bool fields_equal(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
 {
-	if (a->op != b->op || a->fields != b->fields ||
-	    a->stack != b->stack || a->comm != b->comm || a->peer != b->peer ||
-	    a->tag != b->tag || a->rpeer != b->rpeer || a->rtag != b->rtag ||
-	    a->count != b->count || a->dtype != b->dtype ||
-	    a->dtype_size != b->dtype_size || a->bytes != b->bytes ||
-	    a->redop != b->redop || a->root != b->root || a->color != b->color ||
-	    a->key != b->key || a->request != b->request || a->newcomm != b->newcomm ||
-	    a->file != b->file || a->offset != b->offset || a->result != b->result ||
-	    a->ncompl != b->ncompl || a->nscounts != b->nscounts ||
-	    a->nrcounts != b->nrcounts)
+	if (!block_equal(a, b))
 		return false;
 	for (uint32_t i = 0; i < a->ncompl; i++) {
 		const struct tc_rsd_compl *x = &a->compl[i], *y = &b->compl[i];
@@ -385,6 +399,7 @@ static void event_encode(struct tc_rsd *r, const struct tc_event *ev, struct tc_
 	e->nrcounts = 0;
 	e->rcounts = NULL;
 	e->hash = 0;
+	e->zero = 0;
 	e->op = ev->op;
 	e->fields = f;
 	e->callsite = ev->callsite;
@@ -721,14 +736,21 @@ static void occ_append(struct tc_rsd_node *dst, struct tc_rsd_node *src)
 
 /* ---- nodes ------------------------------------------------------------ */
 
-static uint64_t loop_hash(uint64_t iters, const struct tc_rsd_node *body, uint32_t nbody)
+/* A loop's hash from its iterations and its body's hash (nd->key of a
+ * loop), computed once: folding an iteration in changes neither the body's
+ * structure nor its events' keys. */
+static uint32_t body_hash(const struct tc_rsd_node *body, uint32_t nbody)
 {
-	uint64_t h = tc_hash_mix(0x6c6f6f70ULL /* "loop" */, iters);
+	uint64_t h = tc_hash_mix(0x626f6479ULL /* "body" */, nbody);
 
-	h = tc_hash_mix(h, nbody);
 	for (uint32_t i = 0; i < nbody; i++)
 		h = tc_hash_mix(h, body[i].hash);
-	return h;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+static uint64_t loop_hash(uint64_t iters, uint32_t bhash)
+{
+	return tc_hash_mix(tc_hash_mix(0x6c6f6f70ULL /* "loop" */, iters), bhash);
 }
 
 static void node_release(struct tc_rsd_node *nd)
@@ -876,7 +898,7 @@ static void extend_loop(struct tc_rsd *r, size_t j, size_t d)
 	r->nit = 0;
 	r->n = j + 1;
 	L->iters++;
-	L->hash = loop_hash(L->iters, L->body, L->nbody);
+	L->hash = loop_hash(L->iters, L->key);
 	q_set(r, j);
 	r->pend = (ptrdiff_t)j;
 	r->pend_j = 0;
@@ -896,7 +918,8 @@ static void make_loop(struct tc_rsd *r, size_t s, size_t d)
 		node_merge(&L.body[i], &r->q[s + d + i]);
 		node_release(&r->q[s + d + i]);
 	}
-	L.hash = loop_hash(L.iters, L.body, L.nbody);
+	L.key = body_hash(L.body, L.nbody);
+	L.hash = loop_hash(L.iters, L.key);
 	r->n = s;
 	q_push(r, &L);
 	r->pend = (ptrdiff_t)s;
@@ -927,6 +950,15 @@ static bool fold_tail(struct tc_rsd *r)
 		}
 	}
 	return false;
+}
+
+/* The running fingerprint of the events in order (tc_rsd_digest): event
+ * hashes are already mixed, so a multiply and a rotation per event do (a
+ * full tc_hash_mix sat on the critical path of every event). */
+static inline uint64_t digest_step(uint64_t d, uint64_t h)
+{
+	d = (d ^ h) * 0x9e3779b97f4a7c15ULL;
+	return d << 31 | d >> 33;
 }
 
 void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
@@ -970,7 +1002,7 @@ void tc_rsd_add(struct tc_rsd *r, const struct tc_event *ev)
 		key = r->match == TC_RSD_MATCH_PARAMS ? evi : intern_key(r, &e);
 	r->prev_end = ev->t_end;
 	r->nin++;
-	r->digest = tc_hash_mix(r->digest, r->evs[evi].hash);
+	r->digest = digest_step(r->digest, r->evs[evi].hash);
 
 	if (r->pend >= 0) {
 		/* the iteration goes on: the occurrence waits for its end */

@@ -118,31 +118,34 @@ struct tc_rsd_compl {
  * bit is clear hold tc_event_init's defaults. Read-only for users.
  */
 struct tc_rsd_event {
+	/* from op to offset: the fields compared as one block of 16 words
+	 * (no padding: the 32-bit fields come first, made even by zero) */
 	uint32_t op;            /* enum tc_op */
 	uint32_t fields;        /* TC_F_* of the events it stands for */
-	uint32_t callsite;      /* file-local call-site id (TC_NO_CALLSITE) */
-	uint64_t stack;         /* the call site's 64-bit stack signature, 0 if none */
 	uint32_t comm;
-	int64_t peer;           /* relative (tc_rel_peer) */
 	int32_t tag;
-	int64_t rpeer;          /* relative */
 	int32_t rtag;
-	uint64_t count;
 	uint32_t dtype;
 	uint32_t dtype_size;
-	uint64_t bytes;
 	uint32_t redop;
 	int32_t root;           /* world rank, absolute */
 	int32_t color;
 	int32_t key;
-	int64_t request;        /* id minus the rank's previous request id */
 	uint32_t newcomm;
 	uint32_t file;
-	uint64_t offset;
 	int32_t result;
 	uint32_t ncompl;
 	uint32_t nscounts;
 	uint32_t nrcounts;
+	uint32_t zero;          /* always 0 */
+	uint64_t stack;         /* the call site's 64-bit stack signature, 0 if none */
+	int64_t peer;           /* relative (tc_rel_peer) */
+	int64_t rpeer;          /* relative */
+	uint64_t count;
+	uint64_t bytes;
+	int64_t request;        /* id minus the rank's previous request id */
+	uint64_t offset;
+	uint32_t callsite;      /* file-local call-site id (TC_NO_CALLSITE) */
 	const struct tc_rsd_compl *compl;
 	const uint64_t *scounts;
 	const uint64_t *rcounts;
@@ -170,7 +173,8 @@ struct tc_rsd_node {
 	uint32_t nbody;         /* loop: nodes in the body (>= 1); event: 0 */
 	uint32_t event;         /* event: its first occurrence's event (index for
 				 * tc_rsd_event()), every occurrence's if !vals */
-	uint32_t key;           /* event: what it was matched by (internal) */
+	uint32_t key;           /* event: what it was matched by; loop: a hash
+				 * of its body, which repetitions keep (internal) */
 	struct tc_rsd_vals *vals; /* event: NULL, or its occurrences' events */
 	struct tc_rsd_node *body; /* loop: nbody nodes */
 	struct tc_rsd_stat comp; /* event: compute time before the call */

@@ -37,7 +37,9 @@ struct tc_raw_reader {
 	uint8_t *raw;
 	size_t rawalloc;
 	struct libdeflate_decompressor *zs;
-	/* the bytes last read ahead: [win_off, win_off + win_len) */
+	/* the bytes last read ahead: [win_off, win_off + win_len); only
+	 * once the events are read (opening reads just the header) */
+	bool readahead;
 	uint8_t *win;
 	uint64_t win_off;
 	size_t win_len;
@@ -92,7 +94,7 @@ static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 		memcpy(buf, r->win + (off - r->win_off), n);
 		return 0;
 	}
-	if (n >= READ_WINDOW / 2 || off >= r->size)
+	if (!r->readahead || n >= READ_WINDOW / 2 || off >= r->size)
 		return pread_all(r, buf, n, off, err);
 	want = r->size - off < READ_WINDOW ? (size_t)(r->size - off) : READ_WINDOW;
 	if (!r->win)
@@ -542,6 +544,7 @@ int tc_raw_read(struct tc_raw_reader *r, const struct tc_read_ops *ops, void *ct
 	st->first_error = -1;
 	st->file_bytes = r->size;
 	st->blocks = 1;
+	r->readahead = true;
 	while (off < r->size) {
 		struct tc_raw_block_header h;
 		const uint8_t *payload;

@@ -80,13 +80,6 @@ const char *tc_redop_name(unsigned op)
 	return NULL;
 }
 
-uint64_t tc_event_bytes(const struct tc_event *ev)
-{
-	if (ev->fields & TC_F_BYTES)
-		return ev->bytes;
-	return ev->count * ev->dtype_size;
-}
-
 uint64_t tc_stack_signature(const struct tc_frame *frames, uint32_t nframes)
 {
 	uint64_t h = 0x7463736967ULL; /* "tcsig" */

@@ -395,7 +395,12 @@ static inline void tc_event_init(struct tc_event *ev)
 	ev->rcounts = NULL;
 }
 /* Total bytes moved by the event (bytes if present, else count*dtype_size). */
-uint64_t tc_event_bytes(const struct tc_event *ev);
+static inline uint64_t tc_event_bytes(const struct tc_event *ev)
+{
+	if (ev->fields & TC_F_BYTES)
+		return ev->bytes;
+	return ev->count * ev->dtype_size;
+}
 
 /* ---- call sites and communicators ------------------------------------ */
 

@@ -602,6 +602,9 @@ static const struct tc_matrix_comm *matrix_comm(const struct tc_rank_trace *t,
 		return NULL;
 	c->size = (int32_t)tc->size;
 	c->members = tc->members;
+	c->ndims = tc->ndims;
+	c->dims = tc->dims;
+	c->periods = tc->periods;
 	return c;
 }
 

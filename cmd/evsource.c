@@ -44,6 +44,9 @@ struct raw_comm {
 	uint32_t id;
 	int32_t size;
 	int32_t *members;        /* NULL: 0 .. size-1 */
+	uint32_t ndims;          /* Cartesian topology */
+	int32_t dims[8];
+	uint32_t periods;
 };
 
 /* One file being read. */
@@ -100,6 +103,9 @@ static int raw_comm(void *p, const struct tc_comm *c)
 		free(rc->members);
 	}
 	rc->size = (int32_t)c->size;
+	rc->ndims = c->ndims > 8 ? 8 : c->ndims;
+	memcpy(rc->dims, c->dims, sizeof(rc->dims));
+	rc->periods = c->periods;
 	rc->members = NULL;
 	if (c->members && c->size) {
 		rc->members = tc_xmalloc(tc_st_mult(c->size, sizeof(*rc->members)));
@@ -120,6 +126,9 @@ static int raw_event(void *p, const struct tc_event *ev)
 				continue;
 			mc.size = f->comms[i].size;
 			mc.members = f->comms[i].members;
+			mc.ndims = f->comms[i].ndims;
+			mc.dims = f->comms[i].dims;
+			mc.periods = f->comms[i].periods;
 			comm = &mc;
 			break;
 		}
@@ -195,6 +204,9 @@ static void g_one(size_t i, void *p)
 		    tc->size <= INT32_MAX) {
 			mc.size = (int32_t)tc->size;
 			mc.members = tc->members;
+			mc.ndims = tc->ndims;
+			mc.dims = tc->dims;
+			mc.periods = tc->periods;
 			comm = &mc;
 		}
 		j->fn(j->ctx, i, (int32_t)i, &ev, site, comm, ev.t_start);

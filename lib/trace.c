@@ -129,11 +129,12 @@ int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c)
 {
 	struct tc_rank_trace *t = ctx;
 	size_t i = comm_pos(t, c->id);
-	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size, 0, { 0 }, NULL };
+	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size, 0, { 0 }, 0, NULL };
 
 	tc.ndims = c->ndims > 8 ? 8 : c->ndims;
 	for (uint32_t d = 0; d < tc.ndims; d++)
 		tc.dims[d] = c->dims[d];
+	tc.periods = tc.ndims ? c->periods & ((1u << tc.ndims) - 1) : 0;
 	if (c->members && c->id != TC_COMM_SELF) {
 		uint32_t k = 0;
 		while (k < c->size && c->members[k] == (int32_t)k)
@@ -165,7 +166,7 @@ const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, ui
 static bool comm_same(const struct tc_trace_comm *a, const struct tc_trace_comm *b)
 {
 	if (a->id != b->id || a->parent != b->parent || a->creator != b->creator ||
-	    a->size != b->size || a->ndims != b->ndims)
+	    a->size != b->size || a->ndims != b->ndims || a->periods != b->periods)
 		return false;
 	if (!a->members != !b->members ||
 	    (a->members && memcmp(a->members, b->members, a->size * sizeof(*a->members))))

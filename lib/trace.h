@@ -48,6 +48,7 @@ struct tc_trace_comm {
 	uint32_t size;
 	uint32_t ndims;        /* Cartesian topology, 0 if none */
 	int32_t dims[8];
+	uint32_t periods;      /* bit d set: dimension d periodic */
 	int32_t *members;      /* owned: the world rank of each of its size
 				* ranks; NULL when they are 0 .. size-1 (world
 				* and its copies) and for the self communicator

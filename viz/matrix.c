@@ -192,6 +192,50 @@ static int32_t rank_in(const struct tc_matrix_comm *c, int32_t w)
 	return -1;
 }
 
+/*
+ * Neighbourhood collectives on a Cartesian communicator (MPI 4.1, 8.6 and
+ * 7.5.5): rank r (row-major coordinates) has 2 * ndims neighbours, for
+ * each dimension the one at -1 then the one at +1, MPI_PROC_NULL past a
+ * non-periodic edge; the j-th send block goes to the j-th neighbour.
+ */
+static void cart_neighbour_messages(const struct msg_out *o, int32_t rank, int32_t r,
+				    const struct tc_event *ev, const struct tc_matrix_comm *c,
+				    double us)
+{
+	int32_t coord[8], j = 0;
+	int64_t cells = 1, rest = r;
+	uint32_t nd = c->ndims;
+
+	if (nd > 8 || !c->dims)
+		return;
+	for (uint32_t d = 0; d < nd; d++) {
+		if (c->dims[d] <= 0)
+			return;
+		cells *= c->dims[d];
+	}
+	if (cells != c->size)
+		return;
+	for (uint32_t d = nd; d-- > 0;) {
+		coord[d] = (int32_t)(rest % c->dims[d]);
+		rest /= c->dims[d];
+	}
+	for (uint32_t d = 0; d < nd; d++) {
+		for (int step = -1; step <= 1; step += 2, j++) {
+			int64_t x = (int64_t)coord[d] + step, n = 0;
+			if (x < 0 || x >= c->dims[d]) {
+				if (!(c->periods >> d & 1))
+					continue;
+				x = (x + c->dims[d]) % c->dims[d];
+			}
+			for (uint32_t e = 0; e < nd; e++)
+				n = n * c->dims[e] + (e == d ? x : coord[e]);
+			msg(o, rank, world_of(c, (int32_t)n),
+			    peer_bytes(ev, ev->scounts, ev->nscounts, j, tc_event_bytes(ev)),
+			    us / (2 * nd));
+		}
+	}
+}
+
 static void coll_messages(const struct msg_out *o, int32_t rank, const struct tc_event *ev,
 			  const struct tc_matrix_comm *comm)
 {
@@ -253,6 +297,11 @@ static void coll_messages(const struct msg_out *o, int32_t rank, const struct tc
 			msg(o, rank, world_of(c, r + 1), k, us);
 		return;
 	default:
+		if (tc_op_flags(ev->op) & TC_OPF_NEIGH) {
+			if (c->ndims)
+				cart_neighbour_messages(o, rank, r, ev, c, us);
+			return;
+		}
 		return;
 	}
 }

@@ -55,10 +55,14 @@ const char *tc_hm_metric_unit(int metric);
 int tc_hm_metric_from_name(const char *name);
 
 /* A communicator as the matrices see it: its size and the world rank of
- * each of its ranks (NULL: ranks 0 .. size-1 are world ranks). */
+ * each of its ranks (NULL: ranks 0 .. size-1 are world ranks), and its
+ * Cartesian topology if it has one (ndims 0: none). */
 struct tc_matrix_comm {
 	int32_t size;
 	const int32_t *members; /* borrowed */
+	uint32_t ndims;
+	const int32_t *dims;    /* borrowed: ndims extents */
+	uint32_t periods;       /* bit d set: dimension d periodic */
 };
 
 /*
@@ -79,6 +83,12 @@ struct tc_matrix_comm {
  *   allreduce, barrier  dissemination: ceil(log2 P) rounds, round i to rank
  *                       (r + 2^i) mod P, k bytes (barrier: 0 bytes)
  *   scan, exscan        rank r sends k to r + 1
+ *   neighbor_*          on a Cartesian communicator, each rank sends k (its
+ *                       count for that neighbour) to each of its 2 * ndims
+ *                       neighbours, in MPI's order (dimension by dimension,
+ *                       the -1 then the +1 one; none past a non-periodic
+ *                       edge); on a graph topology, whose edges the trace
+ *                       does not hold, nothing
  *
  * Values: count 1 per message, bytes its bytes, time the microseconds of
  * the call (split evenly over the messages of a collective). A collective

@@ -388,6 +388,53 @@ TEST(matrix_collectives_on_a_subcommunicator)
 	tc_matrix_release(&m);
 }
 
+TEST(matrix_neighbourhood_collectives_on_a_cartesian_grid)
+{
+	/* a 2 x 3 grid, periodic in its second dimension only, whose comm
+	 * rank i is world rank 10 - i */
+	static const int32_t members[6] = { 10, 9, 8, 7, 6, 5 };
+	static const int32_t dims[2] = { 2, 3 };
+	static const uint64_t sc[4] = { 1, 2, 3, 4 };
+	struct tc_matrix_comm cart = { 6, members, 2, dims, 2 };
+	struct tc_matrix m;
+	struct tc_event ev;
+
+	tc_matrix_init(&m, 11);
+	tc_event_init(&ev);
+	ev.op = TC_OP_NEIGHBOR_ALLTOALLV;
+	ev.fields = TC_F_COMM | TC_F_COUNT | TC_F_DTYPE | TC_F_SCOUNTS;
+	ev.comm = 4;
+	ev.count = 10;
+	ev.dtype = TC_DT_INT;
+	ev.dtype_size = 4;
+	ev.nscounts = 4;
+	ev.scounts = sc;
+	/* comm rank 0 = (0,0): no -1 in dimension 0 (block 1 unsent),
+	 * +1 is (1,0) = comm 3 (block 2); dimension 1 wraps: -1 is (0,2) =
+	 * comm 2 (block 3), +1 is (0,1) = comm 1 (block 4) */
+	tc_matrix_add_event(&m, 10, &ev, TC_HM_BYTES, true, &cart);
+	/* allgather: one block of 8 bytes to each; comm rank 4 = (1,1): -1 in
+	 * dimension 0 is (0,1) = comm 1, +1 none; (1,0) = comm 3, (1,2) = 5 */
+	ev.op = TC_OP_NEIGHBOR_ALLGATHER;
+	ev.fields &= ~TC_F_SCOUNTS;
+	ev.nscounts = 0;
+	ev.scounts = NULL;
+	ev.count = 2;
+	tc_matrix_add_event(&m, 6, &ev, TC_HM_BYTES, true, &cart);
+	/* without the topology: nothing */
+	cart.ndims = 0;
+	tc_matrix_add_event(&m, 10, &ev, TC_HM_BYTES, true, &cart);
+	tc_matrix_finish(&m);
+	CHECK_EQ_U64(m.ncells, 6);
+	CHECK_NEAR(tc_matrix_get(&m, 10, 7), 8);
+	CHECK_NEAR(tc_matrix_get(&m, 10, 8), 12);
+	CHECK_NEAR(tc_matrix_get(&m, 10, 9), 16);
+	CHECK_NEAR(tc_matrix_get(&m, 6, 9), 8);
+	CHECK_NEAR(tc_matrix_get(&m, 6, 7), 8);
+	CHECK_NEAR(tc_matrix_get(&m, 6, 5), 8);
+	tc_matrix_release(&m);
+}
+
 TEST(space_formulas)
 {
 	/* ICS'14 §5.3 */

@@ -329,25 +329,23 @@ static uint64_t event_hash(const struct tc_rsd_event *e)
 	return tc_hash_fmix(h);
 }
 
-/* The scalar fields of an event, op to offset, are 16 words without
- * padding: compared with a few vector instructions, no call to memcmp. */
-#define EV_BLOCK_WORDS 16
-_Static_assert(offsetof(struct tc_rsd_event, op) == 0 &&
-		       offsetof(struct tc_rsd_event, stack) == 72 &&
-		       offsetof(struct tc_rsd_event, callsite) == 8 * EV_BLOCK_WORDS,
-	       "struct tc_rsd_event: the compared block has padding");
-
+/* The scalar fields of two events equal, without a branch per field:
+ * each field read as it was written (a wider load across the fresh
+ * event's separate stores would stall on store forwarding). */
 static inline bool block_equal(const struct tc_rsd_event *a, const struct tc_rsd_event *b)
 {
-	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-	uint64_t d = 0;
+	uint64_t d;
 
-	for (int i = 0; i < EV_BLOCK_WORDS; i++) {
-		uint64_t u, v;
-		memcpy(&u, x + 8 * i, 8);
-		memcpy(&v, y + 8 * i, 8);
-		d |= u ^ v;
-	}
+	d = (uint64_t)(a->op ^ b->op) | (a->fields ^ b->fields) | (a->comm ^ b->comm);
+	d |= (uint32_t)(a->tag ^ b->tag) | (uint32_t)(a->rtag ^ b->rtag);
+	d |= (a->dtype ^ b->dtype) | (a->dtype_size ^ b->dtype_size) | (a->redop ^ b->redop);
+	d |= (uint32_t)(a->root ^ b->root) | (uint32_t)(a->color ^ b->color) |
+	     (uint32_t)(a->key ^ b->key);
+	d |= (a->newcomm ^ b->newcomm) | (a->file ^ b->file) | (uint32_t)(a->result ^ b->result);
+	d |= (a->ncompl ^ b->ncompl) | (a->nscounts ^ b->nscounts) | (a->nrcounts ^ b->nrcounts);
+	d |= (a->stack ^ b->stack) | (uint64_t)(a->peer ^ b->peer) | (uint64_t)(a->rpeer ^ b->rpeer);
+	d |= (a->count ^ b->count) | (a->bytes ^ b->bytes) | (uint64_t)(a->request ^ b->request);
+	d |= a->offset ^ b->offset;
 	return !d;
 }
 
@@ -399,7 +397,6 @@ static void event_encode(struct tc_rsd *r, const struct tc_event *ev, struct tc_
 	e->nrcounts = 0;
 	e->rcounts = NULL;
 	e->hash = 0;
-	e->zero = 0;
 	e->op = ev->op;
 	e->fields = f;
 	e->callsite = ev->callsite;

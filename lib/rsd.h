@@ -118,8 +118,6 @@ struct tc_rsd_compl {
  * bit is clear hold tc_event_init's defaults. Read-only for users.
  */
 struct tc_rsd_event {
-	/* from op to offset: the fields compared as one block of 16 words
-	 * (no padding: the 32-bit fields come first, made even by zero) */
 	uint32_t op;            /* enum tc_op */
 	uint32_t fields;        /* TC_F_* of the events it stands for */
 	uint32_t comm;
@@ -137,7 +135,6 @@ struct tc_rsd_event {
 	uint32_t ncompl;
 	uint32_t nscounts;
 	uint32_t nrcounts;
-	uint32_t zero;          /* always 0 */
 	uint64_t stack;         /* the call site's 64-bit stack signature, 0 if none */
 	int64_t peer;           /* relative (tc_rel_peer) */
 	int64_t rpeer;          /* relative */

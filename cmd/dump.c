@@ -128,7 +128,7 @@ static int on_comm(void *p, const struct tc_comm *c)
 		tc_json_set_str(o, "creator", creator ? creator : "");
 		tc_json_set_uint(o, "size", c->size);
 		for (uint32_t i = 0; i < c->size; i++)
-			tc_json_append(m, tc_json_int(c->members[i]));
+			tc_json_append(m, tc_json_int(tc_comm_member(c, i)));
 		tc_json_set(o, "members", m);
 		if (c->ndims) {
 			struct tc_json *dims = tc_json_array();
@@ -143,7 +143,7 @@ static int on_comm(void *p, const struct tc_comm *c)
 		printf("comm %u size=%u parent=%u creator=%s members=", c->id, c->size,
 		       c->parent, creator ? creator : "-");
 		for (uint32_t i = 0; i < c->size && i < 32; i++)
-			printf("%s%d", i ? "," : "", c->members[i]);
+			printf("%s%d", i ? "," : "", tc_comm_member(c, i));
 		if (c->size > 32)
 			printf(",...");
 		if (c->ndims) {

@@ -415,6 +415,21 @@ bad:
 			    "malformed call-site block");
 }
 
+/* If the member run at *p is ranks 0 .. size-1, step over it. */
+static bool identity_run(const uint8_t **p, const uint8_t *end, uint32_t size)
+{
+	int64_t start, stride;
+	uint64_t len;
+	const uint8_t *q;
+
+	if (!(q = tc_svarint_get(*p, end, &start)) || !(q = tc_varint_get(q, end, &len)) ||
+	    !(q = tc_svarint_get(q, end, &stride)) || start != 0 || len != size ||
+	    (stride != 1 && size > 1))
+		return false;
+	*p = q;
+	return true;
+}
+
 static int decode_comms(struct tc_raw_reader *r, const struct tc_raw_block_header *h,
 			const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
 			void *ctx, struct tc_error *err)
@@ -439,7 +454,15 @@ static int decode_comms(struct tc_raw_reader *r, const struct tc_raw_block_heade
 		c.parent = (uint32_t)v[1];
 		c.creator = (uint32_t)v[2];
 		c.size = (uint32_t)v[3];
-		TC_ALLOC_GROW(r->members, c.size + 1, r->members_alloc);
+		if (v[4] == 1 && identity_run(&p, end, c.size)) {
+			/* the world and its copies: no array, so that reading a
+			 * set of P ranks costs O(P), not O(P^2) */
+			total = c.size;
+			v[4] = 0;
+		} else {
+			TC_ALLOC_GROW(r->members, c.size + 1, r->members_alloc);
+			c.members = r->members;
+		}
 		for (uint64_t j = 0; j < v[4]; j++) {
 			int64_t start, stride;
 			uint64_t len;
@@ -459,7 +482,6 @@ static int decode_comms(struct tc_raw_reader *r, const struct tc_raw_block_heade
 		}
 		if (total != c.size)
 			goto bad;
-		c.members = r->members;
 		p = tc_varint_get(p, end, &nd);
 		if (!p || nd > 8)
 			goto bad;

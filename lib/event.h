@@ -429,11 +429,18 @@ struct tc_comm {
 	uint32_t parent;     /* id of the communicator it was derived from */
 	uint32_t creator;    /* enum tc_op that created it (0 for world/self) */
 	uint32_t size;
-	const int32_t *members; /* borrowed: world rank of each comm rank; a writer
-				 * also takes NULL for ranks 0..size-1 */
+	const int32_t *members; /* borrowed: world rank of each comm rank; NULL
+				 * for ranks 0..size-1 (readers give NULL for
+				 * the world and its copies: see tc_comm_member) */
 	uint32_t ndims;      /* Cartesian topology, 0 if none */
 	int32_t dims[8];
 	uint32_t periods;    /* bit d set: dimension d periodic */
 };
+
+/* The world rank of rank i of communicator c. */
+static inline int32_t tc_comm_member(const struct tc_comm *c, uint32_t i)
+{
+	return c->members ? c->members[i] : (int32_t)i;
+}
 
 #endif

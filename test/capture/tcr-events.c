@@ -63,7 +63,7 @@ static int on_comm(void *vctx, const struct tc_comm *cm)
 	printf("M id=%u parent=%u creator=%s size=%u members=", cm->id, cm->parent,
 	       cm->creator ? opname(cm->creator) : "-", cm->size);
 	for (uint32_t i = 0; i < cm->size; i++)
-		printf("%s%d", i ? "," : "", cm->members[i]);
+		printf("%s%d", i ? "," : "", tc_comm_member(cm, i));
 	if (cm->ndims) {
 		printf(" dims=");
 		for (uint32_t i = 0; i < cm->ndims; i++)

@@ -314,7 +314,7 @@ static int c_comm(void *p, const struct tc_comm *cm)
 {
 	struct collect *c = p;
 	c->comm_size = cm->size;
-	c->comm_member2 = cm->size > 2 ? cm->members[2] : -1;
+	c->comm_member2 = cm->size > 2 ? tc_comm_member(cm, 2) : -1;
 	return 0;
 }
 
@@ -406,7 +406,7 @@ static int c_comm_members(void *p, const struct tc_comm *cm)
 		return 0;
 	}
 	for (uint32_t k = 0; k < cm->size; k++)
-		if (cm->members[k] != (comm_lists[i].m ? comm_lists[i].m[k] : (int32_t)k))
+		if (tc_comm_member(cm, k) != (comm_lists[i].m ? comm_lists[i].m[k] : (int32_t)k))
 			c->ok = false;
 	return 0;
 }

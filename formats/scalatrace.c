@@ -430,6 +430,37 @@ static int cmp_i32(const void *a, const void *b)
  * count of lists, then for each -depth, start, and depth (iters, stride)
  * pairs; the members are start + sum(k_i * stride_i), 0 <= k_i < iters_i.
  */
+/* Sort the m ranks at v (each in 0 .. TC_ST_MAX_WORLD-1) and drop repeats;
+ * the count kept. Long lists go through a bitmap of their range, in time
+ * linear in m and the range: a few bytes of ranklist may stand for
+ * millions of ranks (or one rank repeated millions of times). */
+static size_t sort_unique(int32_t *v, size_t m)
+{
+	int32_t lo = INT32_MAX, hi = -1;
+	uint64_t *bits;
+	size_t u = 0;
+
+	if (m <= 256) {
+		qsort(v, m, sizeof(*v), cmp_i32);
+		for (size_t i = 0; i < m; i++)
+			if (!i || v[i] != v[u - 1])
+				v[u++] = v[i];
+		return u;
+	}
+	for (size_t i = 0; i < m; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	bits = tc_xcalloc((size_t)(hi - lo) / 64 + 1, sizeof(*bits));
+	for (size_t i = 0; i < m; i++)
+		bits[(size_t)(v[i] - lo) / 64] |= (uint64_t)1 << ((v[i] - lo) % 64);
+	for (size_t w = 0; w <= (size_t)(hi - lo) / 64; w++)
+		for (uint64_t b = bits[w]; b; b &= b - 1)
+			v[u++] = lo + (int32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+	free(bits);
+	return u;
+}
+
 static int rl_expand(struct st_parse *ps, const int64_t *tok, size_t n, uint32_t line)
 {
 	struct st_trace *t = ps->t;
@@ -460,6 +491,9 @@ static int rl_expand(struct st_parse *ps, const int64_t *tok, size_t n, uint32_t
 			    stride[d] < -TC_ST_MAX_WORLD || stride[d] > TC_ST_MAX_WORLD)
 				return st_fail(ps, line, "bad ranklist: iterations %" PRId64
 					       " stride %" PRId64, iters[d], stride[d]);
+			/* iterations that stay on one rank add nothing to the set */
+			if (!stride[d])
+				iters[d] = 1;
 			total *= (uint64_t)iters[d];
 			if (total > ST_MAX_MEMBERS || t->nmembers + total > ST_MAX_MEMBERS)
 				return st_fail(ps, line, "bad ranklist: too many ranks");
@@ -485,15 +519,10 @@ static int rl_expand(struct st_parse *ps, const int64_t *tok, size_t n, uint32_t
 	if (pos != n)
 		return st_fail(ps, line, "bad ranklist: %zu numbers after the last list", n - pos);
 	{
-		size_t m = t->nmembers - first, u = 0;
-		int32_t *v = t->members + first;
-		qsort(v, m, sizeof(*v), cmp_i32);
-		for (size_t i = 0; i < m; i++)
-			if (!i || v[i] != v[u - 1])
-				v[u++] = v[i];
+		size_t u = sort_unique(t->members + first, t->nmembers - first);
 		t->nmembers = first + u;
-		if (u && v[u - 1] > ps->max_rank)
-			ps->max_rank = v[u - 1];
+		if (u && t->members[first + u - 1] > ps->max_rank)
+			ps->max_rank = t->members[first + u - 1];
 	}
 	return 0;
 }

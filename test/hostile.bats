@@ -82,6 +82,18 @@ PY
 	[[ $stderr == *"'bad.st': line "*": rank 0 expands to more than "*" events, the cap for a file of "*" bytes" ]]
 }
 
+@test "scalatrace: rank lists repeating ranks millions of times read in a moment, as their few ranks" {
+	# one rank 4,000,101 times (stride 0), and 3,000 x 3,000 overlapping
+	# iterations over 6,000 ranks: a few bytes each
+	sed 's/iter: ( 5 )\[ 1 -1 0 3 1 \]/iter: ( 5 )[ 2 -1 3 4000101 0 -2 0 3000 1 3000 1 ]/' \
+		"$TC_ROOT/testdata/scalatrace/chain4.st" >rep.st
+	grep -q 4000101 rep.st
+	run --separate-stderr timeout 20 tracecluster info rep.st
+	[ "$status" -eq 0 ]
+	# ranks 0 .. 5,999 (the loop's list names rank 3 and 0 .. 5,998)
+	[[ $output == *"5999 present"* ]]
+}
+
 @test "tct: a rank list of the whole of a huge world is refused at once, not expanded" {
 	# 16,777,216 ranks each running a 10-step loop: 3 KB standing for 200
 	# million events where the header declares 88

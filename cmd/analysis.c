@@ -578,16 +578,7 @@ struct matrix_job {
  * file is the source. a->traces is sorted by rank. */
 static const struct tc_rank_trace *trace_of(const struct tc_anl *a, int32_t r)
 {
-	size_t lo = 0, hi = a->traces ? a->n : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->traces[mid]->rank < r)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < (a->traces ? a->n : 0) && a->traces[lo]->rank == r ? a->traces[lo] : NULL;
+	return tc_rank_trace_find(a->traces, a->n, r);
 }
 
 /* The communicator of ev as the matrices see it: world for communicator

@@ -168,25 +168,12 @@ struct g_job {
 	void *ctx;
 };
 
-static const struct tc_rank_trace *trace_of(const struct tc_evsrc *s, int32_t r)
-{
-	size_t lo = 0, hi = s->traces ? s->ntraces : 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->traces[mid]->rank < r)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return s->traces && lo < s->ntraces && s->traces[lo]->rank == r ? s->traces[lo] : NULL;
-}
 
 static void g_one(size_t i, void *p)
 {
 	struct g_job *j = p;
 	const struct tc_gtrace *g = j->s->g;
-	const struct tc_rank_trace *t = trace_of(j->s, (int32_t)i);
+	const struct tc_rank_trace *t = tc_rank_trace_find(j->s->traces, j->s->ntraces, (int32_t)i);
 	struct tc_gtrace_iter it;
 	struct tc_event ev;
 

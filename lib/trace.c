@@ -203,3 +203,18 @@ uint64_t tc_rank_trace_digest(const struct tc_rank_trace *t)
 	}
 	return tc_hash_fmix(h);
 }
+
+const struct tc_rank_trace *tc_rank_trace_find(struct tc_rank_trace *const *traces, size_t n,
+					       int32_t r)
+{
+	size_t lo = 0, hi = traces ? n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (traces[mid]->rank < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return traces && lo < n && traces[lo]->rank == r ? traces[lo] : NULL;
+}

@@ -96,4 +96,9 @@ uint64_t tc_rank_trace_digest(const struct tc_rank_trace *t);
 /* The communicator with this id (borrowed), or NULL if never defined. */
 const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, uint32_t id);
 
+/* The trace of world rank r among traces[0..n), sorted by rank (borrowed),
+ * or NULL; traces may be NULL. */
+const struct tc_rank_trace *tc_rank_trace_find(struct tc_rank_trace *const *traces, size_t n,
+					       int32_t r);
+
 #endif

@@ -5,7 +5,7 @@
 #include "lib/compat.h"
 #include "cmd/analysis.h"
 #include "cmd/cmd.h"
-#include "cmd/progress.h"
+#include "lib/progress.h"
 #include "formats/load.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"

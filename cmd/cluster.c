@@ -7,7 +7,7 @@
 #include "cmd/cmd.h"
 #include "formats/load.h"
 #include "cmd/modeopt.h"
-#include "cmd/progress.h"
+#include "lib/progress.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
 #include "formats/raw.h"

@@ -14,7 +14,7 @@
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
 #include "formats/load.h"
-#include "cmd/progress.h"
+#include "lib/progress.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
 #include "formats/raw.h"

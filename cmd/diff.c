@@ -6,7 +6,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/modeopt.h"
-#include "cmd/progress.h"
+#include "lib/progress.h"
 #include "cmd/seqload.h"
 #include "align/align.h"
 #include "cluster/cluster.h"

@@ -3,7 +3,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
-#include "cmd/progress.h"
+#include "lib/progress.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
 #include "lib/event.h"

@@ -6,6 +6,7 @@
 #include "lib/merge.h"
 #include "lib/error.h"
 #include "lib/pool.h"
+#include "lib/progress.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -238,18 +239,21 @@ int tc_common_option(const char *cmd, int c, const char *arg)
 		return rc ? -rc : 1;
 	case 'q':
 		tc_g.verbosity = -1;
-		return 1;
+		break;
 	case 'v':
 		tc_g.verbosity++;
 		return 1;
 	case 0x1001:
 		tc_g.progress = 1;
-		return 1;
+		break;
 	case 0x1002:
 		tc_g.progress = 0;
-		return 1;
+		break;
+	default:
+		return 0;
 	}
-	return 0;
+	tc_progress_set_mode(tc_g.verbosity < 0 ? 0 : tc_g.progress);
+	return 1;
 }
 
 int tc_cmd_option(const char *cmd, int c, const char *arg, char **argv)

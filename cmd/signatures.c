@@ -6,7 +6,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "formats/load.h"
-#include "cmd/progress.h"
+#include "lib/progress.h"
 #include "cluster/signature.h"
 #include "formats/raw.h"
 #include "formats/traceset.h"

@@ -1,6 +1,5 @@
 #include "lib/compat.h"
-#include "cmd/progress.h"
-#include "cmd/cmd.h"
+#include "lib/progress.h"
 #include "lib/xalloc.h"
 
 #include <pthread.h>
@@ -20,6 +19,14 @@ struct tc_progress {
 	double start;
 	pthread_t thread;
 };
+
+/* -1 auto (stderr is a terminal), 0 off, 1 on */
+static atomic_int mode = -1;
+
+void tc_progress_set_mode(int m)
+{
+	atomic_store(&mode, m < 0 ? -1 : m > 0);
+}
 
 static double now_s(void)
 {
@@ -103,9 +110,9 @@ struct tc_progress *tc_progress_start(const char *label, uint64_t total)
 	bool tty = isatty(STDERR_FILENO);
 	const char *env;
 
-	if (tc_g.progress == 0 || tc_g.verbosity < 0)
-		return NULL;
-	if (tc_g.progress < 0 && !tty)
+	int m = atomic_load(&mode);
+
+	if (m == 0 || (m < 0 && !tty))
 		return NULL;
 	p = tc_xcalloc(1, sizeof(*p));
 	p->label = tc_xstrdup(label);

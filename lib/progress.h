@@ -11,13 +11,16 @@
  * A total of 0 means the amount is not known: the line shows the time
  * spent so far.
  */
-#ifndef TC_CMD_PROGRESS_H
-#define TC_CMD_PROGRESS_H
+#ifndef TC_PROGRESS_H
+#define TC_PROGRESS_H
 
 #include "lib/compat.h"
 #include <stdatomic.h>
 
 struct tc_progress;
+
+/* -1: shown when stderr is a terminal (the default), 0: never, 1: always. */
+void tc_progress_set_mode(int mode);
 
 /* Returns new, or NULL when progress is off (every function takes NULL).
  * label is copied. */

@@ -74,6 +74,7 @@ include formats/module.mk
 include cluster/module.mk
 include align/module.mk
 include viz/module.mk
+include analysis/module.mk
 include cmd/module.mk
 include test/module.mk
 include lib/capture/module.mk

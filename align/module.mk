@@ -6,4 +6,4 @@ LIB_SRCS += align/seq.c align/pairwise.c align/msa.c align/calltree.c align/stru
 	align/diff.c
 # the structural clustering mode, registered in cluster/cluster.c's mode table
 LIB_SRCS += cluster/structural.c
-CMD_SRCS += cmd/align.c cmd/diff.c cmd/seqload.c
+CMD_SRCS += cmd/align.c cmd/diff.c

@@ -7,15 +7,17 @@
 #include "cmd/cmd.h"
 #include "cmd/modeopt.h"
 #include "lib/progress.h"
-#include "cmd/seqload.h"
+#include "analysis/seqload.h"
 #include "align/align.h"
 #include "cluster/cluster.h"
 #include "formats/raw.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
 #include "lib/event.h"
+#include "lib/file.h"
 #include "lib/json.h"
 #include "lib/pool.h"
+#include "lib/ranklist.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -754,7 +756,7 @@ int cmd_diff(int argc, char **argv)
 		}
 		tc_strbuf_addstr(&out, evs.buf ? evs.buf : "");
 	}
-	if (tc_write_output(op.output, out.buf ? out.buf : "", out.len, &err)) {
+	if (tc_write_file(op.output, out.buf ? out.buf : "", out.len, &err)) {
 		tc_report(&err);
 		goto out;
 	}

@@ -1,5 +1,6 @@
 #include "compat.h"
 #include "ranklist.h"
+#include "error.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -358,4 +359,87 @@ char *tc_ranklist_ranges_text(const int32_t *ranks, size_t n)
 		i = j;
 	}
 	return t.s;
+}
+
+static int parse_int(const char *s, const char *end, int32_t *v)
+{
+	int64_t x = 0;
+
+	if (s == end)
+		return -1;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		x = x * 10 + (*s - '0');
+		if (x > INT32_MAX)
+			return -1;
+	}
+	*v = (int32_t)x;
+	return 0;
+}
+
+static int cmp_i32(const void *x, const void *y)
+{
+	int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+int tc_parse_ranks(const char *s, size_t max, int32_t **out, size_t *n, struct tc_error *err)
+{
+	int32_t *v = NULL, *sorted;
+	size_t nv = 0, av = 0;
+	const char *p = s;
+
+	*out = NULL;
+	*n = 0;
+	for (;;) {
+		const char *end = strchr(p, ',');
+		const char *dash;
+		int32_t lo, hi;
+
+		if (!end)
+			end = p + strlen(p);
+		dash = memchr(p, '-', (size_t)(end - p));
+		if (parse_int(p, dash ? dash : end, &lo) ||
+		    (dash && parse_int(dash + 1, end, &hi))) {
+			free(v);
+			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+					    "expected ranks like 0,3,5-7, got '%s'", s);
+		}
+		if (!dash)
+			hi = lo;
+		if (hi < lo) {
+			free(v);
+			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+					    "descending range '%.*s'", (int)(end - p), p);
+		}
+		if ((uint64_t)nv + (uint64_t)(hi - lo) + 1 > max) {
+			free(v);
+			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+					    "more than %zu ranks in '%s'", max, s);
+		}
+		for (int64_t r = lo; r <= hi; r++) {
+			TC_ALLOC_GROW(v, nv + 1, av);
+			v[nv++] = (int32_t)r;
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	sorted = tc_xmalloc(nv * sizeof(*sorted));
+	memcpy(sorted, v, nv * sizeof(*sorted));
+	qsort(sorted, nv, sizeof(*sorted), cmp_i32);
+	for (size_t i = 1; i < nv; i++)
+		if (sorted[i] == sorted[i - 1]) {
+			int32_t d = sorted[i];
+			free(sorted);
+			free(v);
+			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+					    "rank %" PRId32 " given twice", d);
+		}
+	free(sorted);
+	*out = v;
+	*n = nv;
+	return 0;
 }

@@ -11,6 +11,8 @@
 
 #include "compat.h"
 
+struct tc_error;
+
 struct tc_run {
 	int32_t start;
 	uint32_t len;
@@ -84,5 +86,12 @@ char *tc_ranklist_st_text(const int64_t *v, size_t len);
 /* Ranks in increasing order as plain ranges, "0-3,5,8-15"; "-" for an
  * empty set (returns new). */
 char *tc_ranklist_ranges_text(const int32_t *ranks, size_t n);
+
+/*
+ * Parse "0,3,5-7" into a new array of ranks in the order given (ranges
+ * ascending). Returns 0, or -1 with a message in err (empty item, bad
+ * number, descending range, a rank twice, more than max ranks).
+ */
+int tc_parse_ranks(const char *s, size_t max, int32_t **out, size_t *n, struct tc_error *err);
 
 #endif

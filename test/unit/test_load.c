@@ -20,41 +20,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct sink_ctx {
-	struct tc_raw_writer *w;
-	struct tc_error *err;
-};
-
-static int on_callsite(void *p, const struct tc_callsite *cs)
-{
-	struct sink_ctx *c = p;
-	return tc_raw_writer_callsite(c->w, cs, c->err) ? 1 : 0;
-}
-
-static int on_comm(void *p, const struct tc_comm *cm)
-{
-	struct sink_ctx *c = p;
-	return tc_raw_writer_comm(c->w, cm, c->err) ? 1 : 0;
-}
-
-static int on_event(void *p, const struct tc_event *ev)
-{
-	struct sink_ctx *c = p;
-	return tc_raw_writer_event(c->w, ev, c->err) ? 1 : 0;
-}
-
 /* Write a synthetic trace set of `ranks` ranks into a new directory. */
 static const char *write_set(const char *name, const char *pattern, int32_t ranks, int32_t dx,
 			     int32_t dy)
 {
-	static char dir[4096];
 	struct tc_synth_opts o;
-	struct tc_synth_sink sink = { on_callsite, on_comm, on_event };
-	struct tc_raw_writer_opts wo = { 1, 0, false };
-	struct tc_error err;
 
-	snprintf(dir, sizeof(dir), "%s/%s", unit_tmpdir(), name);
-	CHECK(mkdir(dir, 0755) == 0);
 	memset(&o, 0, sizeof(o));
 	o.pattern = pattern;
 	o.ranks = ranks;
@@ -63,22 +34,7 @@ static const char *write_set(const char *name, const char *pattern, int32_t rank
 	o.seed = 7;
 	o.dims[0] = dx;
 	o.dims[1] = dy;
-	CHECK(tc_synth_validate(&o, &err) == 0);
-	for (int32_t r = 0; r < ranks; r++) {
-		struct tc_raw_header h;
-		struct sink_ctx c = { NULL, &err };
-		char path[4200];
-		memset(&h, 0, sizeof(h));
-		h.rank = r;
-		h.world_size = ranks;
-		snprintf(h.writer, sizeof(h.writer), "test_load");
-		snprintf(h.host, sizeof(h.host), "node%d", (int)(r % 2));
-		tc_raw_rank_path(path, sizeof(path), dir, r);
-		CHECK(tc_raw_writer_open(&c.w, path, &h, &wo, &err) == 0);
-		CHECK(tc_synth_rank(&o, r, &sink, &c, &err) == 0);
-		CHECK(tc_raw_writer_close(&c.w, &err) == 0);
-	}
-	return dir;
+	return unit_synth_set(name, &o);
 }
 
 static int count_peek(size_t i, struct tc_rank_trace *t, void *ctx, struct tc_error *err)
@@ -117,7 +73,7 @@ TEST(load_shared_stencil_classes)
 	CHECK(tc_traceset_open(&ts, dir, 0, pool4, &err) == 0);
 	if (!ts)
 		return;
-	CHECK_STR(ts->files[3].hdr.writer, "test_load");
+	CHECK_STR(ts->files[3].hdr.writer, "unit");
 	CHECK(ts->files[0].hdr.writer == ts->files[15].hdr.writer); /* one copy */
 	CHECK_STR(ts->files[5].hdr.host, "node1");
 	memset(events, 0, sizeof(events));

@@ -23,6 +23,12 @@ void unit_fail(const char *file, int line, const char *fmt, ...) TC_PRINTF(3, 4)
 /* A scratch directory for the test binary (removed at exit). */
 const char *unit_tmpdir(void);
 
+struct tc_synth_opts;
+/* Write the synthetic trace set of o (validated here) as raw files, one
+ * per rank (host "nodeR%2"), into the new directory name under the scratch
+ * directory; returns its path (valid until the next call). */
+const char *unit_synth_set(const char *name, struct tc_synth_opts *o);
+
 #define TEST(name)                                                       \
 	static void test_##name(void);                                   \
 	static struct unit_case case_##name = { #name, test_##name, NULL }; \

@@ -1,10 +1,10 @@
 /*
- * seqload.h - shared by the align and diff commands: rank lists, loading
- * selected ranks of a trace set as event sequences (align/align.h) in
- * parallel, and writing an output file through a temporary name.
+ * seqload.h - shared by the align and diff commands: loading selected
+ * ranks of a trace set as event sequences (align/align.h) or function
+ * pairs in parallel, and clustering a whole trace set.
  */
-#ifndef TC_CMD_SEQLOAD_H
-#define TC_CMD_SEQLOAD_H
+#ifndef TC_ANALYSIS_SEQLOAD_H
+#define TC_ANALYSIS_SEQLOAD_H
 
 #include "lib/compat.h"
 
@@ -15,13 +15,6 @@ struct tc_error;
 struct tc_fpairs;
 struct tc_pool;
 struct tc_traceset;
-
-/*
- * Parse "0,3,5-7" into a new array of ranks in the order given (ranges
- * ascending). Returns 0, or -1 with a message in err (empty item, bad
- * number, descending range, a rank twice, more than max ranks).
- */
-int tc_parse_ranks(const char *s, size_t max, int32_t **out, size_t *n, struct tc_error *err);
 
 /* Open DIR (or one FILE) as a trace set; a directory must be complete.
  * Returns 0 or fills err. */
@@ -59,11 +52,5 @@ int tc_cluster_set(const struct tc_traceset *ts, struct tc_pool *pool, const cha
  * and n == ts->nfiles); fp gets n new sets. */
 int tc_load_fpairs(const struct tc_traceset *ts, struct tc_pool *pool, const size_t *idx,
 		   size_t n, struct tc_fpairs **fp, struct tc_error *err);
-
-/*
- * Write len bytes to path through "PATH.tmp.PID" and rename it into
- * place; "-" or NULL writes to stdout. Returns 0 or fills err.
- */
-int tc_write_output(const char *path, const char *data, size_t len, struct tc_error *err);
 
 #endif

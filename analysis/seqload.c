@@ -1,9 +1,9 @@
 /*
- * seqload.c - rank lists, loading event sequences and function pairs of
- * selected ranks in parallel, atomic output files.
+ * seqload.c - loading event sequences and function pairs of selected
+ * ranks in parallel, clustering a whole trace set.
  */
 #include "lib/compat.h"
-#include "cmd/seqload.h"
+#include "analysis/seqload.h"
 #include "align/align.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
@@ -12,103 +12,15 @@
 #include "formats/reader.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
-#include "lib/file.h"
 #include "lib/pool.h"
 #include "lib/rsd.h"
-#include "lib/strbuf.h"
 #include "lib/trace.h"
 #include "lib/xalloc.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-static int parse_int(const char *s, const char *end, int32_t *v)
-{
-	int64_t x = 0;
-
-	if (s == end)
-		return -1;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		x = x * 10 + (*s - '0');
-		if (x > INT32_MAX)
-			return -1;
-	}
-	*v = (int32_t)x;
-	return 0;
-}
-
-static int cmp_i32(const void *x, const void *y)
-{
-	int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-int tc_parse_ranks(const char *s, size_t max, int32_t **out, size_t *n, struct tc_error *err)
-{
-	int32_t *v = NULL, *sorted;
-	size_t nv = 0, av = 0;
-	const char *p = s;
-
-	*out = NULL;
-	*n = 0;
-	for (;;) {
-		const char *end = strchr(p, ',');
-		const char *dash;
-		int32_t lo, hi;
-
-		if (!end)
-			end = p + strlen(p);
-		dash = memchr(p, '-', (size_t)(end - p));
-		if (parse_int(p, dash ? dash : end, &lo) ||
-		    (dash && parse_int(dash + 1, end, &hi))) {
-			free(v);
-			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
-					    "expected ranks like 0,3,5-7, got '%s'", s);
-		}
-		if (!dash)
-			hi = lo;
-		if (hi < lo) {
-			free(v);
-			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
-					    "descending range '%.*s'", (int)(end - p), p);
-		}
-		if ((uint64_t)nv + (uint64_t)(hi - lo) + 1 > max) {
-			free(v);
-			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
-					    "more than %zu ranks in '%s'", max, s);
-		}
-		for (int64_t r = lo; r <= hi; r++) {
-			TC_ALLOC_GROW(v, nv + 1, av);
-			v[nv++] = (int32_t)r;
-		}
-		if (!*end)
-			break;
-		p = end + 1;
-	}
-	sorted = tc_xmalloc(nv * sizeof(*sorted));
-	memcpy(sorted, v, nv * sizeof(*sorted));
-	qsort(sorted, nv, sizeof(*sorted), cmp_i32);
-	for (size_t i = 1; i < nv; i++)
-		if (sorted[i] == sorted[i - 1]) {
-			int32_t d = sorted[i];
-			free(sorted);
-			free(v);
-			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
-					    "rank %" PRId32 " given twice", d);
-		}
-	free(sorted);
-	*out = v;
-	*n = nv;
-	return 0;
-}
 
 int tc_open_set(const char *path, unsigned flags, struct tc_pool *pool,
 		struct tc_traceset **ts, struct tc_error *err)
@@ -312,9 +224,4 @@ int tc_cluster_set(const struct tc_traceset *ts, struct tc_pool *pool, const cha
 	free(k.traces);
 	free(k.sigs);
 	return rc;
-}
-
-int tc_write_output(const char *path, const char *data, size_t len, struct tc_error *err)
-{
-	return tc_write_file(path, data, len, err);
 }

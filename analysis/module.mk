@@ -1,0 +1,4 @@
+# analysis/: what several commands do with a whole trace set, above the
+# modules it combines (formats/, cluster/, align/, viz/): loading chosen
+# ranks as event sequences, clustering a trace set. In libtracecluster.a.
+LIB_SRCS += analysis/seqload.c

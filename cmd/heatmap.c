@@ -9,7 +9,7 @@
 #include "lib/compat.h"
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
-#include "cmd/evsource.h"
+#include "analysis/evsource.h"
 #include "cmd/figopt.h"
 #include "cmd/modeopt.h"
 #include "cluster/cluster.h"

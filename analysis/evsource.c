@@ -3,7 +3,7 @@
  * evsource.h).
  */
 #include "lib/compat.h"
-#include "cmd/evsource.h"
+#include "analysis/evsource.h"
 #include "formats/raw.h"
 #include "formats/reader.h"
 #include "formats/traceset.h"

@@ -3,13 +3,13 @@
  * (heatmap --comm, --window, --phase, --histogram): a trace set read as
  * recorded, with its exact times, or a global trace expanded.
  *
- * tc_anl (cmd/analysis.h) holds a trace set compressed into loops, whose
- * times come back as the means of their statistics; a time window must
- * see the times as recorded, so a trace set is read again here, file by
- * file on the pool.
+ * tc_anl (analysis/analysis.h) holds a trace set compressed into loops,
+ * whose times come back as the means of their statistics; a time window
+ * must see the times as recorded, so a trace set is read again here, file
+ * by file on the pool.
  */
-#ifndef TC_CMD_EVSOURCE_H
-#define TC_CMD_EVSOURCE_H
+#ifndef TC_ANALYSIS_EVSOURCE_H
+#define TC_ANALYSIS_EVSOURCE_H
 
 #include "lib/compat.h"
 

@@ -5,6 +5,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "analysis/seqload.h"
 #include "formats/load.h"
 #include "cmd/modeopt.h"
 #include "lib/progress.h"
@@ -25,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char cluster_usage[] =
 	"usage: tracecluster cluster [--mode M] [-k K] [--steps single|double]\n"
@@ -523,7 +523,18 @@ static int list_modes(void)
 
 /* ---- the command ------------------------------------------------------------- */
 
-int cmd_cluster(int argc, char **argv)
+/* The command line, parsed. */
+struct cluster_args {
+	const char *path;
+	const struct tc_cluster_mode *mode;
+	struct tc_mode_args margs;
+	struct tc_rsd_opts ropts;
+	unsigned flags;          /* TC_RAW_* */
+	bool json, csv, verify, refine, list;
+};
+
+/* Fill ca from argv: -1 to go on, else the status to exit with. */
+static int parse_args(int argc, char **argv, struct cluster_args *ca)
 {
 	static const struct option longopts[] = {
 		TC_COMMON_LONGOPTS,
@@ -541,30 +552,17 @@ int cmd_cluster(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = "cluster";
-	const struct tc_cluster_mode *mode = tc_cluster_mode_find("callpath-param");
-	struct tc_mode_args margs;
-	struct tc_cluster_opts copts;
-	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
-	struct tc_cluster_input in;
-	struct tc_clustering result;
-	struct load_ctx ctx = { NULL, NULL, false };
-	struct tc_load_shared shared = { NULL, NULL, 0, 0 };
-	bool keep;
-	struct tc_traceset *ts = NULL;
-	struct tc_pool *pool = NULL;
-	struct tc_raw_stats *rstats = NULL;
-	struct tc_progress *prog = NULL;
-	struct tc_error err;
-	struct stat st;
-	bool json = false, csv = false, verify = false, refine = true, list = false;
-	unsigned flags = 0;
 	uint64_t u;
-	int c, rc, status = TC_EXIT_FAIL;
+	int c, rc;
 
-	tc_mode_args_init(&margs, false);
-	tc_clustering_init(&result);
+	memset(ca, 0, sizeof(*ca));
+	ca->mode = tc_cluster_mode_find("callpath-param");
+	ca->ropts.window = TC_RSD_WINDOW_DEFAULT;
+	ca->ropts.match = TC_RSD_MATCH_CALLSITE;
+	ca->refine = true;
+	tc_mode_args_init(&ca->margs, false);
 	while ((c = getopt_long(argc, argv, ":m:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_mode_option(cmd, c, optarg, &margs, &rc)) {
+		if (tc_mode_option(cmd, c, optarg, &ca->margs, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -573,32 +571,32 @@ int cmd_cluster(int argc, char **argv)
 		case 'h':
 			return tc_print_help(cluster_usage);
 		case 'm':
-			mode = tc_cluster_mode_find(optarg);
-			if (!mode)
+			ca->mode = tc_cluster_mode_find(optarg);
+			if (!ca->mode)
 				return tc_usage_error(cmd, "--mode: unknown mode '%s' (see --list-modes)",
 						      optarg);
 			break;
 		case 'L':
-			list = true;
+			ca->list = true;
 			break;
 		case 'V':
-			verify = true;
+			ca->verify = true;
 			break;
 		case 'R':
-			refine = false;
+			ca->refine = false;
 			break;
 		case 'J':
-			json = true;
+			ca->json = true;
 			break;
 		case 'c':
-			csv = true;
+			ca->csv = true;
 			break;
 		case 'M':
 			rc = tc_rsd_match_from_name(optarg);
 			if (rc < 0)
 				return tc_usage_error(cmd, "--match: expected params or callsite, got '%s'",
 						      optarg);
-			ropts.match = rc;
+			ca->ropts.match = rc;
 			break;
 		case 'W':
 			rc = tc_parse_u64(cmd, "--window", optarg, &u);
@@ -607,96 +605,141 @@ int cmd_cluster(int argc, char **argv)
 			if (u < 1 || u > TC_RSD_WINDOW_MAX)
 				return tc_usage_error(cmd, "--window: %s is out of range (1 to %u)",
 						      optarg, TC_RSD_WINDOW_MAX);
-			ropts.window = (uint32_t)u;
+			ca->ropts.window = (uint32_t)u;
 			break;
 		case 'A':
-			flags |= TC_RAW_SALVAGE;
+			ca->flags |= TC_RAW_SALVAGE;
 			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
 				return rc;
 		}
 	}
-	if (list) {
+	if (ca->list) {
 		if (optind != argc)
 			return tc_usage_error(cmd, "--list-modes takes no DIR");
 		return list_modes();
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
-	if (json && csv)
+	if (ca->json && ca->csv)
 		return tc_usage_error(cmd, "--json and --csv exclude each other");
+	ca->path = argv[optind];
+	return -1;
+}
 
-	tc_error_clear(&err);
-	pool = tc_cmd_pool();
-	copts = margs.o;
-	copts.pool = pool;
-	if (tc_traceset_open(&ts, argv[optind], flags, pool, &err)) {
-		tc_report(&err);
-		goto out;
-	}
-	if ((stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) && tc_traceset_check(ts, &err)) {
-		tc_report(&err);
-		goto out;
-	}
-	ctx.sigs = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*ctx.sigs));
+/* A trace set read for clustering: each rank's signature, and the traces
+ * when the clustering compares them. */
+struct cluster_set {
+	struct tc_traceset *ts;
+	struct load_ctx ctx;
+	struct tc_load_shared shared;
+};
+
+static void cluster_set_release(struct cluster_set *cs)
+{
+	if (cs->ctx.borrowed)
+		tc_load_shared_release(&cs->shared);
+	else if (cs->ctx.traces)
+		tc_load_free_all(cs->ctx.traces, cs->ts ? cs->ts->nfiles : 0);
+	free(cs->ctx.sigs);
+	tc_traceset_free(&cs->ts);
+}
+
+/* Read ca->path into cs (released by the caller either way). */
+static int load_set(const struct cluster_args *ca, struct tc_pool *pool, struct cluster_set *cs,
+		    struct tc_error *err)
+{
+	const struct tc_cluster_mode *mode = ca->mode;
+	struct tc_raw_stats *rstats;
+	struct tc_progress *prog;
+	struct tc_traceset *ts;
+	bool keep;
+	int rc;
+
+	memset(cs, 0, sizeof(*cs));
+	if (tc_open_set(ca->path, ca->flags, pool, &cs->ts, err))
+		return -1;
+	ts = cs->ts;
+	cs->ctx.sigs = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*cs->ctx.sigs));
 	/* the traces stay in memory for exact comparison of members: one per
 	 * class of equal traces unless the mode needs every rank's own */
-	keep = verify || (mode->flags & TC_CMF_TRACES) || (refine && (mode->flags & TC_CMF_REFINE));
+	keep = ca->verify || (mode->flags & TC_CMF_TRACES) ||
+	       (ca->refine && (mode->flags & TC_CMF_REFINE));
 	if (keep && (mode->flags & TC_CMF_OWN))
-		ctx.traces = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*ctx.traces));
-	ctx.borrowed = keep && !ctx.traces;
+		cs->ctx.traces = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*cs->ctx.traces));
+	cs->ctx.borrowed = keep && !cs->ctx.traces;
 	rstats = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*rstats));
 	prog = tc_progress_start("reading", ts->nfiles);
 	ts->progress = tc_progress_counter(prog);
-	if (ctx.borrowed)
-		rc = tc_load_shared(ts, pool, &ropts, load_one, &ctx, rstats, &shared, &err);
+	if (cs->ctx.borrowed)
+		rc = tc_load_shared(ts, pool, &ca->ropts, load_one, &cs->ctx, rstats, &cs->shared,
+				    err);
 	else
-		rc = tc_load_each(ts, pool, &ropts, load_one, &ctx, rstats, &err);
-	if (!rc && ctx.borrowed)
-		ctx.traces = shared.traces;
+		rc = tc_load_each(ts, pool, &ca->ropts, load_one, &cs->ctx, rstats, err);
+	if (!rc && cs->ctx.borrowed)
+		cs->ctx.traces = cs->shared.traces;
 	tc_progress_stop(&prog);
 	ts->progress = NULL;
-	if (rc) {
-		tc_report(&err);
-		goto out;
-	}
-	for (size_t i = 0; i < ts->nfiles; i++)
+	for (size_t i = 0; !rc && i < ts->nfiles; i++)
 		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
-
-	in.sigs = ctx.sigs;
-	in.n = ts->nfiles;
-	/* --no-refine: cluster by the signatures alone */
-	in.traces = refine || (mode->flags & TC_CMF_TRACES) ? ctx.traces : NULL;
-	if (tc_cluster_run(mode, &in, &copts, &result, &err)) {
-		tc_report(&err);
-		goto out;
-	}
-	if (verify) {
-		in.traces = ctx.traces;
-		if (tc_cluster_verify(&result, &in, &copts, &err)) {
-			tc_report(&err);
-			goto out;
-		}
-	}
-	if (json)
-		print_json(ts, &result, mode, &ropts);
-	else if (csv)
-		print_csv(&result);
-	else
-		print_text(ts, &result, mode);
-	status = TC_EXIT_OK;
-out:
-	tc_clustering_release(&result);
-	if (ctx.borrowed)
-		tc_load_shared_release(&shared);
-	else if (ctx.traces)
-		tc_load_free_all(ctx.traces, ts ? ts->nfiles : 0);
-	free(ctx.sigs);
 	free(rstats);
-	tc_traceset_free(&ts);
+	return rc;
+}
+
+/* Cluster the loaded set as ca says (and verify with --verify). */
+static int cluster(const struct cluster_args *ca, const struct cluster_set *cs,
+		   struct tc_pool *pool, struct tc_clustering *result, struct tc_error *err)
+{
+	const struct tc_cluster_mode *mode = ca->mode;
+	struct tc_cluster_opts copts = ca->margs.o;
+	struct tc_cluster_input in;
+
+	copts.pool = pool;
+	in.sigs = cs->ctx.sigs;
+	in.n = cs->ts->nfiles;
+	/* --no-refine: cluster by the signatures alone */
+	in.traces = ca->refine || (mode->flags & TC_CMF_TRACES) ? cs->ctx.traces : NULL;
+	if (tc_cluster_run(mode, &in, &copts, result, err))
+		return -1;
+	if (ca->verify) {
+		in.traces = cs->ctx.traces;
+		if (tc_cluster_verify(result, &in, &copts, err))
+			return -1;
+	}
+	return 0;
+}
+
+int cmd_cluster(int argc, char **argv)
+{
+	struct cluster_args ca;
+	struct cluster_set cs;
+	struct tc_clustering result;
+	struct tc_pool *pool;
+	struct tc_error err;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &ca)) >= 0)
+		return rc;
+	tc_error_clear(&err);
+	tc_clustering_init(&result);
+	pool = tc_cmd_pool();
+	if (load_set(&ca, pool, &cs, &err) || cluster(&ca, &cs, pool, &result, &err)) {
+		tc_report(&err);
+		rc = TC_EXIT_FAIL;
+	} else {
+		if (ca.json)
+			print_json(cs.ts, &result, ca.mode, &ca.ropts);
+		else if (ca.csv)
+			print_csv(&result);
+		else
+			print_text(cs.ts, &result, ca.mode);
+		rc = TC_EXIT_OK;
+	}
+	tc_clustering_release(&result);
+	cluster_set_release(&cs);
 	tc_pool_free(pool);
-	return status;
+	return rc;
 }

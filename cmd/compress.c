@@ -358,7 +358,22 @@ static void report_json(FILE *f, const struct report *r)
 
 /* ---- the command ---------------------------------------------------------- */
 
-int cmd_compress(int argc, char **argv)
+/* The command line, parsed. */
+struct compress_args {
+	const char *path, *mode_name, *out, *variant;
+	const struct tc_cluster_mode *mode; /* NULL: --mode none */
+	struct tc_rsd_opts ropts;
+	struct tc_merge_opts mopts;
+	struct tc_cluster_opts copts;
+	bool rjson, none, force, lead_only, accuracy;
+	int form;                /* TC_TCT_* */
+	int timing;              /* enum tc_gtiming */
+	enum tc_format fmt;
+	unsigned flags;          /* TC_RAW_* */
+};
+
+/* Fill ca from argv: -1 to go on, else the status to exit with. */
+static int parse_args(int argc, char **argv, struct compress_args *ca)
 {
 	static const char *cmd = "compress";
 	static const struct option longopts[] = {
@@ -385,71 +400,54 @@ int cmd_compress(int argc, char **argv)
 		{ "accuracy", no_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
-	struct tc_merge_opts mopts = { 100, TC_HIST_BINS_DEFAULT, false };
-	struct tc_cluster_opts copts;
-	const struct tc_cluster_mode *mode = NULL;
-	const char *mode_name = "callpath-param", *out = "-", *variant = "default";
-	struct tc_traceset *ts = NULL;
-	struct tc_pool *pool = NULL;
-	struct tc_progress *prog = NULL;
-	struct tc_raw_stats *rstats = NULL;
-	struct load_ctx lc;
-	struct tc_load_shared shared = { NULL, NULL, 0, 0 };
-	struct tc_clustering result;
-	struct tc_gtrace *g = NULL, **leaves = NULL;
-	struct tc_strbuf sb = TC_STRBUF_INIT;
-	struct tc_error err;
-	struct report rep;
-	bool rjson = false, none = false, force = false, lead_only = false, accuracy = false;
-	struct tc_anl_fidelity fid;
-	int form = TC_TCT_BINARY;
-	int timing = TC_GTIMING_STATS;
-	enum tc_format fmt = TC_FMT_AUTO;
-	unsigned flags = 0;
-	double t0 = now_s(), t1;
-	FILE *rf;
-	struct stat st;
 	uint64_t u;
-	int c, rc, status = TC_EXIT_FAIL;
+	int c, rc;
 
-	tc_cluster_opts_init(&copts);
-	tc_clustering_init(&result);
-	memset(&lc, 0, sizeof(lc));
-	memset(&rep, 0, sizeof(rep));
+	memset(ca, 0, sizeof(*ca));
+	ca->ropts.window = TC_RSD_WINDOW_DEFAULT;
+	ca->ropts.match = TC_RSD_MATCH_CALLSITE;
+	ca->mopts.precision = 100;
+	ca->mopts.bins = TC_HIST_BINS_DEFAULT;
+	ca->mode_name = "callpath-param";
+	ca->out = "-";
+	ca->variant = "default";
+	ca->form = TC_TCT_BINARY;
+	ca->timing = TC_GTIMING_STATS;
+	ca->fmt = TC_FMT_AUTO;
+	tc_cluster_opts_init(&ca->copts);
 	while ((c = getopt_long(argc, argv, "m:o:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return tc_print_help(compress_usage);
 		case 'm':
-			mode_name = optarg;
+			ca->mode_name = optarg;
 			break;
 		case 'o':
-			out = optarg;
+			ca->out = optarg;
 			break;
 		case 'J':
-			form = TC_TCT_JSON;
+			ca->form = TC_TCT_JSON;
 			break;
 		case 'X':
-			form = TC_TCT_TEXT;
+			ca->form = TC_TCT_TEXT;
 			break;
 		case 'f':
-			force = true;
+			ca->force = true;
 			break;
 		case 'L':
-			lead_only = true;
+			ca->lead_only = true;
 			break;
 		case 'Y':
-			accuracy = true;
+			ca->accuracy = true;
 			break;
 		case 'G':
-			if ((rc = tc_parse_timing(cmd, optarg, &timing)))
+			if ((rc = tc_parse_timing(cmd, optarg, &ca->timing)))
 				return rc;
 			break;
 		case 'P':
-			if ((rc = tc_parse_double(cmd, "--precision", optarg, &mopts.precision)))
+			if ((rc = tc_parse_double(cmd, "--precision", optarg, &ca->mopts.precision)))
 				return rc;
-			if (!(mopts.precision >= 0 && mopts.precision <= 100))
+			if (!(ca->mopts.precision >= 0 && ca->mopts.precision <= 100))
 				return tc_usage_error(cmd, "--precision: %s is out of range (0 to 100)",
 						      optarg);
 			break;
@@ -459,31 +457,31 @@ int cmd_compress(int argc, char **argv)
 			if (u < 1 || u > TC_HIST_BINS_MAX)
 				return tc_usage_error(cmd, "--bins: %s is out of range (1 to %u)", optarg,
 						      TC_HIST_BINS_MAX);
-			mopts.bins = (uint32_t)u;
+			ca->mopts.bins = (uint32_t)u;
 			break;
 		case 'V':
 			if (strcmp(optarg, "default") && strcmp(optarg, "filtering"))
 				return tc_usage_error(cmd, "--variant: expected default or filtering, got '%s'",
 						      optarg);
-			variant = optarg;
+			ca->variant = optarg;
 			break;
 		case 'k':
 			if ((rc = tc_parse_u64(cmd, "-k", optarg, &u)))
 				return rc;
 			if (u < 1 || u > UINT32_MAX)
 				return tc_usage_error(cmd, "-k: %s is out of range", optarg);
-			copts.k = (uint32_t)u;
+			ca->copts.k = (uint32_t)u;
 			break;
 		case 'N':
-			if ((rc = tc_parse_double(cmd, "--noise", optarg, &copts.noise)))
+			if ((rc = tc_parse_double(cmd, "--noise", optarg, &ca->copts.noise)))
 				return rc;
-			if (!(copts.noise >= 0 && copts.noise <= 1))
+			if (!(ca->copts.noise >= 0 && ca->copts.noise <= 1))
 				return tc_usage_error(cmd, "--noise: %s is out of range (0 to 1)", optarg);
 			break;
 		case 'T':
-			if ((rc = tc_parse_double(cmd, "--threshold", optarg, &copts.threshold)))
+			if ((rc = tc_parse_double(cmd, "--threshold", optarg, &ca->copts.threshold)))
 				return rc;
-			if (!(copts.threshold >= 0 && copts.threshold <= 1))
+			if (!(ca->copts.threshold >= 0 && ca->copts.threshold <= 1))
 				return tc_usage_error(cmd, "--threshold: %s is out of range (0 to 1)",
 						      optarg);
 			break;
@@ -492,7 +490,7 @@ int cmd_compress(int argc, char **argv)
 			if (rc < 0)
 				return tc_usage_error(cmd, "--match: expected params or callsite, got '%s'",
 						      optarg);
-			ropts.match = rc;
+			ca->ropts.match = rc;
 			break;
 		case 'W':
 			if ((rc = tc_parse_u64(cmd, "--window", optarg, &u)))
@@ -500,23 +498,23 @@ int cmd_compress(int argc, char **argv)
 			if (u < 1 || u > TC_RSD_WINDOW_MAX)
 				return tc_usage_error(cmd, "--window: %s is out of range (1 to %u)", optarg,
 						      TC_RSD_WINDOW_MAX);
-			ropts.window = (uint32_t)u;
+			ca->ropts.window = (uint32_t)u;
 			break;
 		case 'R':
-			rjson = true;
+			ca->rjson = true;
 			break;
 		case 'A':
-			flags |= TC_RAW_SALVAGE;
+			ca->flags |= TC_RAW_SALVAGE;
 			break;
 		case 'F':
 			rc = tc_format_from_name(optarg);
 			if (rc < 0)
 				return tc_usage_error(cmd, "--format: expected raw, scalatrace, dumpi or otf2, got '%s'",
 						      optarg);
-			fmt = (enum tc_format)rc;
+			ca->fmt = (enum tc_format)rc;
 			break;
 		case 'K':
-			if (tc_chameleon_parse_marker(optarg, &copts.marker_op, &copts.marker_site))
+			if (tc_chameleon_parse_marker(optarg, &ca->copts.marker_op, &ca->copts.marker_site))
 				return tc_usage_error(cmd, "--marker: expected OP[@CALLSITE], e.g. "
 						      "MPI_Barrier@0x1234, got '%s'", optarg);
 			break;
@@ -526,7 +524,7 @@ int cmd_compress(int argc, char **argv)
 			if (u < 1 || u > UINT32_MAX)
 				return tc_usage_error(cmd, "--call-frequency: %s is out of range "
 						      "(1 to %" PRIu32 ")", optarg, UINT32_MAX);
-			copts.call_frequency = (uint32_t)u;
+			ca->copts.call_frequency = (uint32_t)u;
 			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
@@ -535,186 +533,268 @@ int cmd_compress(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
-	none = !strcmp(mode_name, "none");
-	if (!none && !(mode = tc_cluster_mode_find(mode_name)))
+	ca->path = argv[optind];
+	ca->none = !strcmp(ca->mode_name, "none");
+	if (!ca->none && !(ca->mode = tc_cluster_mode_find(ca->mode_name)))
 		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
-				      "--list-modes, or none)", mode_name);
-	mopts.filtering = !strcmp(variant, "filtering");
-	if (form == TC_TCT_BINARY && !strcmp(out, "-") && isatty(STDOUT_FILENO) && !force) {
+				      "--list-modes, or none)", ca->mode_name);
+	ca->mopts.filtering = !strcmp(ca->variant, "filtering");
+	if (ca->form == TC_TCT_BINARY && !strcmp(ca->out, "-") && isatty(STDOUT_FILENO) &&
+	    !ca->force) {
 		tc_errorf("stdout is a terminal, not writing the binary trace to it "
 			  "(use -o FILE, --text or --force)");
 		return TC_EXIT_FAIL;
 	}
+	return -1;
+}
+
+/* One run of the command: the set read, clustered, merged, written. */
+struct compress_run {
+	struct tc_traceset *ts;
+	struct tc_pool *pool;
+	struct load_ctx lc;
+	struct tc_load_shared shared;
+	struct tc_clustering result;
+	struct tc_gtrace *g, **leaves;
+	struct tc_strbuf sb;
+	struct report rep;
+	struct tc_anl_fidelity fid;
+};
+
+static void run_release(const struct compress_args *ca, struct compress_run *r)
+{
+	struct tc_traceset *ts = r->ts;
+
+	tc_strbuf_release(&r->sb);
+	tc_gtrace_free(&r->g);
+	if (r->leaves) {
+		size_t n = ca->none ? (ts ? ts->nfiles : 0) : r->result.nclusters;
+		for (size_t i = 0; i < n; i++)
+			tc_gtrace_free(&r->leaves[i]);
+		free(r->leaves);
+	}
+	if (r->lc.leaves) {
+		for (size_t i = 0; ts && i < ts->nfiles; i++)
+			tc_gtrace_free(&r->lc.leaves[i]);
+		free(r->lc.leaves);
+	}
+	if (r->lc.traces)
+		tc_load_free_all(r->lc.traces, ts ? ts->nfiles : 0);
+	tc_load_shared_release(&r->shared);
+	free(r->lc.sigs);
+	tc_clustering_release(&r->result);
+	tc_traceset_free(&r->ts);
+}
+
+/* Read every rank's trace compressed into loops; errors reported. */
+static int load_set(const struct compress_args *ca, struct compress_run *r)
+{
+	struct tc_raw_stats *rstats;
+	struct tc_progress *prog;
+	struct tc_traceset *ts;
+	struct tc_error err;
+	struct stat st;
+	int rc;
 
 	tc_error_clear(&err);
-	pool = tc_cmd_pool();
-	copts.pool = pool;
-	if (tc_traceset_open_format(&ts, argv[optind], fmt, flags, pool, &err)) {
+	if (tc_traceset_open_format(&r->ts, ca->path, ca->fmt, ca->flags, r->pool, &err)) {
 		tc_report(&err);
-		goto out;
+		return -1;
 	}
-	if (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode) && tc_traceset_check(ts, &err)) {
+	ts = r->ts;
+	if (stat(ca->path, &st) == 0 && S_ISDIR(st.st_mode) && tc_traceset_check(ts, &err)) {
 		tc_report(&err);
-		goto out;
+		return -1;
 	}
-
-	/* load: every rank's trace compressed into loops */
-	lc.none = none;
-	lc.mopts = &mopts;
-	if (none) {
-		lc.leaves = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.leaves));
+	r->lc.none = ca->none;
+	r->lc.mopts = &ca->mopts;
+	if (ca->none) {
+		r->lc.leaves = tc_xcalloc(ts->nfiles + 1, sizeof(*r->lc.leaves));
 	} else {
-		lc.sigs = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.sigs));
-		if (mode->flags & TC_CMF_OWN)
-			lc.traces = tc_xcalloc(ts->nfiles + 1, sizeof(*lc.traces));
+		r->lc.sigs = tc_xcalloc(ts->nfiles + 1, sizeof(*r->lc.sigs));
+		if (ca->mode->flags & TC_CMF_OWN)
+			r->lc.traces = tc_xcalloc(ts->nfiles + 1, sizeof(*r->lc.traces));
 	}
 	rstats = tc_xcalloc(ts->nfiles + 1, sizeof(*rstats));
 	prog = tc_progress_start("reading", ts->nfiles);
 	ts->progress = tc_progress_counter(prog);
-	if (none || lc.traces)
-		rc = tc_load_each(ts, pool, &ropts, load_one, &lc, rstats, &err);
+	if (ca->none || r->lc.traces)
+		rc = tc_load_each(ts, r->pool, &ca->ropts, load_one, &r->lc, rstats, &err);
 	else
-		rc = tc_load_shared(ts, pool, &ropts, load_one, &lc, rstats, &shared, &err);
+		rc = tc_load_shared(ts, r->pool, &ca->ropts, load_one, &r->lc, rstats, &r->shared,
+				    &err);
 	tc_progress_stop(&prog);
 	ts->progress = NULL;
-	if (rc) {
+	if (rc)
 		tc_report(&err);
-		goto out;
-	}
-	for (size_t i = 0; i < ts->nfiles; i++)
+	for (size_t i = 0; !rc && i < ts->nfiles; i++)
 		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
-	t1 = now_s();
-	rep.t_load = t1 - t0;
+	free(rstats);
+	return rc ? -1 : 0;
+}
 
-	if (none) {
-		rep.clusters = ts->nfiles;
-		leaves = lc.leaves;
-		lc.leaves = NULL;
-		rep.t_cluster = 0;
+/* Cluster the ranks and merge the leads' traces into r->g (with --mode
+ * none, every rank's); errors reported. */
+static int build(struct compress_args *ca, struct compress_run *r)
+{
+	struct tc_traceset *ts = r->ts;
+	struct tc_error err;
+	double t0;
+
+	tc_error_clear(&err);
+	if (ca->none) {
+		r->rep.clusters = ts->nfiles;
+		r->leaves = r->lc.leaves;
+		r->lc.leaves = NULL;
+		r->rep.t_cluster = 0;
 		t0 = now_s();
-		g = tc_gtrace_merge_tree(leaves, ts->nfiles, pool, &mopts);
-		rep.t_merge = now_s() - t0;
+		r->g = tc_gtrace_merge_tree(r->leaves, ts->nfiles, r->pool, &ca->mopts);
+		r->rep.t_merge = now_s() - t0;
 	} else {
-		struct tc_cluster_input in = { lc.sigs, ts->nfiles,
-					       lc.traces ? lc.traces : shared.traces };
+		struct tc_cluster_input in = { r->lc.sigs, ts->nfiles,
+					       r->lc.traces ? r->lc.traces : r->shared.traces };
 		t0 = now_s();
 		/* chameleon builds the online global trace as it goes (§5.1, Alg. 8) */
-		copts.online = true;
-		copts.merge = &mopts;
-		if (tc_cluster_run(mode, &in, &copts, &result, &err)) {
+		ca->copts.online = true;
+		ca->copts.merge = &ca->mopts;
+		if (tc_cluster_run(ca->mode, &in, &ca->copts, &r->result, &err)) {
 			tc_report(&err);
-			goto out;
+			return -1;
 		}
-		rep.t_cluster = now_s() - t0;
-		rep.clusters = result.nclusters;
-		rep.mains = result.nmains;
-		if (result.filter.applied && !mopts.filtering) {
+		r->rep.t_cluster = now_s() - t0;
+		r->rep.clusters = r->result.nclusters;
+		r->rep.mains = r->result.nmains;
+		if (r->result.filter.applied && !ca->mopts.filtering) {
 			/* §3.6: past P/2 sub-clusters, only differing parameters */
-			mopts.filtering = true;
-			variant = "filtering";
-			rep.variant_auto = true;
+			ca->mopts.filtering = true;
+			ca->variant = "filtering";
+			r->rep.variant_auto = true;
 		}
 		t0 = now_s();
-		if (result.chameleon) {
-			g = result.chameleon->online;
-			result.chameleon->online = NULL;
+		if (r->result.chameleon) {
+			r->g = r->result.chameleon->online;
+			r->result.chameleon->online = NULL;
 			/* the distinct leads whose traces went into it */
-			rep.clusters = result.chameleon->needed;
-			rep.ch = result.chameleon;
-			for (size_t i = 0; g && i < ts->nfiles; i++)
-				tc_anl_copy_sites(g, lc.traces[i]);
+			r->rep.clusters = r->result.chameleon->needed;
+			r->rep.ch = r->result.chameleon;
+			for (size_t i = 0; r->g && i < ts->nfiles; i++)
+				tc_anl_copy_sites(r->g, r->lc.traces[i]);
 		} else {
 			struct tc_rank_trace **tr;
 			bool *fresh = NULL;
-			tr = own_traces(ts, &ropts, &shared, &result, &fresh, &err);
+			tr = own_traces(ts, &ca->ropts, &r->shared, &r->result, &fresh, &err);
 			if (!tr) {
 				tc_report(&err);
-				goto out;
+				return -1;
 			}
-			leaves = tc_anl_make_leaves(&result, tr, ts->world_size, &mopts,
-						    !lead_only, pool);
+			r->leaves = tc_anl_make_leaves(&r->result, tr, ts->world_size, &ca->mopts,
+						       !ca->lead_only, r->pool);
 			free_leads(tr, fresh, ts->nfiles);
-			g = tc_anl_merge_clusters(&result, leaves, pool, &mopts);
+			r->g = tc_anl_merge_clusters(&r->result, r->leaves, r->pool, &ca->mopts);
 		}
-		rep.t_merge = now_s() - t0;
+		r->rep.t_merge = now_s() - t0;
 	}
-	if (!g) {
-		tc_errorf("'%s': no rank to merge", argv[optind]);
-		goto out;
+	if (!r->g) {
+		tc_errorf("'%s': no rank to merge", ca->path);
+		return -1;
 	}
-	snprintf(g->mode, sizeof(g->mode), "%s", none ? "none" : mode->name);
-	snprintf(g->variant, sizeof(g->variant), "%s", variant);
-	g->precision = mopts.precision;
-	g->bins = mopts.bins;
-	if (g->world_size < ts->world_size)
-		g->world_size = ts->world_size;
-	tc_gtrace_set_timing(g, (enum tc_gtiming)timing);
+	return 0;
+}
+
+/* Finish r->g, write it and fill the report; errors reported. */
+static int write_trace(const struct compress_args *ca, struct compress_run *r)
+{
+	struct tc_gtrace *g = r->g;
+	struct report *rep = &r->rep;
+	struct tc_error err;
+	double t0;
+
+	tc_error_clear(&err);
+	snprintf(g->mode, sizeof(g->mode), "%s", ca->none ? "none" : ca->mode->name);
+	snprintf(g->variant, sizeof(g->variant), "%s", ca->variant);
+	g->precision = ca->mopts.precision;
+	g->bins = ca->mopts.bins;
+	if (g->world_size < r->ts->world_size)
+		g->world_size = r->ts->world_size;
+	tc_gtrace_set_timing(g, (enum tc_gtiming)ca->timing);
 	tc_gtrace_finish(g);
 
 	t0 = now_s();
-	tc_tct_format(g, form, &sb);
-	if (tc_tct_write_file(out, sb.buf ? sb.buf : "", sb.len, &err)) {
+	tc_tct_format(g, ca->form, &r->sb);
+	if (tc_tct_write_file(ca->out, r->sb.buf ? r->sb.buf : "", r->sb.len, &err)) {
 		tc_report(&err);
-		goto out;
+		return -1;
 	}
-	rep.t_write = now_s() - t0;
+	rep->t_write = now_s() - t0;
 
-	rep.path = strcmp(out, "-") ? out : "standard output";
-	rep.mode = g->mode;
-	rep.variant = g->variant;
-	rep.form = form;
-	rep.precision = g->precision;
-	rep.timing = tc_gtiming_name(g->timing);
-	rep.bins = g->bins;
-	rep.ranks = (size_t)g->ranks.count;
-	rep.world = g->world_size;
-	rep.events = g->events;
-	tc_gtrace_info(g, &rep.info);
-	rep.bytes = sb.len;
-	rep.input_bytes = input_bytes(ts);
-	if (accuracy) {
+	rep->path = strcmp(ca->out, "-") ? ca->out : "standard output";
+	rep->mode = g->mode;
+	rep->variant = g->variant;
+	rep->form = ca->form;
+	rep->precision = g->precision;
+	rep->timing = tc_gtiming_name(g->timing);
+	rep->bins = g->bins;
+	rep->ranks = (size_t)g->ranks.count;
+	rep->world = g->world_size;
+	rep->events = g->events;
+	tc_gtrace_info(g, &rep->info);
+	rep->bytes = r->sb.len;
+	rep->input_bytes = input_bytes(r->ts);
+	if (ca->accuracy) {
 		t0 = now_s();
-		if (measure(argv[optind], g, &ropts, pool, &fid, &err)) {
+		if (measure(ca->path, g, &ca->ropts, r->pool, &r->fid, &err)) {
 			tc_report(&err);
-			goto out;
+			return -1;
 		}
-		rep.acc = &fid;
-		rep.t_accuracy = now_s() - t0;
+		rep->acc = &r->fid;
+		rep->t_accuracy = now_s() - t0;
 	}
-	rep.t_total = rep.t_load + rep.t_cluster + rep.t_merge + rep.t_write + rep.t_accuracy;
-	rf = strcmp(out, "-") ? stdout : stderr;
+	return 0;
+}
+
+/* The report, to stdout, or to stderr when the trace went to stdout. */
+static void print_report(const struct compress_args *ca, struct report *rep)
+{
+	FILE *rf;
+
+	rep->t_total = rep->t_load + rep->t_cluster + rep->t_merge + rep->t_write +
+		       rep->t_accuracy;
+	rf = strcmp(ca->out, "-") ? stdout : stderr;
 	if (rf == stderr)
 		fflush(stdout);
-	if (tc_g.verbosity >= 0 || rjson) {
-		if (rjson)
-			report_json(rf, &rep);
+	if (tc_g.verbosity >= 0 || ca->rjson) {
+		if (ca->rjson)
+			report_json(rf, rep);
 		else
-			report_text(rf, &rep);
+			report_text(rf, rep);
 	}
-	status = TC_EXIT_OK;
-out:
-	tc_strbuf_release(&sb);
-	tc_gtrace_free(&g);
-	if (leaves) {
-		size_t n = none ? (ts ? ts->nfiles : 0) : result.nclusters;
-		for (size_t i = 0; i < n; i++)
-			tc_gtrace_free(&leaves[i]);
-		free(leaves);
+}
+
+int cmd_compress(int argc, char **argv)
+{
+	struct compress_args ca;
+	struct compress_run r;
+	double t0 = now_s();
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &ca)) >= 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	tc_strbuf_init(&r.sb);
+	tc_clustering_init(&r.result);
+	r.pool = tc_cmd_pool();
+	ca.copts.pool = r.pool;
+	rc = TC_EXIT_FAIL;
+	if (!load_set(&ca, &r)) {
+		r.rep.t_load = now_s() - t0;
+		if (!build(&ca, &r) && !write_trace(&ca, &r)) {
+			print_report(&ca, &r.rep);
+			rc = TC_EXIT_OK;
+		}
 	}
-	if (lc.leaves) {
-		for (size_t i = 0; ts && i < ts->nfiles; i++)
-			tc_gtrace_free(&lc.leaves[i]);
-		free(lc.leaves);
-	}
-	if (lc.traces)
-		tc_load_free_all(lc.traces, ts ? ts->nfiles : 0);
-	tc_load_shared_release(&shared);
-	free(lc.sigs);
-	free(rstats);
-	tc_clustering_release(&result);
-	tc_traceset_free(&ts);
-	tc_pool_free(pool);
-	return status;
+	run_release(&ca, &r);
+	tc_pool_free(r.pool);
+	return rc;
 }

@@ -137,8 +137,10 @@ TEST(load_aseqs_any_thread_count)
 	}
 	/* an inner rank talks to four neighbours, a corner to two */
 	CHECK(s1[0]->n > s1[1]->n);
+	for (size_t i = 0; i < 3; i++)
+		tc_aseq_free(&s4[i]);
 	/* a limit on the events is an error naming the file */
-	CHECK(tc_load_aseqs(ts, p4, idx, 3, 3, TC_AKEY_SITE, s4 + 0, &err) != 0);
+	CHECK(tc_load_aseqs(ts, p4, idx, 3, 3, TC_AKEY_SITE, s4, &err) != 0);
 	CHECK(strstr(err.msg, "more than 3 events") != NULL);
 	CHECK(strstr(err.path, "rank-00005") != NULL);
 	for (size_t i = 0; i < 3; i++) {

@@ -69,34 +69,6 @@ static const char *const cmd = "synth";
 
 /* ---- per-rank generation -------------------------------------------------- */
 
-struct rank_out {
-	struct tc_raw_writer *w;
-	struct tc_error *err;
-};
-
-static int sink_callsite(void *ctx, const struct tc_callsite *cs)
-{
-	struct rank_out *ro = ctx;
-
-	return tc_raw_writer_callsite(ro->w, cs, ro->err) ? 1 : 0;
-}
-
-static int sink_comm(void *ctx, const struct tc_comm *c)
-{
-	struct rank_out *ro = ctx;
-
-	return tc_raw_writer_comm(ro->w, c, ro->err) ? 1 : 0;
-}
-
-static int sink_event(void *ctx, const struct tc_event *ev)
-{
-	struct rank_out *ro = ctx;
-
-	return tc_raw_writer_event(ro->w, ev, ro->err) ? 1 : 0;
-}
-
-static const struct tc_synth_sink writer_sink = { sink_callsite, sink_comm, sink_event };
-
 struct gen_job {
 	const struct tc_synth_opts *o;
 	const char *dir;
@@ -132,7 +104,6 @@ static void gen_rank(size_t index, void *ctx)
 	struct tc_raw_header h;
 	struct tc_raw_writer_opts wo = { job->level, 0, true };
 	struct tc_error err;
-	struct rank_out ro;
 	struct stat st;
 	char *path;
 	int rc;
@@ -151,17 +122,7 @@ static void gen_rank(size_t index, void *ctx)
 	copy_str(h.clock, sizeof(h.clock), "synthetic");
 	copy_str(h.program, sizeof(h.program), job->program);
 	copy_str(h.writer, sizeof(h.writer), "tracecluster-synth " TC_VERSION);
-	rc = tc_raw_writer_open(&ro.w, path, &h, &wo, &err);
-	if (!rc) {
-		ro.err = &err;
-		rc = tc_synth_rank(job->o, rank, &writer_sink, &ro, &err);
-		if (rc) {
-			tc_raw_writer_abort(&ro.w);
-		} else {
-			job->events[rank] = tc_raw_writer_events(ro.w);
-			rc = tc_raw_writer_close(&ro.w, &err);
-		}
-	}
+	rc = tc_raw_write_synth(path, &h, &wo, job->o, rank, &job->events[rank], &err);
 	if (!rc) {
 		job->done[rank] = 1;
 		if (stat(path, &st) == 0)

@@ -97,6 +97,14 @@ int tc_raw_writer_close(struct tc_raw_writer **w, struct tc_error *err);
 void tc_raw_writer_abort(struct tc_raw_writer **w);
 uint64_t tc_raw_writer_events(const struct tc_raw_writer *w);
 
+struct tc_synth_opts;
+/* Write rank's records of the synthetic workload o (lib/synth.h) as the
+ * raw file path with header hdr; *events (may be NULL): the events
+ * written. On failure nothing is left at path when opts->atomic. */
+int tc_raw_write_synth(const char *path, const struct tc_raw_header *hdr,
+		       const struct tc_raw_writer_opts *opts, const struct tc_synth_opts *o,
+		       int32_t rank, uint64_t *events, struct tc_error *err);
+
 /* ---- reader ----------------------------------------------------------- */
 
 /*

@@ -16,33 +16,9 @@ static struct unit_case *cases, **tail = &cases;
 static int failed_checks;
 static char tmpdir[256];
 
-struct sink_ctx {
-	struct tc_raw_writer *w;
-	struct tc_error *err;
-};
-
-static int on_callsite(void *p, const struct tc_callsite *cs)
-{
-	struct sink_ctx *c = p;
-	return tc_raw_writer_callsite(c->w, cs, c->err) ? 1 : 0;
-}
-
-static int on_comm(void *p, const struct tc_comm *cm)
-{
-	struct sink_ctx *c = p;
-	return tc_raw_writer_comm(c->w, cm, c->err) ? 1 : 0;
-}
-
-static int on_event(void *p, const struct tc_event *ev)
-{
-	struct sink_ctx *c = p;
-	return tc_raw_writer_event(c->w, ev, c->err) ? 1 : 0;
-}
-
 const char *unit_synth_set(const char *name, struct tc_synth_opts *o)
 {
 	static char dir[4096];
-	struct tc_synth_sink sink = { on_callsite, on_comm, on_event };
 	struct tc_raw_writer_opts wo = { 1, 0, false };
 	struct tc_error err;
 
@@ -51,7 +27,6 @@ const char *unit_synth_set(const char *name, struct tc_synth_opts *o)
 	CHECK(tc_synth_validate(o, &err) == 0);
 	for (int32_t r = 0; r < o->ranks; r++) {
 		struct tc_raw_header h;
-		struct sink_ctx c = { NULL, &err };
 		char path[4200];
 		memset(&h, 0, sizeof(h));
 		h.rank = r;
@@ -59,9 +34,7 @@ const char *unit_synth_set(const char *name, struct tc_synth_opts *o)
 		snprintf(h.writer, sizeof(h.writer), "unit");
 		snprintf(h.host, sizeof(h.host), "node%d", (int)(r % 2));
 		tc_raw_rank_path(path, sizeof(path), dir, r);
-		CHECK(tc_raw_writer_open(&c.w, path, &h, &wo, &err) == 0);
-		CHECK(tc_synth_rank(o, r, &sink, &c, &err) == 0);
-		CHECK(tc_raw_writer_close(&c.w, &err) == 0);
+		CHECK(tc_raw_write_synth(path, &h, &wo, o, r, NULL, &err) == 0);
 	}
 	return dir;
 }

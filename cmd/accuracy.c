@@ -138,11 +138,8 @@ int cmd_accuracy(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
-	if (!mode_name)
-		return tc_usage_error(cmd, "missing --mode");
-	if (!(mode = tc_cluster_mode_find(mode_name)))
-		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
-				      "--list-modes)", mode_name);
+	if ((rc = tc_mode_lookup(cmd, mode_name, &mode)))
+		return rc;
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
 	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err) ||

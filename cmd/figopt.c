@@ -93,6 +93,16 @@ int tc_fig_args_page(const char *cmd, const struct tc_fig_args *fa, int format,
 	return 0;
 }
 
+int tc_fig_out_format(const char *cmd, const char *out, const char *what,
+		      const char *const *data, size_t ndata, int *format)
+{
+	*format = strcmp(out, "-") ? tc_fig_format(out, true, data, ndata) : TC_FIG_SVG;
+	if (*format < 0)
+		return tc_usage_error(cmd, "'%s': %s writes %s, not %s (name the file .pdf, .svg or "
+				      ".png, or give --format)", out, cmd, what, strrchr(out, '.') + 1);
+	return 0;
+}
+
 int tc_fig_check_tty(const char *out, int format, bool force)
 {
 	if ((format == TC_FIG_PNG || format == TC_FIG_PDF) && !strcmp(out, "-") &&

@@ -59,6 +59,12 @@ int tc_fig_format(const char *s, bool is_path, const char *const *data, size_t n
 int tc_fig_args_page(const char *cmd, const struct tc_fig_args *fa, int format,
 		     struct tc_fig_page *page);
 
+/* The format of output out without --format: its extension's
+ * (tc_fig_format), SVG for stdout ("-"). Returns 0 with *format set, or
+ * the usage status after "'OUT': CMD writes WHAT, not EXT ...". */
+int tc_fig_out_format(const char *cmd, const char *out, const char *what,
+		      const char *const *data, size_t ndata, int *format);
+
 /* 0, or the usage status after the message, when a PDF or PNG would go
  * to a terminal without --force. */
 int tc_fig_check_tty(const char *out, int format, bool force);

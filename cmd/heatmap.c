@@ -497,18 +497,11 @@ int cmd_heatmap(int argc, char **argv)
 			return tc_usage_error(cmd, "%s is an option of --mode, for --diff only",
 					      tc_mode_args_first(&margs));
 	}
-	if (mode_name && !(mode = tc_cluster_mode_find(mode_name)))
-		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
-				      "--list-modes)", mode_name);
-	if (fmt < 0) {
-		fmt = strcmp(out, "-") ? tc_fig_format(out, true, data_formats,
-						       TC_ARRAY_SIZE(data_formats))
-				       : FMT_SVG;
-		if (fmt < 0)
-			return tc_usage_error(cmd, "'%s': heatmap writes pdf, svg, png, csv or json, not "
-					      "%s (name the file .pdf, .svg or .png, or give --format)",
-					      out, strrchr(out, '.') + 1);
-	}
+	if (mode_name && (rc = tc_mode_lookup(cmd, mode_name, &mode)))
+		return rc;
+	if (fmt < 0 && (rc = tc_fig_out_format(cmd, out, "pdf, svg, png, csv or json", data_formats,
+					       TC_ARRAY_SIZE(data_formats), &fmt)))
+		return rc;
 	if (fmt == FMT_JSON && !job.hist)
 		return tc_usage_error(cmd, "JSON is the histogram's (--histogram); a matrix is CSV");
 	if ((rc = tc_fig_check_tty(out, fmt, force)) || (rc = tc_fig_args_page(cmd, &fa, fmt, &page)))

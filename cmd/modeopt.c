@@ -31,6 +31,16 @@ void tc_mode_args_init(struct tc_mode_args *ma, bool lists)
 	ma->lists = lists;
 }
 
+int tc_mode_lookup(const char *cmd, const char *name, const struct tc_cluster_mode **mode)
+{
+	if (!name)
+		return tc_usage_error(cmd, "missing --mode");
+	if (!(*mode = tc_cluster_mode_find(name)))
+		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
+				      "--list-modes)", name);
+	return 0;
+}
+
 const char *tc_mode_args_first(const struct tc_mode_args *ma)
 {
 	for (int i = 0; i < TC_NMOPTS; i++)

@@ -96,6 +96,9 @@ void tc_mode_args_init(struct tc_mode_args *ma, bool lists);
  * 0, or the usage status after the message), else 0.
  */
 int tc_mode_option(const char *cmd, int c, const char *arg, struct tc_mode_args *ma, int *rc);
+/* The mode name given with --mode: 0 with *mode set, or the usage status
+ * after the message (missing, or unknown). */
+int tc_mode_lookup(const char *cmd, const char *name, const struct tc_cluster_mode **mode);
 /* The option flag of the first mode option given ("-k", "--seed"), or
  * NULL when none was. */
 const char *tc_mode_args_first(const struct tc_mode_args *ma);

@@ -198,20 +198,11 @@ int cmd_topology(int argc, char **argv)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
 	if (!out)
 		return tc_usage_error(cmd, "missing -o FILE");
-	if (!mode_name)
-		return tc_usage_error(cmd, "missing --mode");
-	if (!(mode = tc_cluster_mode_find(mode_name)))
-		return tc_usage_error(cmd, "--mode: unknown mode '%s' (see tracecluster cluster "
-				      "--list-modes)", mode_name);
-	if (fmt < 0) {
-		fmt = strcmp(out, "-") ? tc_fig_format(out, true, data_formats,
-						       TC_ARRAY_SIZE(data_formats))
-				       : TC_FIG_SVG;
-		if (fmt < 0)
-			return tc_usage_error(cmd, "'%s': topology writes pdf, svg, png or csv, not %s "
-					      "(name the file .pdf, .svg or .png, or give --format)",
-					      out, strrchr(out, '.') + 1);
-	}
+	if ((rc = tc_mode_lookup(cmd, mode_name, &mode)))
+		return rc;
+	if (fmt < 0 && (rc = tc_fig_out_format(cmd, out, "pdf, svg, png or csv", data_formats,
+					       TC_ARRAY_SIZE(data_formats), &fmt)))
+		return rc;
 	if ((rc = tc_fig_check_tty(out, fmt, force)) || (rc = tc_fig_args_page(cmd, &fa, fmt, &page)))
 		return rc;
 

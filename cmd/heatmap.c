@@ -10,6 +10,7 @@
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
 #include "analysis/evsource.h"
+#include "analysis/seqload.h"
 #include "cmd/figopt.h"
 #include "cmd/modeopt.h"
 #include "cluster/cluster.h"
@@ -30,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char heatmap_usage[] =
@@ -340,7 +340,22 @@ static void default_title(struct tc_strbuf *tb, const char *path, const struct h
 		tc_strbuf_addf(tb, ", phase %" PRIu64, j->phase);
 }
 
-int cmd_heatmap(int argc, char **argv)
+/* The command line, parsed. */
+struct hm_args {
+	const char *path, *out, *mode_name, *title;
+	const struct tc_cluster_mode *mode;
+	int fmt;
+	bool diff, force, log;
+	double win0, win1;
+	uint32_t max_cells;
+	struct hm_job job;
+	struct tc_mode_args margs;
+	struct tc_fig_args fa;
+	struct tc_fig_page page;
+};
+
+/* Fill ha from argv: -1 to go on, else the status to exit with. */
+static int parse_args(int argc, char **argv, struct hm_args *ha)
 {
 	static const char *cmd = "heatmap";
 	static const struct option longopts[] = {
@@ -364,41 +379,16 @@ int cmd_heatmap(int argc, char **argv)
 		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *mode_name = NULL, *title = NULL;
-	const struct tc_cluster_mode *mode = NULL;
-	int fmt = -1, c, rc, status = TC_EXIT_FAIL;
-	bool diff = false, force = false, log = false, filtered;
-	double win0 = 0, win1 = 0;
 	uint64_t u;
-	uint32_t max_cells = 0;
-	struct hm_job job;
-	struct tc_anl a;
-	struct tc_mode_args margs;
-	struct tc_anl_built b;
-	struct tc_matrix orig, clus, delta;
-	struct tc_msghist hist;
-	struct tc_traceset *ts = NULL;
-	struct tc_gtrace *g = NULL;
-	struct tc_pool *pool = NULL;
-	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT;
-	struct tc_fig_args fa;
-	struct tc_fig_page page;
-	struct tc_error err;
+	int c, rc;
 
-	memset(&job, 0, sizeof(job));
-	memset(&fa, 0, sizeof(fa));
-	job.metric = TC_HM_COUNT;
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	tc_clustering_init(&b.cl);
-	tc_matrix_init(&orig, 0);
-	tc_matrix_init(&clus, 0);
-	tc_matrix_init(&delta, 0);
-	tc_msghist_init(&hist);
-	tc_mode_args_init(&margs, false);
+	memset(ha, 0, sizeof(*ha));
+	ha->fmt = -1;
+	ha->job.metric = TC_HM_COUNT;
+	tc_mode_args_init(&ha->margs, false);
 	while ((c = getopt_long(argc, argv, "m:o:f:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_mode_option(cmd, c, optarg, &margs, &rc) ||
-		    tc_fig_option(cmd, c, optarg, &fa, &rc)) {
+		if (tc_mode_option(cmd, c, optarg, &ha->margs, &rc) ||
+		    tc_fig_option(cmd, c, optarg, &ha->fa, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -407,28 +397,29 @@ int cmd_heatmap(int argc, char **argv)
 		case 'h':
 			return tc_print_help(heatmap_usage);
 		case 'm':
-			job.metric = tc_hm_metric_from_name(optarg);
-			if (job.metric < 0)
+			ha->job.metric = tc_hm_metric_from_name(optarg);
+			if (ha->job.metric < 0)
 				return tc_usage_error(cmd, "--metric: expected count, bytes or time, got '%s'",
 						      optarg);
 			break;
 		case 'C':
-			job.coll = true;
+			ha->job.coll = true;
 			break;
 		case 'o':
-			out = optarg;
+			ha->out = optarg;
 			break;
 		case 'f':
-			fmt = tc_fig_format(optarg, false, data_formats, TC_ARRAY_SIZE(data_formats));
-			if (fmt < 0)
+			ha->fmt = tc_fig_format(optarg, false, data_formats,
+						TC_ARRAY_SIZE(data_formats));
+			if (ha->fmt < 0)
 				return tc_usage_error(cmd, "--format: expected pdf, svg, png, csv or json, "
 						      "got '%s'", optarg);
 			break;
 		case 'D':
-			diff = true;
+			ha->diff = true;
 			break;
 		case 'M':
-			mode_name = optarg;
+			ha->mode_name = optarg;
 			break;
 		case 'N':
 			if ((rc = tc_parse_u64(cmd, "--max-cells", optarg, &u)))
@@ -436,41 +427,41 @@ int cmd_heatmap(int argc, char **argv)
 			if (u < 1 || u > 4096)
 				return tc_usage_error(cmd, "--max-cells: %s is out of range (1 to 4096)",
 						      optarg);
-			max_cells = (uint32_t)u;
+			ha->max_cells = (uint32_t)u;
 			break;
 		case 'T':
-			title = optarg;
+			ha->title = optarg;
 			break;
 		case 'F':
-			force = true;
+			ha->force = true;
 			break;
 		case 0x100:
 			if (strcmp(optarg, "linear") && strcmp(optarg, "log"))
 				return tc_usage_error(cmd, "--scale: expected linear or log, got '%s'",
 						      optarg);
-			log = !strcmp(optarg, "log");
+			ha->log = !strcmp(optarg, "log");
 			break;
 		case 0x101:
 			if ((rc = tc_parse_u64(cmd, "--comm", optarg, &u)))
 				return rc;
 			if (u > UINT32_MAX)
 				return tc_usage_error(cmd, "--comm: %s is out of range", optarg);
-			job.by_comm = true;
-			job.comm = (uint32_t)u;
+			ha->job.by_comm = true;
+			ha->job.comm = (uint32_t)u;
 			break;
 		case 0x102:
-			if ((rc = parse_window(cmd, optarg, &win0, &win1)))
+			if ((rc = parse_window(cmd, optarg, &ha->win0, &ha->win1)))
 				return rc;
-			job.by_window = true;
+			ha->job.by_window = true;
 			break;
 		case 0x103:
 			if ((rc = tc_parse_u64(cmd, "--phase", optarg, &u)))
 				return rc;
-			job.by_phase = true;
-			job.phase = u;
+			ha->job.by_phase = true;
+			ha->job.phase = u;
 			break;
 		case 0x104:
-			job.hist = true;
+			ha->job.hist = true;
 			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
@@ -479,159 +470,210 @@ int cmd_heatmap(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
-	if (!out)
+	if (!ha->out)
 		return tc_usage_error(cmd, "missing -o FILE");
-	if (diff && !mode_name)
+	if (ha->diff && !ha->mode_name)
 		return tc_usage_error(cmd, "--diff needs --mode");
-	if (mode_name && !diff)
+	if (ha->mode_name && !ha->diff)
 		return tc_usage_error(cmd, "--mode is only for --diff");
-	if (diff && job.hist)
+	if (ha->diff && ha->job.hist)
 		return tc_usage_error(cmd, "--histogram draws message sizes, not matrices to --diff");
-	if (!diff && tc_mode_args_first(&margs)) {
+	if (!ha->diff && tc_mode_args_first(&ha->margs)) {
 		/* --marker also names the marker of --phase */
-		bool marker_only = job.by_phase;
+		bool marker_only = ha->job.by_phase;
 		for (int i = 0; i < TC_NMOPTS; i++)
-			if (margs.given[i] && i != TC_MOPT_MARKER)
+			if (ha->margs.given[i] && i != TC_MOPT_MARKER)
 				marker_only = false;
 		if (!marker_only)
 			return tc_usage_error(cmd, "%s is an option of --mode, for --diff only",
-					      tc_mode_args_first(&margs));
+					      tc_mode_args_first(&ha->margs));
 	}
-	if (mode_name && (rc = tc_mode_lookup(cmd, mode_name, &mode)))
+	if (ha->mode_name && (rc = tc_mode_lookup(cmd, ha->mode_name, &ha->mode)))
 		return rc;
-	if (fmt < 0 && (rc = tc_fig_out_format(cmd, out, "pdf, svg, png, csv or json", data_formats,
-					       TC_ARRAY_SIZE(data_formats), &fmt)))
+	if (ha->fmt < 0 && (rc = tc_fig_out_format(cmd, ha->out, "pdf, svg, png, csv or json",
+						   data_formats, TC_ARRAY_SIZE(data_formats),
+						   &ha->fmt)))
 		return rc;
-	if (fmt == FMT_JSON && !job.hist)
+	if (ha->fmt == FMT_JSON && !ha->job.hist)
 		return tc_usage_error(cmd, "JSON is the histogram's (--histogram); a matrix is CSV");
-	if ((rc = tc_fig_check_tty(out, fmt, force)) || (rc = tc_fig_args_page(cmd, &fa, fmt, &page)))
+	if ((rc = tc_fig_check_tty(ha->out, ha->fmt, ha->force)) ||
+	    (rc = tc_fig_args_page(cmd, &ha->fa, ha->fmt, &ha->page)))
 		return rc;
-	job.marker_op = margs.o.marker_op ? margs.o.marker_op : TC_OP_BARRIER;
-	job.marker_site = margs.o.marker_site;
-	if (job.by_window) {
-		job.t0 = (uint64_t)(win0 * 1e9 + 0.5);
-		job.t1 = isinf(win1) || win1 * 1e9 >= 1.8e19 ? UINT64_MAX : (uint64_t)(win1 * 1e9 + 0.5);
+	ha->job.marker_op = ha->margs.o.marker_op ? ha->margs.o.marker_op : TC_OP_BARRIER;
+	ha->job.marker_site = ha->margs.o.marker_site;
+	if (ha->job.by_window) {
+		ha->job.t0 = (uint64_t)(ha->win0 * 1e9 + 0.5);
+		ha->job.t1 = isinf(ha->win1) || ha->win1 * 1e9 >= 1.8e19
+				     ? UINT64_MAX
+				     : (uint64_t)(ha->win1 * 1e9 + 0.5);
 	}
-	filtered = job.by_comm || job.by_window || job.by_phase || job.hist;
+	ha->path = argv[optind];
+	return -1;
+}
+
+/* What the figure shows: the original's matrix (or message sizes), and
+ * with --diff the clustered trace's and the difference. */
+struct hm_data {
+	struct tc_anl a;
+	struct tc_anl_built b;
+	struct tc_matrix orig, clus, delta;
+	struct tc_msghist hist;
+	struct tc_traceset *ts;
+	struct tc_gtrace *g;     /* a .tct file given, for the filtered figures */
+};
+
+static void hm_data_init(struct hm_data *d)
+{
+	memset(d, 0, sizeof(*d));
+	tc_clustering_init(&d->b.cl);
+	tc_matrix_init(&d->orig, 0);
+	tc_matrix_init(&d->clus, 0);
+	tc_matrix_init(&d->delta, 0);
+	tc_msghist_init(&d->hist);
+}
+
+static void hm_data_release(struct hm_data *d)
+{
+	tc_matrix_release(&d->orig);
+	tc_matrix_release(&d->clus);
+	tc_matrix_release(&d->delta);
+	tc_anl_built_release(&d->b);
+	tc_anl_release(&d->a);
+	tc_gtrace_free(&d->g);
+	tc_traceset_free(&d->ts);
+}
+
+/* Fill d as ha says: 0, or the exit status after the message. */
+static int compute(struct hm_args *ha, struct tc_pool *pool, struct hm_data *d)
+{
+	struct hm_job *job = &ha->job;
+	bool filtered = job->by_comm || job->by_window || job->by_phase || job->hist;
+	struct tc_error err;
+	int rc;
 
 	tc_error_clear(&err);
-	pool = tc_cmd_pool();
-	if (!filtered || diff) {
-		if (tc_anl_open(&a, argv[optind], diff ? TC_ANL_NEED_DIR : 0, pool, &err)) {
-			tc_report(&err);
-			goto out;
-		}
-	}
+	if ((!filtered || ha->diff) &&
+	    tc_anl_open(&d->a, ha->path, ha->diff ? TC_ANL_NEED_DIR : 0, pool, &err))
+		goto fail;
 	if (!filtered) {
-		tc_anl_matrix(&a, NULL, job.metric, job.coll, pool, &orig);
+		tc_anl_matrix(&d->a, NULL, job->metric, job->coll, pool, &d->orig);
 	} else {
 		/* the original as recorded: a trace set read again with its
 		 * exact times, or the global trace given */
 		struct tc_evsrc src = { NULL, NULL, NULL, 0 };
-		if (tc_tct_file_probe(argv[optind])) {
-			if (tc_tct_read(argv[optind], &g, &err)) {
-				tc_report(&err);
-				goto out;
-			}
-			src.g = g;
+		if (tc_tct_file_probe(ha->path)) {
+			if (tc_tct_read(ha->path, &d->g, &err))
+				goto fail;
+			src.g = d->g;
 		} else {
-			struct stat st;
-			if (tc_traceset_open(&ts, argv[optind], 0, pool, &err) ||
-			    (stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode) &&
-			     tc_traceset_check(ts, &err))) {
-				tc_report(&err);
-				goto out;
-			}
-			src.ts = ts;
+			if (tc_open_set(ha->path, 0, pool, &d->ts, &err))
+				goto fail;
+			src.ts = d->ts;
 		}
-		rc = run_job(&job, &src, pool, &orig, &hist, &err);
-		job_release(&job);
+		rc = run_job(job, &src, pool, &d->orig, &d->hist, &err);
+		job_release(job);
 		if (rc) {
 			tc_report(&err);
-			status = err.code == TC_ERR_USAGE ? TC_EXIT_USAGE : TC_EXIT_FAIL;
-			goto out;
+			return err.code == TC_ERR_USAGE ? TC_EXIT_USAGE : TC_EXIT_FAIL;
 		}
 	}
-	if (diff) {
-		a.what = mode->name;
-		if (tc_anl_build(&a, mode, &margs.o, pool, &b, &err)) {
-			tc_report(&err);
-			goto out;
-		}
-		if (!filtered) {
-			tc_anl_matrix(&a, b.g, job.metric, job.coll, pool, &clus);
+	if (!ha->diff)
+		return 0;
+	d->a.what = ha->mode->name;
+	if (tc_anl_build(&d->a, ha->mode, &ha->margs.o, pool, &d->b, &err))
+		goto fail;
+	if (!filtered) {
+		tc_anl_matrix(&d->a, d->b.g, job->metric, job->coll, pool, &d->clus);
+	} else {
+		struct tc_evsrc src = { NULL, d->b.g, d->a.traces, d->a.n };
+		struct tc_msghist unused;
+		rc = run_job(job, &src, pool, &d->clus, &unused, &err);
+		job_release(job);
+		if (rc)
+			goto fail;
+	}
+	tc_matrix_diff(&d->delta, &d->orig, &d->clus);
+	return 0;
+fail:
+	tc_report(&err);
+	return TC_EXIT_FAIL;
+}
+
+/* The figure (or CSV, JSON) of d into sb. */
+static int render(const struct hm_args *ha, struct hm_data *d, const char *title,
+		  struct tc_strbuf *sb, struct tc_error *err)
+{
+	const struct hm_job *job = &ha->job;
+
+	if (job->hist) {
+		if (ha->fmt == FMT_CSV) {
+			tc_msghist_csv(&d->hist, sb);
+		} else if (ha->fmt == FMT_JSON) {
+			hist_json(&d->hist, sb);
 		} else {
-			struct tc_evsrc src = { NULL, b.g, a.traces, a.n };
-			struct tc_msghist unused;
-			rc = run_job(&job, &src, pool, &clus, &unused, &err);
-			job_release(&job);
-			if (rc) {
-				tc_report(&err);
-				goto out;
-			}
+			struct tc_msghist_opts ho = { title, job->metric, ha->log, ha->page };
+			return tc_msghist_draw(&d->hist, &ho, sb, err);
 		}
-		tc_matrix_diff(&delta, &orig, &clus);
-	}
-	if (!title) {
-		default_title(&tb, argv[optind], &job, job.hist, win0, win1);
-		title = tb.buf;
-	}
-	if (job.hist) {
-		if (fmt == FMT_CSV) {
-			tc_msghist_csv(&hist, &sb);
-		} else if (fmt == FMT_JSON) {
-			hist_json(&hist, &sb);
-		} else {
-			struct tc_msghist_opts ho = { title, job.metric, log, page };
-			if (tc_msghist_draw(&hist, &ho, &sb, &err)) {
-				tc_report(&err);
-				goto out;
-			}
-		}
-	} else if (fmt == FMT_CSV) {
-		if (diff)
-			tc_heatmap_csv_diff(&orig, &clus, tc_hm_metric_column(job.metric), &sb);
+	} else if (ha->fmt == FMT_CSV) {
+		if (ha->diff)
+			tc_heatmap_csv_diff(&d->orig, &d->clus, tc_hm_metric_column(job->metric), sb);
 		else
-			tc_heatmap_csv(&orig, tc_hm_metric_column(job.metric), &sb);
+			tc_heatmap_csv(&d->orig, tc_hm_metric_column(job->metric), sb);
 	} else {
 		char ctitle[128];
 		struct tc_heatmap_panel p[3];
-		struct tc_heatmap_opts o = { title, job.metric, max_cells, log, page };
+		struct tc_heatmap_opts o = { title, job->metric, ha->max_cells, ha->log, ha->page };
 		size_t np = 1;
 		/* a single panel needs no name of its own */
-		p[0].title = a.g || g ? "global trace, expanded" : diff ? "original" : "";
-		p[0].m = &orig;
+		p[0].title = d->a.g || d->g ? "global trace, expanded" : ha->diff ? "original" : "";
+		p[0].m = &d->orig;
 		p[0].diverging = false;
-		if (diff) {
-			snprintf(ctitle, sizeof(ctitle), "clustered (%s)", mode->name);
+		if (ha->diff) {
+			snprintf(ctitle, sizeof(ctitle), "clustered (%s)", ha->mode->name);
 			p[1].title = ctitle;
-			p[1].m = &clus;
+			p[1].m = &d->clus;
 			p[1].diverging = false;
 			p[2].title = "clustered \u2212 original";
-			p[2].m = &delta;
+			p[2].m = &d->delta;
 			p[2].diverging = true;
 			np = 3;
 		}
-		if (tc_heatmap_draw(p, np, &o, &sb, &err)) {
+		return tc_heatmap_draw(p, np, &o, sb, err);
+	}
+	return 0;
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+	struct hm_args ha;
+	struct hm_data d;
+	struct tc_pool *pool;
+	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT;
+	struct tc_error err;
+	const char *title;
+	int rc, status;
+
+	if ((rc = parse_args(argc, argv, &ha)) >= 0)
+		return rc;
+	hm_data_init(&d);
+	pool = tc_cmd_pool();
+	status = compute(&ha, pool, &d);
+	if (!status) {
+		title = ha.title;
+		if (!title) {
+			default_title(&tb, ha.path, &ha.job, ha.job.hist, ha.win0, ha.win1);
+			title = tb.buf;
+		}
+		tc_error_clear(&err);
+		if (render(&ha, &d, title, &sb, &err) ||
+		    tc_tct_write_file(ha.out, sb.buf ? sb.buf : "", sb.len, &err)) {
 			tc_report(&err);
-			goto out;
+			status = TC_EXIT_FAIL;
 		}
 	}
-	if (tc_tct_write_file(out, sb.buf ? sb.buf : "", sb.len, &err)) {
-		tc_report(&err);
-		goto out;
-	}
-	status = TC_EXIT_OK;
-out:
 	tc_strbuf_release(&sb);
 	tc_strbuf_release(&tb);
-	tc_matrix_release(&orig);
-	tc_matrix_release(&clus);
-	tc_matrix_release(&delta);
-	tc_anl_built_release(&b);
-	tc_anl_release(&a);
-	tc_gtrace_free(&g);
-	tc_traceset_free(&ts);
+	hm_data_release(&d);
 	tc_pool_free(pool);
 	return tc_finish_stdout(status);
 }

@@ -684,7 +684,8 @@ enum {
 	O_SALVAGE,
 };
 
-int cmd_align(int argc, char **argv)
+/* Fill op from argv: -1 to go on, else the status to exit with. */
+static int parse_args(int argc, char **argv, struct opts *op)
 {
 	static const struct option longopts[] = {
 		TC_COMMON_LONGOPTS,
@@ -707,31 +708,22 @@ int cmd_align(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tc_ascore defscore = TC_ASCORE_DEFAULT;
-	struct opts op;
-	struct tc_traceset *ts = NULL;
-	struct tc_pool *pool = NULL;
-	struct tc_aseq **seqs = NULL;
-	struct tc_progress *prog = NULL;
-	struct tc_strbuf out = TC_STRBUF_INIT;
-	struct tc_error err;
-	int32_t *ranks = NULL;
-	size_t nranks = 0, *idx = NULL;
 	uint64_t v;
-	int c, rc, status = TC_EXIT_FAIL;
+	int c, rc;
 
-	memset(&op, 0, sizeof(op));
-	op.cluster = -1;
-	op.mode = "structural";
-	tc_mode_args_init(&op.margs, false);
-	op.key = TC_AKEY_SITE;
-	op.score = defscore;
-	op.engine = TC_AENGINE_AUTO;
-	op.context = -1;
-	op.threshold = 1.0;
-	op.max_events = MAX_RANKS_DEFAULT;
+	memset(op, 0, sizeof(*op));
+	op->cluster = -1;
+	op->mode = "structural";
+	tc_mode_args_init(&op->margs, false);
+	op->key = TC_AKEY_SITE;
+	op->score = defscore;
+	op->engine = TC_AENGINE_AUTO;
+	op->context = -1;
+	op->threshold = 1.0;
+	op->max_events = MAX_RANKS_DEFAULT;
 	while ((c = getopt_long(argc, argv, ":" TC_COMMON_SHORTOPTS "r:c:m:k:C:o:", longopts,
 				NULL)) != -1) {
-		if (c != 'k' && tc_mode_option("align", c, optarg, &op.margs, &rc)) {
+		if (c != 'k' && tc_mode_option("align", c, optarg, &op->margs, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -740,34 +732,34 @@ int cmd_align(int argc, char **argv)
 		case 'h':
 			return tc_print_help(align_usage);
 		case 'r':
-			op.ranks = optarg;
+			op->ranks = optarg;
 			break;
 		case 'c':
 			rc = tc_parse_u64("align", "--cluster", optarg, &v);
 			if (rc)
 				return rc;
-			op.cluster = (int64_t)TC_MIN(v, (uint64_t)INT64_MAX);
+			op->cluster = (int64_t)TC_MIN(v, (uint64_t)INT64_MAX);
 			break;
 		case 'm':
-			op.mode = optarg;
+			op->mode = optarg;
 			break;
 		case O_HIER:
-			op.hierarchical = true;
+			op->hierarchical = true;
 			break;
 		case 'k':
-			op.key = tc_akey_from_name(optarg);
-			if (op.key < 0)
+			op->key = tc_akey_from_name(optarg);
+			if (op->key < 0)
 				return tc_usage_error("align", "--key: expected site, function or op, "
 						      "got '%s'", optarg);
 			break;
 		case O_SCORES:
-			rc = parse_scores(optarg, &op.score);
+			rc = parse_scores(optarg, &op->score);
 			if (rc)
 				return rc;
 			break;
 		case O_ENGINE:
-			op.engine = tc_aengine_from_name(optarg);
-			if (op.engine < 0)
+			op->engine = tc_aengine_from_name(optarg);
+			if (op->engine < 0)
 				return tc_usage_error("align", "--engine: expected auto, lcs, nw or "
 						      "full, got '%s'", optarg);
 			break;
@@ -775,41 +767,41 @@ int cmd_align(int argc, char **argv)
 			rc = tc_parse_u64("align", "--context", optarg, &v);
 			if (rc)
 				return rc;
-			op.context = (int64_t)TC_MIN(v, (uint64_t)1 << 40);
+			op->context = (int64_t)TC_MIN(v, (uint64_t)1 << 40);
 			break;
 		case O_GRAPH:
 			if (strcmp(optarg, "dot") && strcmp(optarg, "svg") && strcmp(optarg, "json"))
 				return tc_usage_error("align", "--graph: expected dot, svg or json, "
 						      "got '%s'", optarg);
-			op.graph = optarg;
+			op->graph = optarg;
 			break;
 		case O_SIM:
 			if (strcmp(optarg, "csv") && strcmp(optarg, "json"))
 				return tc_usage_error("align", "--similarity: expected csv or json, "
 						      "got '%s'", optarg);
-			op.similarity = optarg;
+			op->similarity = optarg;
 			break;
 		case O_THRESHOLD:
-			rc = tc_parse_double("align", "--threshold", optarg, &op.threshold);
+			rc = tc_parse_double("align", "--threshold", optarg, &op->threshold);
 			if (rc)
 				return rc;
-			if (!(op.threshold > 0 && op.threshold <= 1))
+			if (!(op->threshold > 0 && op->threshold <= 1))
 				return tc_usage_error("align", "--threshold: expected a number in "
 						      "(0, 1], got '%s'", optarg);
 			break;
 		case O_MAXEV:
-			rc = tc_parse_u64("align", "--max-events", optarg, &op.max_events);
+			rc = tc_parse_u64("align", "--max-events", optarg, &op->max_events);
 			if (rc)
 				return rc;
 			break;
 		case 'o':
-			op.output = optarg;
+			op->output = optarg;
 			break;
 		case O_JSON:
-			op.json = true;
+			op->json = true;
 			break;
 		case O_SALVAGE:
-			op.flags |= TC_RAW_SALVAGE;
+			op->flags |= TC_RAW_SALVAGE;
 			break;
 		default:
 			if ((rc = tc_cmd_option("align", c, optarg, argv)))
@@ -818,98 +810,124 @@ int cmd_align(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error("align", optind >= argc ? "missing DIR" : "too many arguments");
-	op.dir = argv[optind];
-	if (op.ranks && op.cluster >= 0)
+	op->dir = argv[optind];
+	if (op->ranks && op->cluster >= 0)
 		return tc_usage_error("align", "--ranks and --cluster exclude each other");
-	if (op.cluster < 0 && tc_mode_args_first(&op.margs))
+	if (op->cluster < 0 && tc_mode_args_first(&op->margs))
 		return tc_usage_error("align", "%s is an option of --mode, for --cluster only",
-				      tc_mode_args_first(&op.margs));
-	if (op.graph && op.similarity)
+				      tc_mode_args_first(&op->margs));
+	if (op->graph && op->similarity)
 		return tc_usage_error("align", "--graph and --similarity exclude each other");
-	if ((op.graph || op.similarity) && op.json)
+	if ((op->graph || op->similarity) && op->json)
 		return tc_usage_error("align", "--json goes with alignments; --graph and "
 				      "--similarity name their own format");
-	if (!op.graph && !op.similarity && !op.ranks && op.cluster < 0)
+	if (!op->graph && !op->similarity && !op->ranks && op->cluster < 0)
 		return tc_usage_error("align", "which ranks? give --ranks or --cluster");
-	if (op.engine == TC_AENGINE_LCS && !tc_ascore_lcs_ok(&op.score))
+	if (op->engine == TC_AENGINE_LCS && !tc_ascore_lcs_ok(&op->score))
 		return tc_usage_error("align", "--engine lcs needs mismatch <= 2 gap (scores "
-				      "%d,%d,%d); use nw", op.score.match, op.score.mismatch,
-				      op.score.gap);
+				      "%d,%d,%d); use nw", op->score.match, op->score.mismatch,
+				      op->score.gap);
 
+	return -1;
+}
+
+/* The ranks to align (--ranks, --cluster, or every file) and their files'
+ * indices in ts: 0, or the exit status after the message. */
+static int pick_ranks(const struct opts *op, const struct tc_traceset *ts, struct tc_pool *pool,
+		      int32_t **ranks, size_t *nranks, size_t **idx)
+{
+	struct tc_error err;
+	int status;
+
+	if (op->ranks) {
+		if (tc_parse_ranks(op->ranks, 1u << 24, ranks, nranks, &err))
+			return tc_usage_error("align", "--ranks: %s", err.msg);
+	} else if (op->cluster >= 0) {
+		status = cluster_ranks(op, ts, pool, ranks, nranks);
+		if (status)
+			return status;
+	} else {
+		*nranks = ts->nfiles;
+		*ranks = tc_xmalloc((*nranks + 1) * sizeof(**ranks));
+		for (size_t i = 0; i < *nranks; i++)
+			(*ranks)[i] = ts->files[i].hdr.rank;
+	}
+	if (!op->graph && !op->similarity && *nranks < 2)
+		return tc_usage_error("align", "need at least two ranks to align, got %zu", *nranks);
+	*idx = tc_xmalloc((*nranks + 1) * sizeof(**idx));
+	for (size_t i = 0; i < *nranks; i++) {
+		(*idx)[i] = tc_set_index(ts, (*ranks)[i]);
+		if ((*idx)[i] == SIZE_MAX) {
+			tc_errorf("'%s': no file for rank %" PRId32, ts->dir, (*ranks)[i]);
+			return TC_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* Read the ranks' files idx[0..n) and align them (or draw the graph, or
+ * the similarity table) into out: 0, or the exit status after the
+ * message. */
+static int run(const struct opts *op, struct tc_traceset *ts, struct tc_pool *pool,
+	       const size_t *idx, size_t nranks, struct tc_strbuf *out)
+{
+	struct tc_progress *prog;
+	struct tc_aseq **seqs;
+	struct tc_error err;
+	int rc;
+
+	prog = tc_progress_start("reading", nranks);
+	ts->progress = tc_progress_counter(prog);
+	if (op->similarity) {
+		rc = do_similarity(op, ts, pool, idx, nranks, out);
+		tc_progress_stop(&prog);
+		ts->progress = NULL;
+		return rc;
+	}
+	seqs = tc_xcalloc(nranks, sizeof(*seqs));
+	rc = tc_load_aseqs(ts, pool, idx, nranks, op->max_events, op->key, seqs, &err);
+	tc_progress_stop(&prog);
+	ts->progress = NULL;
+	if (rc) {
+		tc_report(&err);
+		rc = TC_EXIT_FAIL;
+	} else if (op->graph) {
+		rc = do_graph(op, seqs, nranks, out);
+	} else if (nranks == 2 && !op->hierarchical) {
+		rc = do_pair(op, ts, seqs, out);
+	} else {
+		rc = do_msa(op, ts, seqs, nranks, out);
+	}
+	for (size_t i = 0; i < nranks; i++)
+		tc_aseq_free(&seqs[i]);
+	free(seqs);
+	return rc;
+}
+
+int cmd_align(int argc, char **argv)
+{
+	struct opts op;
+	struct tc_traceset *ts = NULL;
+	struct tc_pool *pool = NULL;
+	struct tc_strbuf out = TC_STRBUF_INIT;
+	struct tc_error err;
+	int32_t *ranks = NULL;
+	size_t nranks = 0, *idx = NULL;
+	int status;
+
+	if ((status = parse_args(argc, argv, &op)) >= 0)
+		return status;
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
 	if (tc_open_set(op.dir, op.flags, pool, &ts, &err)) {
 		tc_report(&err);
-		goto out;
-	}
-	if (op.ranks) {
-		if (tc_parse_ranks(op.ranks, 1u << 24, &ranks, &nranks, &err)) {
-			status = tc_usage_error("align", "--ranks: %s", err.msg);
-			goto out;
-		}
-	} else if (op.cluster >= 0) {
-		status = cluster_ranks(&op, ts, pool, &ranks, &nranks);
-		if (status)
-			goto out;
 		status = TC_EXIT_FAIL;
-	} else {
-		nranks = ts->nfiles;
-		ranks = tc_xmalloc((nranks + 1) * sizeof(*ranks));
-		for (size_t i = 0; i < nranks; i++)
-			ranks[i] = ts->files[i].hdr.rank;
-	}
-	if (!op.graph && !op.similarity && nranks < 2) {
-		status = tc_usage_error("align", "need at least two ranks to align, got %zu", nranks);
-		goto out;
-	}
-	idx = tc_xmalloc((nranks + 1) * sizeof(*idx));
-	for (size_t i = 0; i < nranks; i++) {
-		idx[i] = tc_set_index(ts, ranks[i]);
-		if (idx[i] == SIZE_MAX) {
-			tc_errorf("'%s': no file for rank %" PRId32, ts->dir, ranks[i]);
-			goto out;
-		}
-	}
-	prog = tc_progress_start("reading", nranks);
-	ts->progress = tc_progress_counter(prog);
-	if (op.similarity) {
-		rc = do_similarity(&op, ts, pool, idx, nranks, &out);
-		tc_progress_stop(&prog);
-		ts->progress = NULL;
-		if (rc) {
-			status = rc;
-			goto out;
-		}
-	} else {
-		seqs = tc_xcalloc(nranks, sizeof(*seqs));
-		rc = tc_load_aseqs(ts, pool, idx, nranks, op.max_events, op.key, seqs, &err);
-		tc_progress_stop(&prog);
-		ts->progress = NULL;
-		if (rc) {
-			tc_report(&err);
-			goto out;
-		}
-		if (op.graph)
-			rc = do_graph(&op, seqs, nranks, &out);
-		else if (nranks == 2 && !op.hierarchical)
-			rc = do_pair(&op, ts, seqs, &out);
-		else
-			rc = do_msa(&op, ts, seqs, nranks, &out);
-		if (rc) {
-			status = rc;
-			goto out;
-		}
-	}
-	if (tc_write_file(op.output, out.buf ? out.buf : "", out.len, &err)) {
+	} else if (!(status = pick_ranks(&op, ts, pool, &ranks, &nranks, &idx)) &&
+		   !(status = run(&op, ts, pool, idx, nranks, &out)) &&
+		   tc_write_file(op.output, out.buf ? out.buf : "", out.len, &err)) {
 		tc_report(&err);
-		goto out;
+		status = TC_EXIT_FAIL;
 	}
-	status = TC_EXIT_OK;
-out:
-	if (seqs)
-		for (size_t i = 0; i < nranks; i++)
-			tc_aseq_free(&seqs[i]);
-	free(seqs);
 	free(idx);
 	free(ranks);
 	tc_strbuf_release(&out);

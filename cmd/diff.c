@@ -514,7 +514,8 @@ leads_out:
 
 enum { O_LEADS = 0x100, O_SCORES, O_ENGINE, O_TOP, O_EVENTS, O_MAXEV, O_JSON, O_SALVAGE };
 
-int cmd_diff(int argc, char **argv)
+/* Fill op from argv: -1 to go on, else the status to exit with. */
+static int parse_args(int argc, char **argv, struct opts *op)
 {
 	static const struct option longopts[] = {
 		TC_COMMON_LONGOPTS,
@@ -535,32 +536,20 @@ int cmd_diff(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct tc_ascore defscore = TC_ASCORE_DEFAULT;
-	struct opts op;
-	struct tc_traceset *ta = NULL, *tb = NULL;
-	struct tc_pool *pool = NULL;
-	struct job *jobs = NULL;
-	size_t njobs = 0;
-	struct tc_progress *prog = NULL;
-	struct tc_strbuf out = TC_STRBUF_INIT, notes = TC_STRBUF_INIT, rows = TC_STRBUF_INIT;
-	struct tc_strbuf divs = TC_STRBUF_INIT, tops = TC_STRBUF_INIT, evs = TC_STRBUF_INIT;
-	struct tc_json *doc = NULL, *jranks = NULL;
-	struct totals tot;
-	char d1[TC_DURATION_LEN], d2[TC_DURATION_LEN];
-	struct tc_error err;
 	uint64_t v;
-	int c, rc, status = TC_EXIT_FAIL;
+	int c, rc;
 
-	memset(&op, 0, sizeof(op));
-	tc_mode_args_init(&op.margs, false);
-	op.key = TC_AKEY_SITE;
-	op.d.score = defscore;
-	op.d.engine = TC_AENGINE_AUTO;
-	op.d.top = 5;
-	op.context = -1;
-	op.max_events = 10000000;
+	memset(op, 0, sizeof(*op));
+	tc_mode_args_init(&op->margs, false);
+	op->key = TC_AKEY_SITE;
+	op->d.score = defscore;
+	op->d.engine = TC_AENGINE_AUTO;
+	op->d.top = 5;
+	op->context = -1;
+	op->max_events = 10000000;
 	while ((c = getopt_long(argc, argv, ":" TC_COMMON_SHORTOPTS "r:k:C:o:", longopts,
 				NULL)) != -1) {
-		if (c != 'k' && tc_mode_option("diff", c, optarg, &op.margs, &rc)) {
+		if (c != 'k' && tc_mode_option("diff", c, optarg, &op->margs, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -569,25 +558,25 @@ int cmd_diff(int argc, char **argv)
 		case 'h':
 			return tc_print_help(diff_usage);
 		case 'r':
-			op.ranks = optarg;
+			op->ranks = optarg;
 			break;
 		case O_LEADS:
-			op.leads = optarg;
+			op->leads = optarg;
 			break;
 		case 'k':
-			op.key = tc_akey_from_name(optarg);
-			if (op.key < 0)
+			op->key = tc_akey_from_name(optarg);
+			if (op->key < 0)
 				return tc_usage_error("diff", "--key: expected site, function or op, "
 						      "got '%s'", optarg);
 			break;
 		case O_SCORES:
-			rc = parse_scores(optarg, &op.d.score);
+			rc = parse_scores(optarg, &op->d.score);
 			if (rc)
 				return rc;
 			break;
 		case O_ENGINE:
-			op.d.engine = tc_aengine_from_name(optarg);
-			if (op.d.engine < 0)
+			op->d.engine = tc_aengine_from_name(optarg);
+			if (op->d.engine < 0)
 				return tc_usage_error("diff", "--engine: expected auto, lcs, nw or "
 						      "full, got '%s'", optarg);
 			break;
@@ -595,30 +584,30 @@ int cmd_diff(int argc, char **argv)
 			rc = tc_parse_u64("diff", "--top", optarg, &v);
 			if (rc)
 				return rc;
-			op.d.top = (size_t)TC_MIN(v, (uint64_t)1 << 30);
+			op->d.top = (size_t)TC_MIN(v, (uint64_t)1 << 30);
 			break;
 		case O_EVENTS:
-			op.events = true;
+			op->events = true;
 			break;
 		case 'C':
 			rc = tc_parse_u64("diff", "--context", optarg, &v);
 			if (rc)
 				return rc;
-			op.context = (int64_t)TC_MIN(v, (uint64_t)1 << 40);
+			op->context = (int64_t)TC_MIN(v, (uint64_t)1 << 40);
 			break;
 		case O_MAXEV:
-			rc = tc_parse_u64("diff", "--max-events", optarg, &op.max_events);
+			rc = tc_parse_u64("diff", "--max-events", optarg, &op->max_events);
 			if (rc)
 				return rc;
 			break;
 		case 'o':
-			op.output = optarg;
+			op->output = optarg;
 			break;
 		case O_JSON:
-			op.json = true;
+			op->json = true;
 			break;
 		case O_SALVAGE:
-			op.flags |= TC_RAW_SALVAGE;
+			op->flags |= TC_RAW_SALVAGE;
 			break;
 		default:
 			if ((rc = tc_cmd_option("diff", c, optarg, argv)))
@@ -628,40 +617,53 @@ int cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		return tc_usage_error("diff", argc - optind < 2 ? "need two runs, RUN_A and RUN_B"
 				      : "too many arguments");
-	if (op.ranks && op.leads)
+	if (op->ranks && op->leads)
 		return tc_usage_error("diff", "--ranks and --leads exclude each other");
-	if (!op.leads && tc_mode_args_first(&op.margs))
+	if (!op->leads && tc_mode_args_first(&op->margs))
 		return tc_usage_error("diff", "%s is an option of the --leads mode, for --leads "
-				      "only", tc_mode_args_first(&op.margs));
-	if (op.d.engine == TC_AENGINE_LCS && !tc_ascore_lcs_ok(&op.d.score))
+				      "only", tc_mode_args_first(&op->margs));
+	if (op->d.engine == TC_AENGINE_LCS && !tc_ascore_lcs_ok(&op->d.score))
 		return tc_usage_error("diff", "--engine lcs needs mismatch <= 2 gap; use nw");
-	op.dir_a = argv[optind];
-	op.dir_b = argv[optind + 1];
+	op->dir_a = argv[optind];
+	op->dir_b = argv[optind + 1];
 
-	tc_error_clear(&err);
-	pool = tc_cmd_pool();
-	if (tc_open_set(op.dir_a, op.flags, pool, &ta, &err) ||
-	    tc_open_set(op.dir_b, op.flags, pool, &tb, &err)) {
-		tc_report(&err);
-		goto out;
-	}
-	rc = plan(&op, ta, tb, pool, &jobs, &njobs, &notes);
-	if (rc) {
-		status = rc;
-		goto out;
-	}
-	memset(&tot, 0, sizeof(tot));
-	if (op.json) {
-		doc = tc_json_object();
-		jranks = tc_json_array();
-	}
-	prog = tc_progress_start("comparing", njobs);
+	return -1;
+}
+
+/* What the comparison of every job gives: the totals, and the per-rank
+ * parts of the output (JSON, or the sections of the text). */
+struct diff_out {
+	struct totals tot;
+	struct tc_json *jranks;
+	struct tc_strbuf notes, rows, divs, tops, evs;
+};
+
+static void diff_out_release(struct diff_out *o)
+{
+	tc_json_free(o->jranks);
+	tc_strbuf_release(&o->notes);
+	tc_strbuf_release(&o->rows);
+	tc_strbuf_release(&o->divs);
+	tc_strbuf_release(&o->tops);
+	tc_strbuf_release(&o->evs);
+}
+
+/* Run the jobs (each freed as it is taken): 0, or the exit status after
+ * the message. */
+static int compare(const struct opts *op, const struct tc_traceset *ta,
+		   const struct tc_traceset *tb, struct tc_pool *pool, struct job *jobs,
+		   size_t njobs, struct diff_out *o)
+{
+	struct tc_progress *prog = tc_progress_start("comparing", njobs);
+
+	if (op->json)
+		o->jranks = tc_json_array();
 	/* in chunks, so that only a chunk's sequences are in memory at once;
 	 * results are taken in job order, whatever the thread count */
 	for (size_t lo = 0; lo < njobs;) {
 		size_t chunk = TC_MAX((size_t)tc_pool_threads(pool) * 4, (size_t)16);
 		size_t hi = TC_MIN(njobs, lo + chunk);
-		struct batch bt = { &op, ta, tb, jobs + lo, tc_progress_counter(prog) };
+		struct batch bt = { op, ta, tb, jobs + lo, tc_progress_counter(prog) };
 
 		tc_pool_for(pool, hi - lo, run_job, &bt);
 		for (size_t i = lo; i < hi; i++) {
@@ -669,14 +671,13 @@ int cmd_diff(int argc, char **argv)
 			if (j->rc) {
 				tc_progress_stop(&prog);
 				tc_report(&j->err);
-				status = j->rc == TC_ERR_USAGE ? TC_EXIT_USAGE : TC_EXIT_FAIL;
-				goto out;
+				return j->rc == TC_ERR_USAGE ? TC_EXIT_USAGE : TC_EXIT_FAIL;
 			}
-			add_totals(&tot, &j->d);
-			if (op.json)
-				tc_json_append(jranks, job_json(&op, j, j->a, j->b));
+			add_totals(&o->tot, &j->d);
+			if (op->json)
+				tc_json_append(o->jranks, job_json(op, j, j->a, j->b));
 			else
-				job_text(&op, j, j->a, j->b, &rows, &divs, &tops, &evs);
+				job_text(op, j, j->a, j->b, &o->rows, &o->divs, &o->tops, &o->evs);
 			tc_aseq_free(&j->a);
 			tc_aseq_free(&j->b);
 			tc_diff_rank_release(&j->d);
@@ -684,78 +685,127 @@ int cmd_diff(int argc, char **argv)
 		lo = hi;
 	}
 	tc_progress_stop(&prog);
+	return 0;
+}
 
-	if (op.json) {
-		struct tc_json *sc = tc_json_object(), *sum = tc_json_object();
-		char *txt;
-		tc_json_set_int(doc, "schema", 1);
-		tc_json_set_str(doc, "a", ta->dir);
-		tc_json_set_str(doc, "b", tb->dir);
-		tc_json_set_str(doc, "key", tc_akey_name(op.key));
-		tc_json_set_int(sc, "match", op.d.score.match);
-		tc_json_set_int(sc, "mismatch", op.d.score.mismatch);
-		tc_json_set_int(sc, "gap", op.d.score.gap);
-		tc_json_set(doc, "scores", sc);
-		tc_json_set(doc, "leads", op.leads ? tc_json_str(op.leads) : tc_json_null());
-		tc_json_set(doc, "ranks", jranks);
-		jranks = NULL;
-		tc_json_set_uint(sum, "compared", tot.compared);
-		tc_json_set_uint(sum, "identical", tot.identical);
-		tc_json_set_uint(sum, "diverging", tot.compared - tot.identical);
-		tc_json_set_uint(sum, "events_a", tot.events_a);
-		tc_json_set_uint(sum, "events_b", tot.events_b);
-		tc_json_set_uint(sum, "matched", tot.matched);
-		tc_json_set_uint(sum, "mismatched", tot.mismatched);
-		tc_json_set_uint(sum, "only_a", tot.only_a);
-		tc_json_set_uint(sum, "only_b", tot.only_b);
-		tc_json_set_uint(sum, "param_diffs", tot.param_diffs);
-		tc_json_set_int(sum, "delta_ns", tot.delta);
-		tc_json_set_int(sum, "delta_call_ns", tot.delta_call);
-		if (tot.any) {
-			tc_json_set_int(sum, "largest_span_delta_rank", tot.span_delta_rank);
-			tc_json_set_int(sum, "largest_span_delta_ns", tot.span_delta_max);
-		}
-		tc_json_set(doc, "summary", sum);
-		txt = tc_json_dumps(doc, TC_JSON_COMPACT);
-		tc_strbuf_addstr(&out, txt);
-		tc_strbuf_addch(&out, '\n');
-		free(txt);
-	} else {
-		tc_strbuf_addf(&out, "comparison of A = %s and B = %s\n", ta->dir, tb->dir);
-		tc_strbuf_addf(&out, "%-12s key %s, scores %d,%d,%d\n", "method:",
-			       tc_akey_name(op.key), op.d.score.match, op.d.score.mismatch,
-			       op.d.score.gap);
-		tc_strbuf_addstr(&out, notes.buf ? notes.buf : "");
-		tc_strbuf_addf(&out, "%-12s %zu compared, %zu identical in structure, %zu diverge\n",
-			       op.leads ? "leads:" : "ranks:", tot.compared, tot.identical,
-			       tot.compared - tot.identical);
-		tc_strbuf_addf(&out, "%-12s A %" PRIu64 ", B %" PRIu64 "; %" PRIu64 " matched, %"
-			       PRIu64 " mismatched, %" PRIu64 " only in A, %" PRIu64
-			       " only in B; parameters differ in %" PRIu64 "\n", "events:",
-			       tot.events_a, tot.events_b, tot.matched, tot.mismatched, tot.only_a,
-			       tot.only_b, tot.param_diffs);
-		tc_strbuf_addf(&out, "%-12s %s over matched events (%s in calls)", "time B-A:",
-			       tc_fmt_ns(tot.delta, true, d1), tc_fmt_ns(tot.delta_call, true, d2));
-		if (tot.any)
-			tc_strbuf_addf(&out, "; largest span change %s at rank %" PRId32,
-				       tc_fmt_ns(tot.span_delta_max, true, d1), tot.span_delta_rank);
-		tc_strbuf_addstr(&out, "\n\nper rank:\n");
-		tc_strbuf_addf(&out, "%9s %9s %9s %9s %8s %7s %7s %7s %13s %13s %13s  %s\n", "rank",
-			       "events A", "events B", "matched", "mismatch", "only A", "only B",
-			       "params", "span A", "span B", "span B-A", "diverge");
-		tc_strbuf_addstr(&out, rows.buf ? rows.buf : "");
-		tc_strbuf_addstr(&out, "\nfirst divergence:\n");
-		tc_strbuf_addstr(&out, divs.len ? divs.buf : "  none: every rank makes the same "
-				 "calls in the same order in both runs\n");
-		if (op.d.top) {
-			tc_strbuf_addf(&out, "\nlargest time differences (B-A, %zu per rank):\n",
-				       op.d.top);
-			tc_strbuf_addf(&out, "%9s %7s %7s %7s  %-15s %-34s %13s %13s\n", "rank",
-				       "col", "#A", "#B", "op", "where", "delta", "call delta");
-			tc_strbuf_addstr(&out, tops.buf ? tops.buf : "");
-		}
-		tc_strbuf_addstr(&out, evs.buf ? evs.buf : "");
+/* The comparison as one JSON document (takes o->jranks). */
+static void format_json(const struct opts *op, const struct tc_traceset *ta,
+			const struct tc_traceset *tb, struct diff_out *o, struct tc_strbuf *out)
+{
+	struct tc_json *doc = tc_json_object(), *sc = tc_json_object(), *sum = tc_json_object();
+	char *txt;
+
+	tc_json_set_int(doc, "schema", 1);
+	tc_json_set_str(doc, "a", ta->dir);
+	tc_json_set_str(doc, "b", tb->dir);
+	tc_json_set_str(doc, "key", tc_akey_name(op->key));
+	tc_json_set_int(sc, "match", op->d.score.match);
+	tc_json_set_int(sc, "mismatch", op->d.score.mismatch);
+	tc_json_set_int(sc, "gap", op->d.score.gap);
+	tc_json_set(doc, "scores", sc);
+	tc_json_set(doc, "leads", op->leads ? tc_json_str(op->leads) : tc_json_null());
+	tc_json_set(doc, "ranks", o->jranks);
+	o->jranks = NULL;
+	tc_json_set_uint(sum, "compared", o->tot.compared);
+	tc_json_set_uint(sum, "identical", o->tot.identical);
+	tc_json_set_uint(sum, "diverging", o->tot.compared - o->tot.identical);
+	tc_json_set_uint(sum, "events_a", o->tot.events_a);
+	tc_json_set_uint(sum, "events_b", o->tot.events_b);
+	tc_json_set_uint(sum, "matched", o->tot.matched);
+	tc_json_set_uint(sum, "mismatched", o->tot.mismatched);
+	tc_json_set_uint(sum, "only_a", o->tot.only_a);
+	tc_json_set_uint(sum, "only_b", o->tot.only_b);
+	tc_json_set_uint(sum, "param_diffs", o->tot.param_diffs);
+	tc_json_set_int(sum, "delta_ns", o->tot.delta);
+	tc_json_set_int(sum, "delta_call_ns", o->tot.delta_call);
+	if (o->tot.any) {
+		tc_json_set_int(sum, "largest_span_delta_rank", o->tot.span_delta_rank);
+		tc_json_set_int(sum, "largest_span_delta_ns", o->tot.span_delta_max);
 	}
+	tc_json_set(doc, "summary", sum);
+	txt = tc_json_dumps(doc, TC_JSON_COMPACT);
+	tc_strbuf_addstr(out, txt);
+	tc_strbuf_addch(out, '\n');
+	free(txt);
+	tc_json_free(doc);
+}
+
+/* The comparison as text. */
+static void format_text(const struct opts *op, const struct tc_traceset *ta,
+			const struct tc_traceset *tb, const struct diff_out *o,
+			struct tc_strbuf *out)
+{
+	char d1[TC_DURATION_LEN], d2[TC_DURATION_LEN];
+
+	tc_strbuf_addf(out, "comparison of A = %s and B = %s\n", ta->dir, tb->dir);
+	tc_strbuf_addf(out, "%-12s key %s, scores %d,%d,%d\n", "method:",
+		       tc_akey_name(op->key), op->d.score.match, op->d.score.mismatch,
+		       op->d.score.gap);
+	tc_strbuf_addstr(out, o->notes.buf ? o->notes.buf : "");
+	tc_strbuf_addf(out, "%-12s %zu compared, %zu identical in structure, %zu diverge\n",
+		       op->leads ? "leads:" : "ranks:", o->tot.compared, o->tot.identical,
+		       o->tot.compared - o->tot.identical);
+	tc_strbuf_addf(out, "%-12s A %" PRIu64 ", B %" PRIu64 "; %" PRIu64 " matched, %"
+		       PRIu64 " mismatched, %" PRIu64 " only in A, %" PRIu64
+		       " only in B; parameters differ in %" PRIu64 "\n", "events:",
+		       o->tot.events_a, o->tot.events_b, o->tot.matched, o->tot.mismatched, o->tot.only_a,
+		       o->tot.only_b, o->tot.param_diffs);
+	tc_strbuf_addf(out, "%-12s %s over matched events (%s in calls)", "time B-A:",
+		       tc_fmt_ns(o->tot.delta, true, d1), tc_fmt_ns(o->tot.delta_call, true, d2));
+	if (o->tot.any)
+		tc_strbuf_addf(out, "; largest span change %s at rank %" PRId32,
+			       tc_fmt_ns(o->tot.span_delta_max, true, d1), o->tot.span_delta_rank);
+	tc_strbuf_addstr(out, "\n\nper rank:\n");
+	tc_strbuf_addf(out, "%9s %9s %9s %9s %8s %7s %7s %7s %13s %13s %13s  %s\n", "rank",
+		       "events A", "events B", "matched", "mismatch", "only A", "only B",
+		       "params", "span A", "span B", "span B-A", "diverge");
+	tc_strbuf_addstr(out, o->rows.buf ? o->rows.buf : "");
+	tc_strbuf_addstr(out, "\nfirst divergence:\n");
+	tc_strbuf_addstr(out, o->divs.len ? o->divs.buf : "  none: every rank makes the same "
+			 "calls in the same order in both runs\n");
+	if (op->d.top) {
+		tc_strbuf_addf(out, "\nlargest time differences (B-A, %zu per rank):\n",
+			       op->d.top);
+		tc_strbuf_addf(out, "%9s %7s %7s %7s  %-15s %-34s %13s %13s\n", "rank",
+			       "col", "#A", "#B", "op", "where", "delta", "call delta");
+		tc_strbuf_addstr(out, o->tops.buf ? o->tops.buf : "");
+	}
+	tc_strbuf_addstr(out, o->evs.buf ? o->evs.buf : "");
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct opts op;
+	struct tc_traceset *ta = NULL, *tb = NULL;
+	struct tc_pool *pool = NULL;
+	struct job *jobs = NULL;
+	size_t njobs = 0;
+	struct tc_strbuf out = TC_STRBUF_INIT;
+	struct diff_out o;
+	struct tc_error err;
+	int rc, status = TC_EXIT_FAIL;
+
+	if ((rc = parse_args(argc, argv, &op)) >= 0)
+		return rc;
+	memset(&o, 0, sizeof(o));
+	tc_error_clear(&err);
+	pool = tc_cmd_pool();
+	if (tc_open_set(op.dir_a, op.flags, pool, &ta, &err) ||
+	    tc_open_set(op.dir_b, op.flags, pool, &tb, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	rc = plan(&op, ta, tb, pool, &jobs, &njobs, &o.notes);
+	if (!rc)
+		rc = compare(&op, ta, tb, pool, jobs, njobs, &o);
+	if (rc) {
+		status = rc;
+		goto out;
+	}
+	if (op.json)
+		format_json(&op, ta, tb, &o, &out);
+	else
+		format_text(&op, ta, tb, &o, &out);
 	if (tc_write_file(op.output, out.buf ? out.buf : "", out.len, &err)) {
 		tc_report(&err);
 		goto out;
@@ -768,14 +818,8 @@ out:
 		tc_diff_rank_release(&jobs[i].d);
 	}
 	free(jobs);
-	tc_json_free(jranks);
-	tc_json_free(doc);
+	diff_out_release(&o);
 	tc_strbuf_release(&out);
-	tc_strbuf_release(&notes);
-	tc_strbuf_release(&rows);
-	tc_strbuf_release(&divs);
-	tc_strbuf_release(&tops);
-	tc_strbuf_release(&evs);
 	tc_traceset_free(&ta);
 	tc_traceset_free(&tb);
 	tc_pool_free(pool);

@@ -370,7 +370,29 @@ static void print_text(const char *input, const struct tc_anl *a, double t, doub
 	}
 }
 
-int cmd_compare(int argc, char **argv)
+/* The command line, parsed, and the rows of the table it asks for. */
+struct compare_args {
+	const char *path;
+	struct tc_mode_args margs;
+	struct tc_replay_params p;
+	bool json, csv, notime;
+	struct spec *specs;
+	size_t nspecs;
+	struct row *rows;
+	size_t nrows, arows;
+};
+
+static void args_release(struct compare_args *ca)
+{
+	rows_free(ca->rows, ca->nrows);
+	for (size_t i = 0; i < ca->nspecs; i++)
+		spec_release(&ca->specs[i]);
+	free(ca->specs);
+}
+
+/* Fill ca from argv: -1 to go on, else the status to exit with (ca then
+ * released). */
+static int parse_args(int argc, char **argv, struct compare_args *ca)
 {
 	static const char *cmd = "compare";
 	static const struct option longopts[] = {
@@ -384,27 +406,16 @@ int cmd_compare(int argc, char **argv)
 		{ "no-time", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct spec *specs = NULL;
-	struct row *rows = NULL;
-	size_t nspecs = 0, nrows = 0, arows = 0, failed = 0;
 	const char *list = NULL;
-	struct tc_mode_args margs;
-	struct tc_replay_params p;
-	struct tc_anl_base r;
-	struct tc_anl a;
-	struct tc_matrix orig;
-	struct tc_pool *pool = NULL;
-	struct tc_error err;
-	bool json = false, csv = false, notime = false;
-	int c, rc, status = TC_EXIT_FAIL;
-	double space_none;
+	int c, rc;
 
-	tc_replay_params_init(&p);
-	p.lenient = true;
-	tc_mode_args_init(&margs, true);
+	memset(ca, 0, sizeof(*ca));
+	tc_replay_params_init(&ca->p);
+	ca->p.lenient = true;
+	tc_mode_args_init(&ca->margs, true);
 	while ((c = getopt_long(argc, argv, "m:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_anl_model_option(cmd, c, optarg, &p, &rc) ||
-		    tc_mode_option(cmd, c, optarg, &margs, &rc)) {
+		if (tc_anl_model_option(cmd, c, optarg, &ca->p, &rc) ||
+		    tc_mode_option(cmd, c, optarg, &ca->margs, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -416,82 +427,106 @@ int cmd_compare(int argc, char **argv)
 			list = optarg;
 			break;
 		case 'J':
-			json = true;
+			ca->json = true;
 			break;
 		case 'C':
-			csv = true;
+			ca->csv = true;
 			break;
 		case 'T':
-			notime = true;
+			ca->notime = true;
 			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
 				return rc;
 		}
 	}
-	if (optind + 1 != argc || !list || (json && csv))
+	if (optind + 1 != argc || !list || (ca->json && ca->csv))
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : optind + 1 < argc ?
 				      "too many arguments" : !list ? "missing --modes" :
 				      "--json and --csv exclude each other");
-	if ((rc = parse_modes(cmd, list, &specs, &nspecs)))
+	if ((rc = parse_modes(cmd, list, &ca->specs, &ca->nspecs)))
 		return rc;
-	for (size_t i = 0; i < nspecs; i++)
-		if ((rc = expand(cmd, &specs[i], &margs, &rows, &nrows, &arows)))
-			goto usage;
+	for (size_t i = 0; i < ca->nspecs; i++)
+		if ((rc = expand(cmd, &ca->specs[i], &ca->margs, &ca->rows, &ca->nrows, &ca->arows))) {
+			args_release(ca);
+			return rc;
+		}
+	ca->path = argv[optind];
+	return -1;
+}
 
-	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	tc_matrix_init(&orig, 0);
-	tc_error_clear(&err);
-	pool = tc_cmd_pool();
-	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err)) {
-		tc_report(&err);
-		goto out;
-	}
+/* Evaluate every row against the original in a (its replay in base):
+ * the rows that failed (each with its error). */
+static size_t evaluate(struct compare_args *ca, struct tc_anl *a, struct tc_pool *pool,
+		       struct tc_anl_base *base)
+{
+	struct tc_matrix orig;
+	struct tc_error err;
+	size_t failed = 0;
+
 	/* the original's replay and matrix once for every mode */
-	a.what = "original";
-	tc_anl_base_replay(&a, &p, &r);
-	tc_anl_matrix(&a, NULL, TC_HM_COUNT, false, pool, &orig);
-	for (size_t i = 0; i < nrows; i++) {
-		char what[300];
-		snprintf(what, sizeof(what), "%s (%zu of %zu)", rows[i].label, i + 1, nrows);
-		a.what = what;
+	a->what = "original";
+	tc_anl_base_replay(a, &ca->p, base);
+	tc_matrix_init(&orig, 0);
+	tc_anl_matrix(a, NULL, TC_HM_COUNT, false, pool, &orig);
+	for (size_t i = 0; i < ca->nrows; i++) {
+		struct row *row = &ca->rows[i];
+		char what[sizeof(row->label) + 48];
+		snprintf(what, sizeof(what), "%s (%zu of %zu)", row->label, i + 1, ca->nrows);
+		a->what = what;
 		tc_error_clear(&err);
-		if (tc_anl_evaluate(&a, rows[i].mode, &rows[i].opts, pool, &p, &r, &orig, TC_HM_COUNT, &rows[i].e, &err)) {
+		if (tc_anl_evaluate(a, row->mode, &row->opts, pool, &ca->p, base, &orig, TC_HM_COUNT,
+				    &row->e, &err)) {
 			char buf[1200];
 			tc_error_format(&err, buf, sizeof(buf));
-			rows[i].error = tc_xstrdup(buf);
+			row->error = tc_xstrdup(buf);
 			failed++;
 		}
 	}
-	a.what = NULL;
+	a->what = NULL;
+	tc_matrix_release(&orig);
+	return failed;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_args ca;
+	struct tc_anl_base r;
+	struct tc_anl a;
+	struct tc_pool *pool;
+	struct tc_error err;
+	size_t failed;
+	double space_none;
+	int rc, status = TC_EXIT_FAIL;
+
+	if ((rc = parse_args(argc, argv, &ca)) >= 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	tc_error_clear(&err);
+	pool = tc_cmd_pool();
+	if (tc_anl_open(&a, ca.path, TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err)) {
+		tc_report(&err);
+		goto out;
+	}
+	failed = evaluate(&ca, &a, pool, &r);
 	space_none = tc_anl_space(&a, NULL);
-	if (json)
-		print_json(argv[optind], &a, r.t, space_none, rows, nrows, notime);
-	else if (csv)
-		print_csv(rows, nrows, notime);
+	if (ca.json)
+		print_json(ca.path, &a, r.t, space_none, ca.rows, ca.nrows, ca.notime);
+	else if (ca.csv)
+		print_csv(ca.rows, ca.nrows, ca.notime);
 	else
-		print_text(argv[optind], &a, r.t, space_none, rows, nrows, notime);
-	for (size_t i = 0; i < nrows; i++)
-		if (rows[i].error)
-			tc_errorf("compare: %s failed: %s", rows[i].label, rows[i].error);
+		print_text(ca.path, &a, r.t, space_none, ca.rows, ca.nrows, ca.notime);
+	for (size_t i = 0; i < ca.nrows; i++)
+		if (ca.rows[i].error)
+			tc_errorf("compare: %s failed: %s", ca.rows[i].label, ca.rows[i].error);
 	if (failed)
-		tc_errorf("compare: %zu of %zu %s failed", failed, nrows,
-			  tc_plural(nrows, "mode", "modes"));
+		tc_errorf("compare: %zu of %zu %s failed", failed, ca.nrows,
+			  tc_plural(ca.nrows, "mode", "modes"));
 	status = failed ? TC_EXIT_FAIL : TC_EXIT_OK;
 out:
-	tc_matrix_release(&orig);
 	tc_anl_release(&a);
 	tc_pool_free(pool);
-	rows_free(rows, nrows);
-	for (size_t i = 0; i < nspecs; i++)
-		spec_release(&specs[i]);
-	free(specs);
+	args_release(&ca);
 	return tc_finish_stdout(status);
-usage:
-	rows_free(rows, nrows);
-	for (size_t i = 0; i < nspecs; i++)
-		spec_release(&specs[i]);
-	free(specs);
-	return rc;
 }

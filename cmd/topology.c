@@ -117,7 +117,20 @@ static void near_square(int32_t n, uint32_t dims[2])
 	dims[1] = r;
 }
 
-int cmd_topology(int argc, char **argv)
+/* The command line, parsed. */
+struct topo_args {
+	const char *path, *mode_name, *out, *title;
+	const struct tc_cluster_mode *mode;
+	uint32_t dims[2];
+	bool have_dims, force;
+	int fmt;
+	struct tc_fig_args fa;
+	struct tc_fig_page page;
+	struct tc_mode_args margs;
+};
+
+/* Fill ta from argv: -1 to go on, else the status to exit with. */
+static int parse_args(int argc, char **argv, struct topo_args *ta)
 {
 	static const char *cmd = "topology";
 	static const struct option longopts[] = {
@@ -133,32 +146,14 @@ int cmd_topology(int argc, char **argv)
 		TC_MODE_THRESHOLD_LONGOPT,
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct tc_cluster_mode *mode = NULL;
-	const char *mode_name = NULL, *out = NULL, *title = NULL;
-	uint32_t dims[2] = { 0, 0 };
-	bool have_dims = false, force = false;
-	int fmt = -1;
-	const char *why;
-	struct tc_fig_args fa;
-	struct tc_fig_page page;
-	struct tc_anl a;
-	struct tc_clustering cl;
-	struct tc_cluster_opts copts;
-	struct tc_mode_args margs;
-	struct tc_pool *pool = NULL;
-	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT, nb = TC_STRBUF_INIT;
-	struct tc_error err;
-	int32_t *cluster_of = NULL;
-	bool *lead = NULL;
-	int c, rc, status = TC_EXIT_FAIL;
+	int c, rc;
 
-	memset(&a, 0, sizeof(a));
-	memset(&fa, 0, sizeof(fa));
-	tc_clustering_init(&cl);
-	tc_mode_args_init(&margs, false);
+	memset(ta, 0, sizeof(*ta));
+	ta->fmt = -1;
+	tc_mode_args_init(&ta->margs, false);
 	while ((c = getopt_long(argc, argv, "m:o:f:k:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (tc_mode_option(cmd, c, optarg, &margs, &rc) ||
-		    tc_fig_option(cmd, c, optarg, &fa, &rc)) {
+		if (tc_mode_option(cmd, c, optarg, &ta->margs, &rc) ||
+		    tc_fig_option(cmd, c, optarg, &ta->fa, &rc)) {
 			if (rc)
 				return rc;
 			continue;
@@ -167,27 +162,28 @@ int cmd_topology(int argc, char **argv)
 		case 'h':
 			return tc_print_help(topology_usage);
 		case 'm':
-			mode_name = optarg;
+			ta->mode_name = optarg;
 			break;
 		case 'D':
-			if (parse_dims(optarg, dims))
+			if (parse_dims(optarg, ta->dims))
 				return tc_usage_error(cmd, "--dims: expected CxR, e.g. 4x4, got '%s'", optarg);
-			have_dims = true;
+			ta->have_dims = true;
 			break;
 		case 'o':
-			out = optarg;
+			ta->out = optarg;
 			break;
 		case 'T':
-			title = optarg;
+			ta->title = optarg;
 			break;
 		case 'f':
-			fmt = tc_fig_format(optarg, false, data_formats, TC_ARRAY_SIZE(data_formats));
-			if (fmt < 0)
+			ta->fmt = tc_fig_format(optarg, false, data_formats,
+						TC_ARRAY_SIZE(data_formats));
+			if (ta->fmt < 0)
 				return tc_usage_error(cmd, "--format: expected pdf, svg, png or csv, got '%s'",
 						      optarg);
 			break;
 		case 'F':
-			force = true;
+			ta->force = true;
 			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
@@ -196,62 +192,108 @@ int cmd_topology(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
-	if (!out)
+	if (!ta->out)
 		return tc_usage_error(cmd, "missing -o FILE");
-	if ((rc = tc_mode_lookup(cmd, mode_name, &mode)))
+	if ((rc = tc_mode_lookup(cmd, ta->mode_name, &ta->mode)))
 		return rc;
-	if (fmt < 0 && (rc = tc_fig_out_format(cmd, out, "pdf, svg, png or csv", data_formats,
-					       TC_ARRAY_SIZE(data_formats), &fmt)))
+	if (ta->fmt < 0 && (rc = tc_fig_out_format(cmd, ta->out, "pdf, svg, png or csv",
+						   data_formats, TC_ARRAY_SIZE(data_formats),
+						   &ta->fmt)))
 		return rc;
-	if ((rc = tc_fig_check_tty(out, fmt, force)) || (rc = tc_fig_args_page(cmd, &fa, fmt, &page)))
+	if ((rc = tc_fig_check_tty(ta->out, ta->fmt, ta->force)) ||
+	    (rc = tc_fig_args_page(cmd, &ta->fa, ta->fmt, &ta->page)))
 		return rc;
+	ta->path = argv[optind];
+	return -1;
+}
 
+/* The grid the ranks go on (dims) and why: 0, or the exit status after
+ * the message when --dims has too few places. */
+static int place(const struct topo_args *ta, const struct tc_anl *a, uint32_t dims[2],
+		 const char **why)
+{
+	dims[0] = ta->dims[0];
+	dims[1] = ta->dims[1];
+	if (ta->have_dims && (uint64_t)dims[0] * dims[1] < (uint64_t)a->world) {
+		tc_errorf("--dims %" PRIu32 "x%" PRIu32 " has fewer places than the %" PRId32 " ranks",
+			  dims[0], dims[1], a->world);
+		return TC_EXIT_USAGE;
+	}
+	if (ta->have_dims) {
+		*why = "--dims";
+	} else if (grid_from_traces(a, dims)) {
+		*why = "the Cartesian communicator of the trace";
+	} else {
+		near_square(a->world, dims);
+		*why = "near square; no Cartesian communicator recorded";
+	}
+	return 0;
+}
+
+/* Each rank's cluster (-1: none) and whether it leads one, new arrays of
+ * world + 1. */
+static void membership(const struct tc_clustering *cl, int32_t world, int32_t **cluster_of,
+		       bool **lead)
+{
+	*cluster_of = tc_xmalloc(tc_st_mult((size_t)world + 1, sizeof(**cluster_of)));
+	*lead = tc_xcalloc((size_t)world + 1, sizeof(**lead));
+	for (int32_t r = 0; r < world; r++)
+		(*cluster_of)[r] = -1;
+	for (size_t k = 0; k < cl->nclusters; k++) {
+		const struct tc_cluster *cc = &cl->clusters[k];
+		for (size_t m = 0; m < cc->nranks; m++)
+			if (cc->ranks[m] >= 0 && cc->ranks[m] < world)
+				(*cluster_of)[cc->ranks[m]] = (int32_t)k;
+		if (cc->lead >= 0 && cc->lead < world)
+			(*lead)[cc->lead] = true;
+	}
+}
+
+int cmd_topology(int argc, char **argv)
+{
+	struct topo_args ta;
+	const char *why, *title;
+	uint32_t dims[2];
+	struct tc_anl a;
+	struct tc_clustering cl;
+	struct tc_cluster_opts copts;
+	struct tc_pool *pool = NULL;
+	struct tc_strbuf sb = TC_STRBUF_INIT, tb = TC_STRBUF_INIT, nb = TC_STRBUF_INIT;
+	struct tc_error err;
+	int32_t *cluster_of = NULL;
+	bool *lead = NULL;
+	int rc, status = TC_EXIT_FAIL;
+
+	if ((rc = parse_args(argc, argv, &ta)) >= 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	tc_clustering_init(&cl);
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
-	if (tc_anl_open(&a, argv[optind], TC_ANL_NEED_DIR, pool, &err)) {
+	if (tc_anl_open(&a, ta.path, TC_ANL_NEED_DIR, pool, &err)) {
 		tc_report(&err);
 		goto out;
 	}
 	{
 		struct tc_cluster_input in = { a.sigs, a.n, a.traces };
-		copts = margs.o;
+		copts = ta.margs.o;
 		copts.pool = pool;
-		if (tc_cluster_run(mode, &in, &copts, &cl, &err)) {
+		if (tc_cluster_run(ta.mode, &in, &copts, &cl, &err)) {
 			tc_report(&err);
 			goto out;
 		}
 	}
-	if (have_dims && (uint64_t)dims[0] * dims[1] < (uint64_t)a.world) {
-		tc_errorf("--dims %" PRIu32 "x%" PRIu32 " has fewer places than the %" PRId32 " ranks",
-			  dims[0], dims[1], a.world);
-		status = TC_EXIT_USAGE;
+	if ((rc = place(&ta, &a, dims, &why))) {
+		status = rc;
 		goto out;
 	}
-	if (have_dims) {
-		why = "--dims";
-	} else if (grid_from_traces(&a, dims)) {
-		why = "the Cartesian communicator of the trace";
-	} else {
-		near_square(a.world, dims);
-		why = "near square; no Cartesian communicator recorded";
-	}
-	cluster_of = tc_xmalloc(tc_st_mult((size_t)a.world + 1, sizeof(*cluster_of)));
-	lead = tc_xcalloc((size_t)a.world + 1, sizeof(*lead));
-	for (int32_t r = 0; r < a.world; r++)
-		cluster_of[r] = -1;
-	for (size_t k = 0; k < cl.nclusters; k++) {
-		const struct tc_cluster *cc = &cl.clusters[k];
-		for (size_t m = 0; m < cc->nranks; m++)
-			if (cc->ranks[m] >= 0 && cc->ranks[m] < a.world)
-				cluster_of[cc->ranks[m]] = (int32_t)k;
-		if (cc->lead >= 0 && cc->lead < a.world)
-			lead[cc->lead] = true;
-	}
+	membership(&cl, a.world, &cluster_of, &lead);
+	title = ta.title;
 	if (!title) {
 		/* the set's own name, not the path as typed */
 		int len;
-		const char *name = tc_path_name(argv[optind], &len);
-		tc_strbuf_addf(&tb, "%.*s: %s, %zu %s", len, name, mode->name,
+		const char *name = tc_path_name(ta.path, &len);
+		tc_strbuf_addf(&tb, "%.*s: %s, %zu %s", len, name, ta.mode->name,
 			       cl.nclusters, tc_plural(cl.nclusters, "cluster", "clusters"));
 		title = tb.buf;
 	}
@@ -260,21 +302,21 @@ int cmd_topology(int argc, char **argv)
 	if (tc_g.verbosity > 0)
 		fprintf(stderr, "tracecluster: topology: %" PRId32 " ranks on a %" PRIu32 " x %" PRIu32
 			" grid (%s)\n", a.world, dims[0], dims[1], why);
-	if (fmt == FMT_CSV) {
+	if (ta.fmt == FMT_CSV) {
 		tc_strbuf_addstr(&sb, "rank,column,row,cluster,lead\n");
 		for (int32_t r = 0; r < a.world; r++)
 			tc_strbuf_addf(&sb, "%" PRId32 ",%" PRIu32 ",%" PRIu32 ",%" PRId32 ",%d\n", r,
 				       (uint32_t)r % dims[0], (uint32_t)r / dims[0], cluster_of[r],
 				       lead[r] ? 1 : 0);
 	} else {
-		struct tc_topology_opts o = { title, nb.buf, page };
+		struct tc_topology_opts o = { title, nb.buf, ta.page };
 		if (tc_topology_draw(a.world, cluster_of, lead, cl.nclusters, dims[0], dims[1], &o,
 				     &sb, &err)) {
 			tc_report(&err);
 			goto out;
 		}
 	}
-	if (tc_tct_write_file(out, sb.buf ? sb.buf : "", sb.len, &err)) {
+	if (tc_tct_write_file(ta.out, sb.buf ? sb.buf : "", sb.len, &err)) {
 		tc_report(&err);
 		goto out;
 	}

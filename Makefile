@@ -77,6 +77,7 @@ include viz/module.mk
 include cmd/module.mk
 include test/module.mk
 include lib/capture/module.mk
+include cmd/mpi/module.mk
 include test/fuzz/module.mk
 include testdata/mpi/module.mk
 

@@ -525,7 +525,7 @@ static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 	default:
 		return false;
 	}
-	if (m != MPI_MESSAGE_NULL && (ev->fields & TC_F_REQUEST)) {
+	if (m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC && (ev->fields & TC_F_REQUEST)) {
 		struct tc_rreq *q = req_add(s, ev->request);
 		q->msg = true;
 		q->m = m;
@@ -541,10 +541,18 @@ static bool mrecv(struct tc_replay_mpi *s, const struct tc_event *ev)
 	bool exact;
 	int cnt = (int)ev->count;
 
-	if (!q || !q->msg || !fits_int(ev->count))
+	if (!fits_int(ev->count))
+		return false;
+	t = event_dtype(ev, &exact);
+	if (!q && ev->peer == TC_PROC_NULL && ev->op == TC_OP_MRECV) {
+		/* the message of a probe of MPI_PROC_NULL */
+		m = MPI_MESSAGE_NO_PROC;
+		MPI_Mrecv(s->rbuf, cnt, t, &m, MPI_STATUS_IGNORE);
+		return true;
+	}
+	if (!q || !q->msg)
 		return false;
 	m = q->m;
-	t = event_dtype(ev, &exact);
 	if (ev->op == TC_OP_MRECV) {
 		MPI_Mrecv(s->rbuf, cnt, t, &m, MPI_STATUS_IGNORE);
 		req_drop(s, q);

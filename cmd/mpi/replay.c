@@ -215,6 +215,20 @@ void tc_revents_release(struct tc_revents *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The span the replay re-enacts: from the end of the rank's first event
+ * (MPI_Init) to the start of its MPI_Finalize (or the end of its last
+ * event), in seconds. */
+static double recorded_span(const struct tc_revents *r)
+{
+	uint64_t a, b;
+
+	if (!r->n)
+		return 0;
+	a = tc_op_kind(r->ev[0].op) == TC_K_ENV ? r->ev[0].t_end : r->ev[0].t_start;
+	b = r->ev[r->n - 1].op == TC_OP_FINALIZE ? r->ev[r->n - 1].t_start : r->ev[r->n - 1].t_end;
+	return b > a ? (double)(b - a) * 1e-9 : 0;
+}
+
 /* ---- the watchdog -------------------------------------------------------- */
 
 static struct tc_replay_mpi *watched;
@@ -266,12 +280,31 @@ static void usage_error(int rank, const char *msg, const char *arg)
 			arg ? arg : "", "try 'tracecluster-replay --help'\n");
 }
 
+struct results {
+	double *t, *rec;           /* replayed and recorded time per rank */
+	uint64_t *nev, *skipped;
+	double max, rec_max;
+	uint64_t events, skips;
+};
+
+static void results_sum(struct results *r, int world)
+{
+	r->max = r->rec_max = 0;
+	r->events = r->skips = 0;
+	for (int i = 0; i < world; i++) {
+		if (r->t[i] > r->max)
+			r->max = r->t[i];
+		if (r->rec[i] > r->rec_max)
+			r->rec_max = r->rec[i];
+		r->events += r->nev[i];
+		r->skips += r->skipped[i];
+	}
+}
+
 static struct tc_json *result_json(const char *path, const struct tc_replay_opts *o,
-				   const double *t, const uint64_t *nev, const uint64_t *skipped,
-				   int world)
+				   const struct results *r, int world)
 {
 	struct tc_json *doc = tc_json_object(), *ranks = tc_json_array();
-	double max = 0;
 
 	tc_json_set_int(doc, "schema", 1);
 	tc_json_set_str(doc, "input", path);
@@ -281,37 +314,33 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	for (int i = 0; i < world; i++) {
 		struct tc_json *e = tc_json_object();
 		tc_json_set_int(e, "rank", i);
-		tc_json_set_real(e, "time_s", t[i]);
-		tc_json_set_uint(e, "events", nev[i]);
-		tc_json_set_uint(e, "skipped", skipped[i]);
+		tc_json_set_real(e, "time_s", r->t[i]);
+		tc_json_set_real(e, "recorded_s", r->rec[i]);
+		tc_json_set_uint(e, "events", r->nev[i]);
+		tc_json_set_uint(e, "skipped", r->skipped[i]);
 		tc_json_append(ranks, e);
-		if (t[i] > max)
-			max = t[i];
 	}
 	tc_json_set(doc, "per_rank", ranks);
-	tc_json_set_real(doc, "makespan_s", max);
+	tc_json_set_uint(doc, "events", r->events);
+	tc_json_set_uint(doc, "skipped", r->skips);
+	tc_json_set_real(doc, "makespan_s", r->max);
+	tc_json_set_real(doc, "recorded_makespan_s", r->rec_max);
+	tc_json_set_real(doc, "ratio", r->rec_max > 0 ? r->max / r->rec_max : 0);
 	return doc;
 }
 
-static void print_text(const char *path, const struct tc_replay_opts *o, const double *t,
-		       const uint64_t *nev, const uint64_t *skipped, int world)
+static void print_text(const char *path, const struct tc_replay_opts *o, const struct results *r,
+		       int world)
 {
-	double max = 0;
-	uint64_t events = 0, skip = 0;
-
-	for (int i = 0; i < world; i++) {
-		if (t[i] > max)
-			max = t[i];
-		events += nev[i];
-		skip += skipped[i];
-	}
 	printf("replay:   %s\n", path);
-	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, events, skip);
+	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, r->events,
+	       r->skips);
 	printf("compute:  %s\n", !o->compute ? "none" : o->spin ? "spin" : "sleep");
-	printf("makespan: %.6f s\n", max);
-	printf("\n%8s %16s %12s\n", "rank", "time_s", "events");
+	printf("makespan: %.6f s (recorded %.6f s, ratio %.3f)\n", r->max, r->rec_max,
+	       r->rec_max > 0 ? r->max / r->rec_max : 0);
+	printf("\n%8s %14s %14s %12s\n", "rank", "time_s", "recorded_s", "events");
 	for (int i = 0; i < world; i++)
-		printf("%8d %16.6f %12" PRIu64 "\n", i, t[i], nev[i]);
+		printf("%8d %14.6f %14.6f %12" PRIu64 "\n", i, r->t[i], r->rec[i], r->nev[i]);
 }
 
 int main(int argc, char **argv)
@@ -331,8 +360,9 @@ int main(int argc, char **argv)
 	struct tc_replay_mpi s;
 	struct tc_revents evs;
 	struct tc_error err;
-	double timeout = 120, t0, elapsed, *times = NULL;
-	uint64_t nev, skipped, *nevs = NULL, *skips = NULL;
+	double timeout = 120, t0, elapsed, rec;
+	struct results res = { 0 };
+	uint64_t nev, skipped;
 	bool json = false;
 	int c, rank = 0, world = 1, ok, all_ok, status = 0;
 	char *end;
@@ -425,21 +455,26 @@ int main(int argc, char **argv)
 	 * slowest rank */
 	atomic_store(&s.in_mpi, false);
 	watched = NULL;
+	rec = recorded_span(&evs);
 	if (rank == 0) {
-		times = tc_xcalloc((size_t)world, sizeof(*times));
-		nevs = tc_xcalloc((size_t)world, sizeof(*nevs));
-		skips = tc_xcalloc((size_t)world, sizeof(*skips));
+		res.t = tc_xcalloc((size_t)world, sizeof(*res.t));
+		res.rec = tc_xcalloc((size_t)world, sizeof(*res.rec));
+		res.nev = tc_xcalloc((size_t)world, sizeof(*res.nev));
+		res.skipped = tc_xcalloc((size_t)world, sizeof(*res.skipped));
 	}
-	PMPI_Gather(&elapsed, 1, MPI_DOUBLE, times, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-	PMPI_Gather(&nev, 1, MPI_UINT64_T, nevs, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-	PMPI_Gather(&skipped, 1, MPI_UINT64_T, skips, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&elapsed, 1, MPI_DOUBLE, res.t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&rec, 1, MPI_DOUBLE, res.rec, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&nev, 1, MPI_UINT64_T, res.nev, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&skipped, 1, MPI_UINT64_T, res.skipped, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	if (rank == 0) {
+		results_sum(&res, world);
 		if (json) {
-			struct tc_json *doc = result_json(argv[optind], &o, times, nevs, skips, world);
+			struct tc_json *doc = result_json(argv[optind], &o, &res, world);
 			tc_json_write(doc, stdout, TC_JSON_COMPACT);
+			fputc('\n', stdout);
 			tc_json_free(doc);
 		} else {
-			print_text(argv[optind], &o, times, nevs, skips, world);
+			print_text(argv[optind], &o, &res, world);
 		}
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "tracecluster-replay: write error\n");
@@ -448,9 +483,10 @@ int main(int argc, char **argv)
 	}
 	tc_replay_mpi_release(&s);
 	tc_revents_release(&evs);
-	free(times);
-	free(nevs);
-	free(skips);
+	free(res.t);
+	free(res.rec);
+	free(res.nev);
+	free(res.skipped);
 	MPI_Finalize();
 	return status;
 }

@@ -25,6 +25,7 @@
 #include "lib/xalloc.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -918,6 +919,9 @@ static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev)
 
 /* ---- the loop ---------------------------------------------------------------------- */
 
+/* the last stretch of a gap that is spun without yielding */
+#define SPIN_NEAR_NS 1000000
+
 static void compute(const struct tc_replay_mpi *s, uint64_t ns)
 {
 	struct timespec ts, now;
@@ -938,9 +942,20 @@ static void compute(const struct tc_replay_mpi *s, uint64_t ns)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000;
 	}
-	do
+	/* far from its end, the gap yields the core between its checks: on
+	 * an oversubscribed node the ranks that spin then share the cores in
+	 * short turns and none overshoots its end by whole time slices of the
+	 * others; near its end (and a short gap throughout) it spins, as a
+	 * yield could cost more than the gap */
+	for (;;) {
+		int64_t left;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-	while (now.tv_sec < ts.tv_sec || (now.tv_sec == ts.tv_sec && now.tv_nsec < ts.tv_nsec));
+		left = (int64_t)(ts.tv_sec - now.tv_sec) * 1000000000 + (ts.tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			break;
+		if (left > SPIN_NEAR_NS)
+			sched_yield();
+	}
 }
 
 static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)

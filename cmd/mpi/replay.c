@@ -231,8 +231,11 @@ static double recorded_span(const struct tc_revents *r)
 
 /* ---- the watchdog -------------------------------------------------------- */
 
-static struct tc_replay_mpi *watched;
-static double watch_timeout;
+struct watch {
+	struct tc_replay_mpi *s;
+	double timeout;
+	atomic_bool stop;
+};
 
 static double now_s(void)
 {
@@ -244,18 +247,18 @@ static double now_s(void)
 
 static void *watchdog(void *arg)
 {
-	struct tc_replay_mpi *s = watched;
+	struct watch *w = arg;
+	struct tc_replay_mpi *s = w->s;
 	uint64_t last = UINT64_MAX;
 	double since = now_s();
 
-	(void)arg;
-	for (;;) {
+	while (!atomic_load(&w->stop)) {
 		uint64_t at = atomic_load(&s->progress);
 		double t = now_s();
 		if (at != last || !atomic_load(&s->in_mpi)) {
 			last = at;
 			since = t;
-		} else if (t - since > watch_timeout) {
+		} else if (t - since > w->timeout) {
 			const struct tc_event *ev = &s->evs->ev[at];
 			const char *op = tc_op_name(ev->op);
 			fprintf(stderr,
@@ -266,7 +269,7 @@ static void *watchdog(void *arg)
 			fflush(stderr);
 			_exit(TC_REPLAY_EXIT_STUCK);
 		}
-		usleep(200000);
+		usleep(100000);
 	}
 	return NULL;
 }
@@ -367,6 +370,8 @@ int main(int argc, char **argv)
 	int c, rank = 0, world = 1, ok, all_ok, status = 0;
 	char *end;
 	pthread_t wd;
+	struct watch w;
+	bool watching;
 
 	/* help and usage errors before MPI_Init, so they work without mpirun */
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
@@ -436,10 +441,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tc_replay_mpi_init(&s, &o, &evs, rank, world);
-	watched = &s;
-	watch_timeout = timeout;
-	if (pthread_create(&wd, NULL, watchdog, NULL) == 0)
-		pthread_detach(wd);
+	w.s = &s;
+	w.timeout = timeout;
+	atomic_init(&w.stop, false);
+	watching = pthread_create(&wd, NULL, watchdog, &w) == 0;
 	PMPI_Barrier(MPI_COMM_WORLD);
 	t0 = now_s();
 	tc_replay_mpi_run(&s);
@@ -453,8 +458,9 @@ int main(int argc, char **argv)
 			tc_op_name(s.first_skipped) : "?");
 	/* stop watching before the final collectives, which wait on the
 	 * slowest rank */
-	atomic_store(&s.in_mpi, false);
-	watched = NULL;
+	atomic_store(&w.stop, true);
+	if (watching)
+		pthread_join(wd, NULL);
 	rec = recorded_span(&evs);
 	if (rank == 0) {
 		res.t = tc_xcalloc((size_t)world, sizeof(*res.t));

@@ -65,7 +65,7 @@ replay_traced() {
 	local out=$1
 	shift
 	rm -rf "$out"
-	timeout 120 mpirun -np 4 -x LD_PRELOAD="$PRE$SHIM" -x TRACECLUSTER_DIR="$out" "$RP" "$@"
+	timeout 120 mpirun -np 4 -x LD_PRELOAD="$PRE$SHIM" -x TRACECLUSTER_DIR="$out" "$RP" --timeout 30 "$@"
 }
 
 # same_events ORIG REPLAYED: every rank's events equal per event; ORIG a

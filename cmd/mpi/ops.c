@@ -355,6 +355,9 @@ static size_t event_bytes(const struct tc_event *ev, int32_t world)
 	return (size_t)(el * sz);
 }
 
+/* buffered sends that may be in flight at once */
+#define BSEND_MESSAGES 64
+
 void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 			const struct tc_revents *evs, int32_t rank, int32_t world)
 {
@@ -373,15 +376,19 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 		size_t b = event_bytes(&evs->ev[i], world);
 		if (b > need)
 			need = b;
-		if (evs->ev[i].op == TC_OP_BSEND || evs->ev[i].op == TC_OP_IBSEND ||
-		    evs->ev[i].op == TC_OP_BSEND_INIT)
-			bsend += b + MPI_BSEND_OVERHEAD;
+		if ((evs->ev[i].op == TC_OP_BSEND || evs->ev[i].op == TC_OP_IBSEND ||
+		     evs->ev[i].op == TC_OP_BSEND_INIT) && b + MPI_BSEND_OVERHEAD > bsend)
+			bsend = b + MPI_BSEND_OVERHEAD;
 	}
+	/* room for BSEND_MESSAGES of the largest buffered send at once */
+	if (bsend > ((size_t)1 << 30) / BSEND_MESSAGES)
+		bsend = (size_t)1 << 30;
+	else
+		bsend *= BSEND_MESSAGES;
 	s->buf_bytes = need;
 	s->sbuf = tc_xcalloc(1, need);
 	s->rbuf = tc_xcalloc(1, need);
 	if (bsend) {
-		bsend = bsend > ((size_t)1 << 30) ? (size_t)1 << 30 : bsend;
 		s->bsend = tc_xmalloc(bsend);
 		PMPI_Buffer_attach(s->bsend, (int)(bsend > INT32_MAX ? INT32_MAX : bsend));
 	}
@@ -517,10 +524,16 @@ static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		MPI_Mprobe(peer, tag_of(ev->tag), c->c, &m, MPI_STATUS_IGNORE);
 		break;
 	case TC_OP_IMPROBE:
-		if (ev->fields & TC_F_REQUEST)
+		if (ev->fields & TC_F_REQUEST) {
 			while (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
 				       MPI_SUCCESS && !flag)
 				;
+		} else if (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
+				   MPI_SUCCESS && flag) {
+			/* found nothing in the trace, but would take a message here
+			 * that a later call of the trace receives: not issued */
+			return false;
+		}
 		MPI_Improbe(peer, tag_of(ev->tag), c->c, &flag, &m, MPI_STATUS_IGNORE);
 		break;
 	default:

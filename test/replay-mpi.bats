@@ -68,10 +68,10 @@ replay_traced() {
 	timeout 120 mpirun -np 4 -x LD_PRELOAD="$PRE$SHIM" -x TRACECLUSTER_DIR="$out" "$RP" --timeout 30 "$@"
 }
 
-# same_events ORIG REPLAYED: every rank's events equal per event; ORIG a
-# trace set or a global trace (expanded per rank)
+# same_events ORIG REPLAYED [--polls]: every rank's events equal per
+# event; ORIG a trace set or a global trace (expanded per rank)
 same_events() {
-	local orig=$1 rep=$2 r f
+	local orig=$1 rep=$2 opt=${3:-} r f
 	for r in 0 1 2 3; do
 		f=$(printf 'rank-%05d.tcr' $r)
 		if [ -d "$orig" ]; then
@@ -80,7 +80,7 @@ same_events() {
 			tc expand --json --rank $r "$orig" >a.jl
 		fi
 		tc dump --json "$rep/$f" >b.jl
-		run python3 "$CMP" a.jl b.jl
+		run python3 "$CMP" $opt a.jl b.jl
 		[ "$status" -eq 0 ] || { echo "rank $r: $output"; return 1; }
 	done
 }
@@ -112,11 +112,23 @@ same_events() {
 
 @test "a raw trace set replayed gives back every rank's events exactly" {
 	need_mpi
-	for p in cancel split subcomm persist mprobe coll anysrc halo2d; do
+	for p in cancel split subcomm persist coll anysrc halo2d; do
 		run replay_traced "rp-$p" --no-compute "$BATS_FILE_TMPDIR/$p"
 		[ "$status" -eq 0 ] || { echo "$p: $output"; false; }
 		[[ "$output" == *"0 skipped"* ]] || { echo "$p: $output"; false; }
 		same_events "$BATS_FILE_TMPDIR/$p" "rp-$p" || { echo "in $p"; false; }
+	done
+}
+
+@test "matched probes replay without taking a message early; polls that found nothing aside" {
+	need_mpi
+	# the program polls with MPI_Improbe: whether a poll finds nothing
+	# depends on timing, so those are left out of the comparison; one that
+	# would take a message the trace receives later is not issued (counted)
+	for i in 1 2 3; do
+		run replay_traced "rp-mprobe$i" --no-compute "$BATS_FILE_TMPDIR/mprobe"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		same_events "$BATS_FILE_TMPDIR/mprobe" "rp-mprobe$i" --polls
 	done
 }
 

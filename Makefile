@@ -78,6 +78,7 @@ include analysis/module.mk
 include cmd/module.mk
 include test/module.mk
 include lib/capture/module.mk
+include cmd/mpi/module.mk
 include test/fuzz/module.mk
 include testdata/mpi/module.mk
 

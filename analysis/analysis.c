@@ -748,7 +748,7 @@ void tc_anl_base_replay(const struct tc_anl *a, const struct tc_replay_params *p
 }
 
 /* 1 - |t - t'| / t, and 1 when both are 0. */
-static double acc_of(double t, double t1)
+double tc_anl_acc(double t, double t1)
 {
 	return t > 0 ? 1 - fabs(t - t1) / t : (t1 == 0 ? 1 : 0);
 }
@@ -777,9 +777,9 @@ void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct t
 	/* own times only where there are originals to take them from */
 	out->t_own = p->gaps && a->traces ? makespan(a, g, true, p, &out->deadlock, NULL)
 					  : out->t_clustered;
-	out->acc = acc_of(out->t, out->t_clustered);
-	out->acc_comm = acc_of(out->t_comm, out->t_comm_clustered);
-	out->acc_own = acc_of(out->t, out->t_own);
+	out->acc = tc_anl_acc(out->t, out->t_clustered);
+	out->acc_comm = tc_anl_acc(out->t_comm, out->t_comm_clustered);
+	out->acc_own = tc_anl_acc(out->t, out->t_own);
 	out->err_cluster = 1 - out->acc_own;
 	out->err_timing = out->t > 0 ? fabs(out->t_clustered - out->t_own) / out->t : 0;
 }

@@ -100,6 +100,8 @@ void tc_anl_match(const struct tc_anl *a, const struct tc_gtrace *g, struct tc_p
 double tc_anl_space(const struct tc_anl *a, const struct tc_clustering *cl);
 /* Seconds on a monotonic clock. */
 double tc_anl_now(void);
+/* The replay-time accuracy ACC = 1 - |t - t1| / t (1 when both are 0). */
+double tc_anl_acc(double t, double t1);
 
 /* ---- one mode evaluated against the original (accuracy, compare) ------- */
 

@@ -6,6 +6,8 @@
 #include "cmd/cmd.h"
 #include "cmd/analysis.h"
 #include "cmd/modeopt.h"
+#include "cmd/mpireplay.h"
+#include "formats/tct.h"
 #include "lib/merge.h"
 #include "cluster/cluster.h"
 #include "lib/accuracy.h"
@@ -13,18 +15,21 @@
 #include "lib/json.h"
 #include "lib/pool.h"
 #include "lib/replay.h"
+#include "lib/strbuf.h"
 #include "viz/viz.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char accuracy_usage[] =
 	"usage: tracecluster accuracy --mode M [MODE OPTIONS] [--metric count|bytes|time]\n"
 	"                             [--json] [--timing stats|rank|none]\n"
 	"                             [--latency US] [--overhead US] [--gap US]\n"
-	"                             [--per-byte NS] [--no-compute] DIR\n"
+	"                             [--per-byte NS] [--no-compute]\n"
+	"                             [--replay sim|mpi] [--mpirun CMD] DIR\n"
 	"\n"
 	"Cluster the ranks of the trace set in DIR with mode M, build the global\n"
 	"compressed trace as tracecluster compress does, expand it to every rank and\n"
@@ -42,6 +47,10 @@ static const char accuracy_usage[] =
 	"      --timing T      times the global trace keeps, as compress --timing:\n"
 	"                      stats (default), rank or none\n"
 	"      --json          one JSON document\n"
+	"      --replay R      sim: the simulated replay alone (default); mpi: also\n"
+	"                      replay the trace set and the global trace on real MPI\n"
+	"                      ranks (tracecluster-replay) and report ACC of their times\n"
+	"      --mpirun CMD    the MPI launcher for --replay mpi (default mpirun)\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
 	"  -h, --help          this help\n"
@@ -74,6 +83,42 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 	       space_none);
 }
 
+/* The replay on real MPI ranks of the original and of the mode's global
+ * trace (written to a temporary file). */
+struct real_acc {
+	double t, t_clustered, acc;
+};
+
+static int real_replay(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+		       const struct tc_cluster_opts *copts, struct tc_pool *pool,
+		       const struct tc_mpireplay *mr, struct real_acc *out, struct tc_error *err)
+{
+	struct tc_anl_built b;
+	struct tc_strbuf sb;
+	char path[4096];
+	const char *tmp = getenv("TMPDIR");
+	int fd, rc = -1;
+
+	snprintf(path, sizeof(path), "%s/tracecluster-accuracy-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if ((fd = mkstemp(path)) < 0)
+		return tc_error_sys(err, path, "create");
+	close(fd);
+	tc_strbuf_init(&sb);
+	if (tc_anl_build(a, mode, copts, pool, &b, err))
+		goto out;
+	tc_tct_format(b.g, TC_TCT_BINARY, &sb);
+	tc_anl_built_release(&b);
+	if (tc_tct_write_file(path, sb.buf, sb.len, err) ||
+	    tc_mpireplay_run(mr, a->path, &out->t, err) ||
+	    tc_mpireplay_run(mr, path, &out->t_clustered, err))
+		goto out;
+	out->acc = tc_anl_acc(out->t, out->t_clustered);
+	rc = 0;
+out:
+	unlink(path);
+	tc_strbuf_release(&sb);
+	return rc;
+}
 
 int cmd_accuracy(int argc, char **argv)
 {
@@ -84,6 +129,8 @@ int cmd_accuracy(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'M' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "timing", required_argument, NULL, 'G' },
+		{ "replay", required_argument, NULL, 'R' },
+		{ "mpirun", required_argument, NULL, 'X' },
 		TC_ANL_MODEL_LONGOPTS,
 		TC_MODE_LONGOPTS,
 		TC_MODE_THRESHOLD_LONGOPT,
@@ -97,7 +144,9 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_anl_eval e;
 	struct tc_pool *pool = NULL;
 	struct tc_error err;
-	bool json = false;
+	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "spin" };
+	struct real_acc ra = { 0 };
+	bool json = false, real = false;
 	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;
 	double space_none;
 
@@ -131,6 +180,15 @@ int cmd_accuracy(int argc, char **argv)
 			if ((rc = tc_parse_timing(cmd, optarg, &timing)))
 				return rc;
 			break;
+		case 'R':
+			if (strcmp(optarg, "sim") && strcmp(optarg, "mpi"))
+				return tc_usage_error(cmd, "--replay: expected sim or mpi, got '%s'",
+						      optarg);
+			real = !strcmp(optarg, "mpi");
+			break;
+		case 'X':
+			mr.launcher = optarg;
+			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
 				return rc;
@@ -149,6 +207,13 @@ int cmd_accuracy(int argc, char **argv)
 		goto out;
 	}
 	space_none = tc_anl_space(&a, NULL);
+	if (!p.gaps)
+		mr.compute = NULL;
+	mr.np = a.world;
+	if (real && real_replay(&a, mode, &margs.o, pool, &mr, &ra, &err)) {
+		tc_report(&err);
+		goto out;
+	}
 	if (json) {
 		struct tc_json *o = tc_json_object(), *h = tc_json_object();
 		tc_json_set_int(o, "schema", 2);
@@ -170,10 +235,22 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_set(o, "heatmap_diff", h);
 		tc_json_set_real(o, "space_per_process", e.space);
 		tc_json_set_real(o, "space_per_process_unclustered", space_none);
+		if (real) {
+			struct tc_json *r = tc_json_object();
+			tc_json_set_real(r, "t_s", ra.t);
+			tc_json_set_real(r, "t_clustered_s", ra.t_clustered);
+			tc_json_set_real(r, "acc", ra.acc);
+			tc_json_set_str(r, "compute", mr.compute ? mr.compute : "none");
+			tc_json_set(o, "replay_mpi", r);
+		}
 		tc_json_write(o, stdout, TC_JSON_COMPACT);
 		tc_json_free(o);
 	} else {
 		print_text(argv[optind], &a, &e, mode, space_none, metric);
+		if (real)
+			printf("real replay: t %.6f s, t' %.6f s, ACC %.4f (%" PRId32
+			       " MPI ranks, compute %s)\n", ra.t, ra.t_clustered, ra.acc, mr.np,
+			       mr.compute ? mr.compute : "none");
 	}
 	status = TC_EXIT_OK;
 out:

@@ -4,7 +4,7 @@ CMD_SRCS += cmd/signatures.c
 CMD_SRCS += cmd/cluster.c
 CMD_SRCS += cmd/compress.c cmd/expand.c cmd/export.c
 CMD_SRCS += cmd/run.c
-CMD_SRCS += cmd/modeopt.c cmd/analysis.c cmd/figopt.c cmd/heatmap.c cmd/replay.c cmd/accuracy.c cmd/compare.c cmd/topology.c
+CMD_SRCS += cmd/modeopt.c cmd/analysis.c cmd/mpireplay.c cmd/figopt.c cmd/heatmap.c cmd/replay.c cmd/accuracy.c cmd/compare.c cmd/topology.c
 
 # The installed tracecluster is linked apart, with a run.o that knows
 # LIBDIR (where make install puts the shims); the build tree's binary

@@ -872,8 +872,7 @@ static int get_seq(struct br *r, unsigned p, enum tc_gparam_kind kind, struct tc
 			}
 			tc_gseq_add_chunk(s, c, reps);
 		} else {
-			struct tc_gval v;
-			v.n = TC_GVAL_ABSENT;
+			struct tc_gval v = { .n = TC_GVAL_ABSENT };
 			if (!(head & ENT_ABSENT) && get_val(r, p, kind, &v))
 				return TC_ERR_FORMAT;
 			if (!tc_tct_occ_add_ok(s->len, 1, reps)) {

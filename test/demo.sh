@@ -6,7 +6,8 @@
 # 4. merge the cluster leads into one global compressed trace and check
 #    that it gives back a rank's events, 5. draw the communication heatmaps
 #    and report the accuracy of the clustered trace, 6. cluster a synthetic
-#    4x4 stencil with known ground truth.
+#    4x4 stencil with known ground truth, 7. replay the global trace on
+#    real MPI ranks (when MPI is there) and check its communication.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 tc="$top/bin/tracecluster"
@@ -26,6 +27,7 @@ if command -v mpirun >/dev/null && [ -x "$app" ]; then
 	echo "== 1. trace an MPI program through the capture shim (9 ranks, 2D halo exchange)"
 	"$tc" run -o "$out/halo2d" -- mpirun -np 9 "$app" 200 64
 	set1="$out/halo2d"
+	app_traced=1
 else
 	echo "== 1. (no mpirun: using a synthetic 2D halo exchange instead)"
 	"$tc" synth --pattern stencil2d --ranks 9 --iters 200 -o "$out/halo2d"
@@ -63,6 +65,18 @@ echo "== 6. a synthetic 4x4 stencil (non-periodic): 9 behaviours, as its ground 
 "$tc" synth --pattern stencil2d --ranks 16 --iters 20 -o "$out/stencil2d"
 "$tc" cluster --mode callpath "$out/stencil2d" | sed -n '1,6p'
 "$tc" signatures --json "$out/stencil2d" >"$out/stencil2d-signatures.json"
+replay="$top/$build/tracecluster-replay"
+shim="$top/$build/libtracecluster-capture.so"
+if command -v mpirun >/dev/null && [ -x "$replay" ] && [ -f "$shim" ] && [ -n "${app_traced:-}" ]; then
+	echo
+	echo "== 7. replay the global trace on 9 real MPI ranks, traced, and compare with the original"
+	"$tc" run -q -f -o "$out/halo2d-replayed" -- mpirun -np 9 "$replay" "$out/halo2d.tct" |
+		sed -n '1,4p'
+	"$tc" dump --json --rank 4 "$out/halo2d-replayed" >"$out/rank4-replayed.jsonl"
+	python3 "$top/test/tools/cmp-events.py" "$out/rank4-original.jsonl" \
+		"$out/rank4-replayed.jsonl" | sed 's/^/rank 4 replayed against the original: /'
+	"$tc" accuracy --mode callpath-param --replay mpi "$set1" | grep '^real replay'
+fi
 echo
 echo "Outputs:"
 echo "  traced run:       $set1/rank-*.tcr"
@@ -75,3 +89,5 @@ echo "  message sizes:    $out/halo2d-sizes.pdf"
 echo "  accuracy report:  $out/halo2d-accuracy.json"
 echo "  synthetic set:    $out/stencil2d/ (ground truth: truth.json)"
 echo "  signatures:       $out/stencil2d-signatures.json"
+[ ! -d "$out/halo2d-replayed" ] ||
+	echo "  replayed, traced: $out/halo2d-replayed/rank-*.tcr"

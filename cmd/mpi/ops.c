@@ -1,0 +1,1026 @@
+/*
+ * ops.c - one rank's events re-executed as the MPI calls they record.
+ *
+ * Peers and roots are world ranks in the trace and become ranks of the
+ * event's communicator; communicators are created by the same calls with
+ * the recorded colours and keys (a Comm_create's group is gathered from
+ * which ranks recorded a new communicator; a Cartesian grid's dimensions
+ * come from MPI_Dims_create); requests are kept by the ids the trace gives
+ * them, so that each completion completes the request it completed when
+ * it was recorded. A wait/test call is given the requests it completed in
+ * the trace and nothing else, and a test or a waitsome/waitany/testany/
+ * testsome call first waits (without completing them, MPI_Request_get_
+ * status) until they are all complete, so that it completes exactly those.
+ * A wildcard receive or probe names the source it matched in the trace
+ * (its completion, found by a backward pass), so that matching is as
+ * recorded. Data are zeros of the recorded sizes. Helper communication
+ * goes through PMPI_ so that a replay traced with the capture shim
+ * records the trace's calls only. One-sided, MPI-IO, neighbourhood
+ * collectives, graph topologies and intercommunicators are not replayed
+ * (counted in skipped).
+ */
+#include "lib/compat.h"
+#include "cmd/mpi/replay.h"
+#include "lib/event.h"
+#include "lib/xalloc.h"
+
+#include <mpi.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct tc_rcomm {
+	MPI_Comm c;
+	int32_t *w2c;            /* world rank -> rank in c, -1 if not a member */
+	int size;
+	bool valid;
+};
+
+struct tc_rreq {
+	uint64_t id;
+	MPI_Request h;
+	MPI_Message m;
+	bool msg;                /* a matched message (Mprobe), not a request */
+	bool persistent;
+	int32_t done_src;        /* source of its next completion in the trace */
+};
+
+/* ---- datatypes and reduction ops ------------------------------------------- */
+
+static MPI_Datatype dtype_predefined(unsigned dt)
+{
+	switch (dt) {
+	case TC_DT_CHAR: return MPI_CHAR;
+	case TC_DT_SIGNED_CHAR: return MPI_SIGNED_CHAR;
+	case TC_DT_UNSIGNED_CHAR: return MPI_UNSIGNED_CHAR;
+	case TC_DT_BYTE: return MPI_BYTE;
+	case TC_DT_SHORT: return MPI_SHORT;
+	case TC_DT_UNSIGNED_SHORT: return MPI_UNSIGNED_SHORT;
+	case TC_DT_INT: return MPI_INT;
+	case TC_DT_UNSIGNED: return MPI_UNSIGNED;
+	case TC_DT_LONG: return MPI_LONG;
+	case TC_DT_UNSIGNED_LONG: return MPI_UNSIGNED_LONG;
+	case TC_DT_LONG_LONG: return MPI_LONG_LONG;
+	case TC_DT_UNSIGNED_LONG_LONG: return MPI_UNSIGNED_LONG_LONG;
+	case TC_DT_FLOAT: return MPI_FLOAT;
+	case TC_DT_DOUBLE: return MPI_DOUBLE;
+	case TC_DT_LONG_DOUBLE: return MPI_LONG_DOUBLE;
+	case TC_DT_C_BOOL: return MPI_C_BOOL;
+	case TC_DT_INT8_T: return MPI_INT8_T;
+	case TC_DT_INT16_T: return MPI_INT16_T;
+	case TC_DT_INT32_T: return MPI_INT32_T;
+	case TC_DT_INT64_T: return MPI_INT64_T;
+	case TC_DT_UINT8_T: return MPI_UINT8_T;
+	case TC_DT_UINT16_T: return MPI_UINT16_T;
+	case TC_DT_UINT32_T: return MPI_UINT32_T;
+	case TC_DT_UINT64_T: return MPI_UINT64_T;
+	case TC_DT_C_COMPLEX: return MPI_C_COMPLEX;
+	case TC_DT_C_DOUBLE_COMPLEX: return MPI_C_DOUBLE_COMPLEX;
+	case TC_DT_WCHAR: return MPI_WCHAR;
+	case TC_DT_PACKED: return MPI_PACKED;
+	case TC_DT_AINT: return MPI_AINT;
+	case TC_DT_OFFSET: return MPI_OFFSET;
+	case TC_DT_COUNT: return MPI_COUNT;
+	case TC_DT_FLOAT_INT: return MPI_FLOAT_INT;
+	case TC_DT_DOUBLE_INT: return MPI_DOUBLE_INT;
+	case TC_DT_LONG_INT: return MPI_LONG_INT;
+	case TC_DT_TWO_INT: return MPI_2INT;
+	case TC_DT_SHORT_INT: return MPI_SHORT_INT;
+	case TC_DT_LONG_DOUBLE_INT: return MPI_LONG_DOUBLE_INT;
+	case TC_DT_INTEGER: return MPI_INTEGER;
+	case TC_DT_REAL: return MPI_REAL;
+	case TC_DT_DOUBLE_PRECISION: return MPI_DOUBLE_PRECISION;
+	case TC_DT_COMPLEX: return MPI_COMPLEX;
+	case TC_DT_DOUBLE_COMPLEX: return MPI_DOUBLE_COMPLEX;
+	case TC_DT_LOGICAL: return MPI_LOGICAL;
+	case TC_DT_CHARACTER: return MPI_CHARACTER;
+	case TC_DT_TWO_REAL: return MPI_2REAL;
+	case TC_DT_TWO_DOUBLE_PRECISION: return MPI_2DOUBLE_PRECISION;
+	case TC_DT_TWO_INTEGER: return MPI_2INTEGER;
+	default: return MPI_DATATYPE_NULL;
+	}
+}
+
+/* Contiguous byte types by size, made once. */
+#define NBYTETYPES 64
+static struct { uint32_t size; MPI_Datatype t; } bytetypes[NBYTETYPES];
+static size_t nbytetypes;
+
+/* The type of the event's elements: its own when predefined and of the
+ * recorded size, else *exact = false and a contiguous type of that size. */
+static MPI_Datatype event_dtype(const struct tc_event *ev, bool *exact)
+{
+	MPI_Datatype t;
+	int size = 0;
+
+	*exact = true;
+	if (!(ev->fields & TC_F_DTYPE) || ev->dtype_size == 0)
+		return MPI_BYTE;
+	t = dtype_predefined(ev->dtype);
+	if (t != MPI_DATATYPE_NULL && PMPI_Type_size(t, &size) == MPI_SUCCESS &&
+	    (uint32_t)size == ev->dtype_size)
+		return t;
+	*exact = false;
+	if (ev->dtype_size == 1)
+		return MPI_BYTE;
+	for (size_t i = 0; i < nbytetypes; i++)
+		if (bytetypes[i].size == ev->dtype_size)
+			return bytetypes[i].t;
+	PMPI_Type_contiguous((int)ev->dtype_size, MPI_BYTE, &t);
+	PMPI_Type_commit(&t);
+	if (nbytetypes < NBYTETYPES) {
+		bytetypes[nbytetypes].size = ev->dtype_size;
+		bytetypes[nbytetypes++].t = t;
+	}
+	return t;
+}
+
+static void noop_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	(void)in, (void)inout, (void)len, (void)dt;
+}
+
+static MPI_Op noop_op = MPI_OP_NULL;
+
+/* The event's reduction op, or (a user op, or a type that is not the
+ * recorded predefined one) an op that does nothing, valid on any type. */
+static MPI_Op event_redop(const struct tc_event *ev, bool exact_type)
+{
+	if (exact_type && ev->redop > 0 && ev->redop <= TC_RED_NO_OP &&
+	    ev->redop != TC_RED_REPLACE && ev->redop != TC_RED_NO_OP) {
+		switch (ev->redop) {
+		case TC_RED_MAX: return MPI_MAX;
+		case TC_RED_MIN: return MPI_MIN;
+		case TC_RED_SUM: return MPI_SUM;
+		case TC_RED_PROD: return MPI_PROD;
+		case TC_RED_LAND: return MPI_LAND;
+		case TC_RED_BAND: return MPI_BAND;
+		case TC_RED_LOR: return MPI_LOR;
+		case TC_RED_BOR: return MPI_BOR;
+		case TC_RED_LXOR: return MPI_LXOR;
+		case TC_RED_BXOR: return MPI_BXOR;
+		case TC_RED_MAXLOC: return MPI_MAXLOC;
+		case TC_RED_MINLOC: return MPI_MINLOC;
+		}
+	}
+	if (noop_op == MPI_OP_NULL)
+		PMPI_Op_create(noop_fn, 1, &noop_op);
+	return noop_op;
+}
+
+/* ---- communicators ------------------------------------------------------------ */
+
+static void comm_set(struct tc_replay_mpi *s, uint32_t id, MPI_Comm c)
+{
+	struct tc_rcomm *rc;
+	MPI_Group wg, g;
+	int32_t *wr;
+
+	if (id >= s->ncomms) {
+		size_t n = s->ncomms ? s->ncomms : 4;
+		while (n <= id)
+			n *= 2;
+		s->comms = tc_xrealloc(s->comms, tc_st_mult(n, sizeof(*s->comms)));
+		memset(s->comms + s->ncomms, 0, (n - s->ncomms) * sizeof(*s->comms));
+		s->ncomms = n;
+	}
+	rc = &s->comms[id];
+	free(rc->w2c);
+	rc->c = c;
+	rc->valid = true;
+	rc->w2c = tc_xmalloc(tc_st_mult((size_t)s->world, sizeof(*rc->w2c)));
+	wr = tc_xmalloc(tc_st_mult((size_t)s->world, sizeof(*wr)));
+	for (int32_t i = 0; i < s->world; i++)
+		wr[i] = i;
+	PMPI_Comm_size(c, &rc->size);
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	PMPI_Comm_group(c, &g);
+	PMPI_Group_translate_ranks(wg, s->world, wr, g, rc->w2c);
+	for (int32_t i = 0; i < s->world; i++)
+		if (rc->w2c[i] == MPI_UNDEFINED)
+			rc->w2c[i] = -1;
+	PMPI_Group_free(&g);
+	PMPI_Group_free(&wg);
+	free(wr);
+}
+
+static struct tc_rcomm *comm_get(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	uint32_t id = ev->fields & TC_F_COMM ? ev->comm : TC_COMM_WORLD;
+
+	return id < s->ncomms && s->comms[id].valid ? &s->comms[id] : NULL;
+}
+
+/* A world rank as a rank of c: MPI_PROC_NULL etc. kept; false if not a member. */
+static bool comm_rank(const struct tc_rcomm *c, int32_t w, int *out)
+{
+	if (w == TC_ANY_SOURCE)
+		*out = MPI_ANY_SOURCE;
+	else if (w == TC_PROC_NULL)
+		*out = MPI_PROC_NULL;
+	else if (w >= 0 && c->w2c && c->w2c[w] >= 0)
+		*out = c->w2c[w];
+	else
+		return false;
+	return true;
+}
+
+static int tag_of(int32_t t)
+{
+	return t == TC_ANY_TAG ? MPI_ANY_TAG : t;
+}
+
+/* ---- requests ------------------------------------------------------------------- */
+
+static struct tc_rreq *req_find(struct tc_replay_mpi *s, uint64_t id)
+{
+	for (size_t i = s->nreqs; i-- > 0;)
+		if (s->reqs[i].id == id)
+			return &s->reqs[i];
+	return NULL;
+}
+
+static struct tc_rreq *req_add(struct tc_replay_mpi *s, uint64_t id)
+{
+	struct tc_rreq *q = req_find(s, id);
+
+	if (!q) {
+		if (s->nreqs == s->areqs) {
+			s->areqs = s->areqs ? 2 * s->areqs : 16;
+			s->reqs = tc_xrealloc(s->reqs, tc_st_mult(s->areqs, sizeof(*s->reqs)));
+		}
+		q = &s->reqs[s->nreqs++];
+	}
+	memset(q, 0, sizeof(*q));
+	q->id = id;
+	q->h = MPI_REQUEST_NULL;
+	q->m = MPI_MESSAGE_NULL;
+	q->done_src = TC_PEER_NONE;
+	return q;
+}
+
+static void req_drop(struct tc_replay_mpi *s, struct tc_rreq *q)
+{
+	*q = s->reqs[--s->nreqs];
+}
+
+/* Wait until every request of v[0..n) is complete, completing none. */
+static void until_complete(MPI_Request *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int flag = 0;
+		while (v[i] != MPI_REQUEST_NULL &&
+		       PMPI_Request_get_status(v[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
+			;
+	}
+}
+
+/* ---- the backward pass: what each wildcard receive matched ----------------------- */
+
+struct pend {
+	uint64_t id;
+	int32_t src;
+};
+
+static void find_sources(struct tc_replay_mpi *s)
+{
+	const struct tc_revents *e = s->evs;
+	struct pend *p = NULL;
+	size_t np = 0, ap = 0;
+
+	s->src = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, sizeof(*s->src)));
+	for (size_t i = e->n; i-- > 0;) {
+		const struct tc_event *ev = &e->ev[i];
+		unsigned k = tc_op_kind(ev->op);
+		s->src[i] = TC_PEER_NONE;
+		if (k == TC_K_WAIT && ev->op != TC_OP_CANCEL && ev->op != TC_OP_REQUEST_FREE) {
+			for (uint32_t j = 0; j < ev->ncompl; j++) {
+				if (!ev->compl[j].request)
+					continue;
+				if (np == ap) {
+					ap = ap ? 2 * ap : 16;
+					p = tc_xrealloc(p, tc_st_mult(ap, sizeof(*p)));
+				}
+				p[np].id = ev->compl[j].request;
+				p[np++].src = ev->compl[j].source;
+			}
+			continue;
+		}
+		if ((ev->fields & TC_F_REQUEST) && (ev->op == TC_OP_IRECV || ev->op == TC_OP_IMRECV ||
+						    ev->op == TC_OP_ISEND || ev->op == TC_OP_START ||
+						    tc_op_kind(ev->op) == TC_K_SEND)) {
+			/* the latest pending entry of the id is its next completion */
+			for (size_t j = np; j-- > 0;) {
+				if (p[j].id != ev->request)
+					continue;
+				s->src[i] = p[j].src;
+				p[j] = p[--np];
+				break;
+			}
+			continue;
+		}
+		if ((ev->op == TC_OP_RECV || k == TC_K_PROBE || k == TC_K_SENDRECV) && ev->ncompl)
+			s->src[i] = ev->compl[0].source;
+	}
+	free(p);
+}
+
+/* ---- buffers ---------------------------------------------------------------------- */
+
+static uint64_t sum(const uint64_t *v, uint32_t n)
+{
+	uint64_t t = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		t += v[i];
+	return t;
+}
+
+static size_t event_bytes(const struct tc_event *ev, int32_t world)
+{
+	uint64_t el = ev->count, sz = ev->dtype_size ? ev->dtype_size : 1;
+
+	if (sum(ev->scounts, ev->nscounts) > el)
+		el = sum(ev->scounts, ev->nscounts);
+	if (sum(ev->rcounts, ev->nrcounts) > el)
+		el = sum(ev->rcounts, ev->nrcounts);
+	for (uint32_t j = 0; j < ev->ncompl; j++)
+		if (ev->compl[j].bytes / sz + 1 > el)
+			el = ev->compl[j].bytes / sz + 1;
+	if (tc_op_kind(ev->op) == TC_K_COLL && !(tc_op_flags(ev->op) & TC_OPF_V))
+		el *= (uint64_t)world;
+	if (el > (uint64_t)1 << 40 || sz > (uint64_t)1 << 20)
+		return 0; /* absurd: the call is skipped */
+	return (size_t)(el * sz);
+}
+
+/* buffered sends that may be in flight at once */
+#define BSEND_MESSAGES 64
+
+void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
+			const struct tc_revents *evs, int32_t rank, int32_t world)
+{
+	size_t need = 64, bsend = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->evs = evs;
+	s->rank = rank;
+	s->world = world;
+	atomic_init(&s->progress, 0);
+	atomic_init(&s->in_mpi, false);
+	comm_set(s, TC_COMM_WORLD, MPI_COMM_WORLD);
+	comm_set(s, TC_COMM_SELF, MPI_COMM_SELF);
+	for (size_t i = 0; i < evs->n; i++) {
+		size_t b = event_bytes(&evs->ev[i], world);
+		if (b > need)
+			need = b;
+		if ((evs->ev[i].op == TC_OP_BSEND || evs->ev[i].op == TC_OP_IBSEND ||
+		     evs->ev[i].op == TC_OP_BSEND_INIT) && b + MPI_BSEND_OVERHEAD > bsend)
+			bsend = b + MPI_BSEND_OVERHEAD;
+	}
+	/* room for BSEND_MESSAGES of the largest buffered send at once */
+	if (bsend > ((size_t)1 << 30) / BSEND_MESSAGES)
+		bsend = (size_t)1 << 30;
+	else
+		bsend *= BSEND_MESSAGES;
+	s->buf_bytes = need;
+	s->sbuf = tc_xcalloc(1, need);
+	s->rbuf = tc_xcalloc(1, need);
+	if (bsend) {
+		s->bsend = tc_xmalloc(bsend);
+		PMPI_Buffer_attach(s->bsend, (int)(bsend > INT32_MAX ? INT32_MAX : bsend));
+	}
+	find_sources(s);
+}
+
+void tc_replay_mpi_release(struct tc_replay_mpi *s)
+{
+	int size;
+	void *b;
+
+	if (s->bsend)
+		PMPI_Buffer_detach(&b, &size);
+	for (size_t i = 0; i < s->ncomms; i++)
+		free(s->comms[i].w2c);
+	free(s->comms);
+	free(s->reqs);
+	free(s->src);
+	free(s->sbuf);
+	free(s->rbuf);
+	free(s->bsend);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- the operations ---------------------------------------------------------------- */
+
+static void skip(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	if (!s->skipped++)
+		s->first_skipped = ev->op;
+}
+
+static bool fits_int(uint64_t v)
+{
+	return v <= INT32_MAX;
+}
+
+/* The peer to name: a wildcard names the recorded match (--any-source recorded). */
+static int32_t wild_peer(const struct tc_replay_mpi *s, size_t i, int32_t peer)
+{
+	if (peer == TC_ANY_SOURCE && s->o->any_recorded && s->src[i] >= 0)
+		return s->src[i];
+	return peer;
+}
+
+static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
+{
+	struct tc_rcomm *c = comm_get(s, ev);
+	MPI_Datatype t;
+	MPI_Request h = MPI_REQUEST_NULL, *hp = NULL;
+	bool exact;
+	int peer, rpeer, cnt = (int)ev->count, rcnt;
+	int32_t want = TC_PEER_NONE;
+
+	if (!c || !fits_int(ev->count))
+		return false;
+	if (!comm_rank(c, wild_peer(s, i, ev->peer), &peer))
+		return false;
+	t = event_dtype(ev, &exact);
+	if (ev->fields & TC_F_REQUEST)
+		hp = &h;
+	switch (ev->op) {
+	case TC_OP_SEND: MPI_Send(s->sbuf, cnt, t, peer, ev->tag, c->c); break;
+	case TC_OP_BSEND: MPI_Bsend(s->sbuf, cnt, t, peer, ev->tag, c->c); break;
+	case TC_OP_SSEND: MPI_Ssend(s->sbuf, cnt, t, peer, ev->tag, c->c); break;
+	case TC_OP_RSEND: MPI_Rsend(s->sbuf, cnt, t, peer, ev->tag, c->c); break;
+	case TC_OP_ISEND: MPI_Isend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_IBSEND: MPI_Ibsend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_ISSEND: MPI_Issend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_IRSEND: MPI_Irsend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_RECV:
+		MPI_Recv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_IRECV:
+		MPI_Irecv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, &h);
+		want = s->src[i];
+		break;
+	case TC_OP_SEND_INIT: MPI_Send_init(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_BSEND_INIT: MPI_Bsend_init(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_SSEND_INIT: MPI_Ssend_init(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_RSEND_INIT: MPI_Rsend_init(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
+	case TC_OP_RECV_INIT:
+		MPI_Recv_init(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, &h);
+		break;
+	case TC_OP_SENDRECV:
+	case TC_OP_SENDRECV_REPLACE:
+		if (!(ev->fields & TC_F_RPEER) || !comm_rank(c, wild_peer(s, i, ev->rpeer), &rpeer))
+			return false;
+		rcnt = cnt;
+		if (ev->ncompl && ev->dtype_size &&
+		    fits_int(ev->compl[0].bytes / ev->dtype_size))
+			rcnt = (int)(ev->compl[0].bytes / ev->dtype_size);
+		if (ev->op == TC_OP_SENDRECV)
+			MPI_Sendrecv(s->sbuf, cnt, t, peer, ev->tag, s->rbuf, rcnt, t, rpeer,
+				     tag_of(ev->rtag), c->c, MPI_STATUS_IGNORE);
+		else
+			MPI_Sendrecv_replace(s->rbuf, cnt, t, peer, ev->tag, rpeer, tag_of(ev->rtag),
+					     c->c, MPI_STATUS_IGNORE);
+		break;
+	default:
+		return false;
+	}
+	if (hp) {
+		struct tc_rreq *q = req_add(s, ev->request);
+		q->h = h;
+		q->persistent = tc_op_kind(ev->op) == TC_K_PERSIST;
+		q->done_src = want;
+	}
+	return true;
+}
+
+static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
+{
+	struct tc_rcomm *c = comm_get(s, ev);
+	MPI_Message m = MPI_MESSAGE_NULL;
+	int peer, flag = 0;
+
+	if (!c || !comm_rank(c, wild_peer(s, i, ev->peer), &peer))
+		return false;
+	switch (ev->op) {
+	case TC_OP_PROBE:
+		MPI_Probe(peer, tag_of(ev->tag), c->c, MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_IPROBE:
+		/* found in the trace: wait until it is there */
+		if (ev->ncompl)
+			while (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
+				       MPI_SUCCESS && !flag)
+				;
+		MPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_MPROBE:
+		MPI_Mprobe(peer, tag_of(ev->tag), c->c, &m, MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_IMPROBE:
+		if (ev->fields & TC_F_REQUEST) {
+			while (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
+				       MPI_SUCCESS && !flag)
+				;
+		} else if (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
+				   MPI_SUCCESS && flag) {
+			/* found nothing in the trace, but would take a message here
+			 * that a later call of the trace receives: not issued */
+			return false;
+		}
+		MPI_Improbe(peer, tag_of(ev->tag), c->c, &flag, &m, MPI_STATUS_IGNORE);
+		break;
+	default:
+		return false;
+	}
+	if (m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC && (ev->fields & TC_F_REQUEST)) {
+		struct tc_rreq *q = req_add(s, ev->request);
+		q->msg = true;
+		q->m = m;
+	}
+	return true;
+}
+
+static bool mrecv(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	struct tc_rreq *q = ev->fields & TC_F_REQUEST ? req_find(s, ev->request) : NULL;
+	MPI_Message m;
+	MPI_Datatype t;
+	bool exact;
+	int cnt = (int)ev->count;
+
+	if (!fits_int(ev->count))
+		return false;
+	t = event_dtype(ev, &exact);
+	if (!q && ev->peer == TC_PROC_NULL && ev->op == TC_OP_MRECV) {
+		/* the message of a probe of MPI_PROC_NULL */
+		m = MPI_MESSAGE_NO_PROC;
+		MPI_Mrecv(s->rbuf, cnt, t, &m, MPI_STATUS_IGNORE);
+		return true;
+	}
+	if (!q || !q->msg)
+		return false;
+	m = q->m;
+	if (ev->op == TC_OP_MRECV) {
+		MPI_Mrecv(s->rbuf, cnt, t, &m, MPI_STATUS_IGNORE);
+		req_drop(s, q);
+	} else {
+		q->msg = false;
+		MPI_Imrecv(s->rbuf, cnt, t, &m, &q->h);
+	}
+	return true;
+}
+
+/* The handles of the requests the event completed (or started), in order;
+ * *n is how many were found, q[] their entries. */
+static void event_reqs(struct tc_replay_mpi *s, const struct tc_event *ev, MPI_Request *h,
+		       struct tc_rreq **q, int *n)
+{
+	*n = 0;
+	for (uint32_t j = 0; j < ev->ncompl; j++) {
+		struct tc_rreq *r = ev->compl[j].request ? req_find(s, ev->compl[j].request) : NULL;
+		if (!r || r->msg)
+			continue;
+		h[*n] = r->h;
+		q[(*n)++] = r;
+	}
+}
+
+/* After a completion: forget the nonblocking requests of q[0..n), keep
+ * the (now inactive) persistent ones. */
+static void completed(struct tc_replay_mpi *s, struct tc_rreq **q, MPI_Request *h, int n)
+{
+	uint64_t ids[64];
+	int k = 0;
+
+	for (int j = 0; j < n; j++) {
+		if (q[j]->persistent)
+			q[j]->h = h[j];
+		else if (k < 64)
+			ids[k++] = q[j]->id;
+	}
+	/* drop by id: dropping moves entries, so q[] goes stale */
+	for (int j = 0; j < k; j++) {
+		struct tc_rreq *r = req_find(s, ids[j]);
+		if (r)
+			req_drop(s, r);
+	}
+}
+
+static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	uint64_t count = ev->fields & TC_F_COUNT ? ev->count : ev->ncompl;
+	MPI_Request *h;
+	struct tc_rreq **q;
+	int n, total, flag, idx, outc, *idxs;
+	bool ok = true;
+
+	if (count < ev->ncompl)
+		count = ev->ncompl;
+	if (!fits_int(count) || count > (1u << 20))
+		return false;
+	total = (int)(count ? count : 1);
+	h = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*h)));
+	q = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*q)));
+	idxs = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*idxs)));
+	event_reqs(s, ev, h, q, &n);
+	for (int j = n; j < total; j++)
+		h[j] = MPI_REQUEST_NULL;
+	switch (ev->op) {
+	case TC_OP_WAIT:
+		MPI_Wait(&h[0], MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_TEST:
+		until_complete(h, n);
+		MPI_Test(&h[0], &flag, MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_WAITALL:
+		MPI_Waitall((int)count, h, MPI_STATUSES_IGNORE);
+		break;
+	case TC_OP_TESTALL:
+		until_complete(h, n);
+		MPI_Testall((int)count, h, &flag, MPI_STATUSES_IGNORE);
+		break;
+	case TC_OP_WAITANY:
+		until_complete(h, n);
+		MPI_Waitany((int)count, h, &idx, MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_TESTANY:
+		until_complete(h, n);
+		MPI_Testany((int)count, h, &idx, &flag, MPI_STATUS_IGNORE);
+		break;
+	case TC_OP_WAITSOME:
+		until_complete(h, n);
+		MPI_Waitsome((int)count, h, &outc, idxs, MPI_STATUSES_IGNORE);
+		break;
+	case TC_OP_TESTSOME:
+		until_complete(h, n);
+		MPI_Testsome((int)count, h, &outc, idxs, MPI_STATUSES_IGNORE);
+		break;
+	default:
+		ok = false;
+	}
+	if (ok)
+		completed(s, q, h, n);
+	free(h);
+	free(q);
+	free(idxs);
+	return ok;
+}
+
+static bool request_op(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	struct tc_rreq *q = ev->fields & TC_F_REQUEST ? req_find(s, ev->request) : NULL;
+	MPI_Request *h, one;
+	struct tc_rreq **qs;
+	int n;
+
+	switch (ev->op) {
+	case TC_OP_START:
+		if (!q)
+			return false;
+		MPI_Start(&q->h);
+		return true;
+	case TC_OP_STARTALL:
+		h = tc_xmalloc(tc_st_mult(ev->ncompl ? ev->ncompl : 1, sizeof(*h)));
+		qs = tc_xmalloc(tc_st_mult(ev->ncompl ? ev->ncompl : 1, sizeof(*qs)));
+		event_reqs(s, ev, h, qs, &n);
+		MPI_Startall(n, h);
+		for (int j = 0; j < n; j++)
+			qs[j]->h = h[j];
+		free(h);
+		free(qs);
+		return true;
+	case TC_OP_REQUEST_FREE:
+		if (!q)
+			return false;
+		MPI_Request_free(&q->h);
+		req_drop(s, q);
+		return true;
+	case TC_OP_CANCEL:
+		if (!q)
+			return false;
+		/* the trace's receive matched before its cancel: let it */
+		if (q->done_src >= 0 || q->done_src == TC_PROC_NULL) {
+			one = q->h;
+			until_complete(&one, 1);
+		}
+		MPI_Cancel(&q->h);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void new_comm(struct tc_replay_mpi *s, const struct tc_event *ev, MPI_Comm nc)
+{
+	if (nc == MPI_COMM_NULL)
+		return;
+	if (ev->fields & TC_F_NEWCOMM)
+		comm_set(s, ev->newcomm, nc);
+	else
+		PMPI_Comm_free(&nc);
+}
+
+static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	struct tc_rcomm *c = comm_get(s, ev);
+	MPI_Comm nc = MPI_COMM_NULL;
+	MPI_Group g, cg;
+	int color, in, *all, *members, nm = 0, dims[8] = { 0 }, periods[8] = { 0 };
+
+	if (!c)
+		return false;
+	color = ev->color == TC_UNDEFINED ? MPI_UNDEFINED : ev->color;
+	switch (ev->op) {
+	case TC_OP_COMM_DUP:
+		MPI_Comm_dup(c->c, &nc);
+		break;
+	case TC_OP_COMM_DUP_WITH_INFO:
+		MPI_Comm_dup_with_info(c->c, MPI_INFO_NULL, &nc);
+		break;
+	case TC_OP_COMM_SPLIT:
+		MPI_Comm_split(c->c, color, ev->key, &nc);
+		break;
+	case TC_OP_COMM_SPLIT_TYPE:
+		MPI_Comm_split_type(c->c, color == MPI_UNDEFINED ? MPI_UNDEFINED :
+				    MPI_COMM_TYPE_SHARED, ev->key, MPI_INFO_NULL, &nc);
+		break;
+	case TC_OP_COMM_CREATE:
+		/* the group: the ranks that recorded a new communicator */
+		in = (ev->fields & TC_F_NEWCOMM) != 0;
+		all = tc_xmalloc(tc_st_mult((size_t)c->size, sizeof(*all)));
+		members = tc_xmalloc(tc_st_mult((size_t)c->size, sizeof(*members)));
+		PMPI_Allgather(&in, 1, MPI_INT, all, 1, MPI_INT, c->c);
+		for (int j = 0; j < c->size; j++)
+			if (all[j])
+				members[nm++] = j;
+		PMPI_Comm_group(c->c, &cg);
+		PMPI_Group_incl(cg, nm, members, &g);
+		MPI_Comm_create(c->c, g, &nc);
+		PMPI_Group_free(&g);
+		PMPI_Group_free(&cg);
+		free(all);
+		free(members);
+		break;
+	case TC_OP_CART_CREATE:
+		if (!(ev->fields & TC_F_COUNT) || ev->count < 1 || ev->count > 8)
+			return false;
+		PMPI_Dims_create(c->size, (int)ev->count, dims);
+		MPI_Cart_create(c->c, (int)ev->count, dims, periods, 0, &nc);
+		break;
+	case TC_OP_COMM_FREE:
+	case TC_OP_COMM_DISCONNECT:
+		if (c->c == MPI_COMM_WORLD || c->c == MPI_COMM_SELF)
+			return false;
+		if (ev->op == TC_OP_COMM_FREE)
+			MPI_Comm_free(&c->c);
+		else
+			MPI_Comm_disconnect(&c->c);
+		c->valid = false;
+		return true;
+	default:
+		return false;
+	}
+	new_comm(s, ev, nc);
+	return true;
+}
+
+/* counts as ints with displacements from their prefix sums; false if a
+ * vector is missing or too large */
+static bool vec(const uint64_t *v, uint32_t nv, int n, int *cnt, int *disp)
+{
+	uint64_t at = 0;
+
+	if (nv != (uint32_t)n)
+		return false;
+	for (int j = 0; j < n; j++) {
+		if (!fits_int(v[j]) || !fits_int(at))
+			return false;
+		cnt[j] = (int)v[j];
+		disp[j] = (int)at;
+		at += v[j];
+	}
+	return true;
+}
+
+static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	struct tc_rcomm *c = comm_get(s, ev);
+	MPI_Request h = MPI_REQUEST_NULL;
+	MPI_Datatype t, *ts = NULL;
+	MPI_Op op;
+	bool exact, ok = true, root_here;
+	int cnt = (int)ev->count, root = 0, n, *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
+	void *sb = s->sbuf, *rb = s->rbuf;
+
+	if (!c || !fits_int(ev->count))
+		return false;
+	if ((tc_op_flags(ev->op) & TC_OPF_ROOT) && !comm_rank(c, ev->root, &root))
+		return false;
+	root_here = root == c->w2c[s->rank];
+	n = c->size;
+	t = event_dtype(ev, &exact);
+	op = event_redop(ev, exact);
+	sc = tc_xcalloc((size_t)n, sizeof(int));
+	sd = tc_xcalloc((size_t)n, sizeof(int));
+	rc = tc_xcalloc((size_t)n, sizeof(int));
+	rd = tc_xcalloc((size_t)n, sizeof(int));
+	switch (ev->op) {
+	case TC_OP_BARRIER: MPI_Barrier(c->c); break;
+	case TC_OP_IBARRIER: MPI_Ibarrier(c->c, &h); break;
+	case TC_OP_BCAST: MPI_Bcast(sb, cnt, t, root, c->c); break;
+	case TC_OP_IBCAST: MPI_Ibcast(sb, cnt, t, root, c->c, &h); break;
+	case TC_OP_REDUCE: MPI_Reduce(sb, rb, cnt, t, op, root, c->c); break;
+	case TC_OP_IREDUCE: MPI_Ireduce(sb, rb, cnt, t, op, root, c->c, &h); break;
+	case TC_OP_ALLREDUCE: MPI_Allreduce(sb, rb, cnt, t, op, c->c); break;
+	case TC_OP_IALLREDUCE: MPI_Iallreduce(sb, rb, cnt, t, op, c->c, &h); break;
+	case TC_OP_SCAN: MPI_Scan(sb, rb, cnt, t, op, c->c); break;
+	case TC_OP_ISCAN: MPI_Iscan(sb, rb, cnt, t, op, c->c, &h); break;
+	case TC_OP_EXSCAN: MPI_Exscan(sb, rb, cnt, t, op, c->c); break;
+	case TC_OP_IEXSCAN: MPI_Iexscan(sb, rb, cnt, t, op, c->c, &h); break;
+	case TC_OP_REDUCE_SCATTER_BLOCK:
+		MPI_Reduce_scatter_block(sb, rb, cnt, t, op, c->c);
+		break;
+	case TC_OP_IREDUCE_SCATTER_BLOCK:
+		MPI_Ireduce_scatter_block(sb, rb, cnt, t, op, c->c, &h);
+		break;
+	case TC_OP_REDUCE_SCATTER:
+	case TC_OP_IREDUCE_SCATTER:
+		if (!(ok = vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+			break;
+		if (ev->op == TC_OP_REDUCE_SCATTER)
+			MPI_Reduce_scatter(sb, rb, rc, t, op, c->c);
+		else
+			MPI_Ireduce_scatter(sb, rb, rc, t, op, c->c, &h);
+		break;
+	case TC_OP_GATHER: MPI_Gather(sb, cnt, t, rb, cnt, t, root, c->c); break;
+	case TC_OP_IGATHER: MPI_Igather(sb, cnt, t, rb, cnt, t, root, c->c, &h); break;
+	case TC_OP_SCATTER: MPI_Scatter(sb, cnt, t, rb, cnt, t, root, c->c); break;
+	case TC_OP_ISCATTER: MPI_Iscatter(sb, cnt, t, rb, cnt, t, root, c->c, &h); break;
+	case TC_OP_ALLGATHER: MPI_Allgather(sb, cnt, t, rb, cnt, t, c->c); break;
+	case TC_OP_IALLGATHER: MPI_Iallgather(sb, cnt, t, rb, cnt, t, c->c, &h); break;
+	case TC_OP_ALLTOALL: MPI_Alltoall(sb, cnt, t, rb, cnt, t, c->c); break;
+	case TC_OP_IALLTOALL: MPI_Ialltoall(sb, cnt, t, rb, cnt, t, c->c, &h); break;
+	case TC_OP_GATHERV:
+	case TC_OP_IGATHERV:
+	case TC_OP_ALLGATHERV:
+	case TC_OP_IALLGATHERV:
+		if ((ev->op == TC_OP_ALLGATHERV || ev->op == TC_OP_IALLGATHERV || root_here) &&
+		    !(ok = vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+			break;
+		if (ev->op == TC_OP_GATHERV)
+			MPI_Gatherv(sb, cnt, t, rb, rc, rd, t, root, c->c);
+		else if (ev->op == TC_OP_IGATHERV)
+			MPI_Igatherv(sb, cnt, t, rb, rc, rd, t, root, c->c, &h);
+		else if (ev->op == TC_OP_ALLGATHERV)
+			MPI_Allgatherv(sb, cnt, t, rb, rc, rd, t, c->c);
+		else
+			MPI_Iallgatherv(sb, cnt, t, rb, rc, rd, t, c->c, &h);
+		break;
+	case TC_OP_SCATTERV:
+	case TC_OP_ISCATTERV:
+		if (root_here && !(ok = vec(ev->scounts, ev->nscounts, n, sc, sd)))
+			break;
+		if (ev->op == TC_OP_SCATTERV)
+			MPI_Scatterv(sb, sc, sd, t, rb, cnt, t, root, c->c);
+		else
+			MPI_Iscatterv(sb, sc, sd, t, rb, cnt, t, root, c->c, &h);
+		break;
+	case TC_OP_ALLTOALLV:
+	case TC_OP_IALLTOALLV:
+	case TC_OP_ALLTOALLW:
+	case TC_OP_IALLTOALLW:
+		if (!(ok = vec(ev->scounts, ev->nscounts, n, sc, sd) &&
+			   vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+			break;
+		if (ev->op == TC_OP_ALLTOALLV) {
+			MPI_Alltoallv(sb, sc, sd, t, rb, rc, rd, t, c->c);
+			break;
+		}
+		if (ev->op == TC_OP_IALLTOALLV) {
+			MPI_Ialltoallv(sb, sc, sd, t, rb, rc, rd, t, c->c, &h);
+			break;
+		}
+		/* alltoallw: the vectors are in bytes */
+		ts = tc_xmalloc(tc_st_mult((size_t)n, sizeof(*ts)));
+		for (int j = 0; j < n; j++)
+			ts[j] = MPI_BYTE;
+		if (ev->op == TC_OP_ALLTOALLW)
+			MPI_Alltoallw(sb, sc, sd, ts, rb, rc, rd, ts, c->c);
+		else
+			MPI_Ialltoallw(sb, sc, sd, ts, rb, rc, rd, ts, c->c, &h);
+		break;
+	default:
+		ok = false;
+	}
+	if (ok && (tc_op_flags(ev->op) & TC_OPF_NB) && (ev->fields & TC_F_REQUEST))
+		req_add(s, ev->request)->h = h;
+	free(sc);
+	free(sd);
+	free(rc);
+	free(rd);
+	free(ts);
+	return ok;
+}
+
+/* ---- the loop ---------------------------------------------------------------------- */
+
+/* the last stretch of a gap that is spun without yielding */
+#define SPIN_NEAR_NS 1000000
+
+static void compute(const struct tc_replay_mpi *s, uint64_t ns)
+{
+	struct timespec ts, now;
+
+	if (!s->o->compute || !ns)
+		return;
+	if (!s->o->spin) {
+		ts.tv_sec = (time_t)(ns / 1000000000u);
+		ts.tv_nsec = (long)(ns % 1000000000u);
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts))
+			;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ts.tv_sec = now.tv_sec + (time_t)(ns / 1000000000u);
+	ts.tv_nsec = now.tv_nsec + (long)(ns % 1000000000u);
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	/* far from its end, the gap yields the core between its checks: on
+	 * an oversubscribed node the ranks that spin then share the cores in
+	 * short turns and none overshoots its end by whole time slices of the
+	 * others; near its end (and a short gap throughout) it spins, as a
+	 * yield could cost more than the gap */
+	for (;;) {
+		int64_t left;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (int64_t)(ts.tv_sec - now.tv_sec) * 1000000000 + (ts.tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			break;
+		if (left > SPIN_NEAR_NS)
+			sched_yield();
+	}
+}
+
+static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
+{
+	switch (tc_op_kind(ev->op)) {
+	case TC_K_ENV:
+		if (ev->op == TC_OP_PCONTROL) {
+			MPI_Pcontrol((int)(int64_t)ev->count);
+			return true;
+		}
+		return ev->op != TC_OP_NONE; /* Init and Finalize: the program's own */
+	case TC_K_SEND:
+	case TC_K_RECV:
+	case TC_K_SENDRECV:
+	case TC_K_PERSIST:
+		if (ev->op == TC_OP_MRECV || ev->op == TC_OP_IMRECV)
+			return mrecv(s, ev);
+		return p2p(s, i, ev);
+	case TC_K_PROBE:
+		return probe(s, i, ev);
+	case TC_K_START:
+		return request_op(s, ev);
+	case TC_K_WAIT:
+		if (ev->op == TC_OP_CANCEL || ev->op == TC_OP_REQUEST_FREE)
+			return request_op(s, ev);
+		return wait_test(s, ev);
+	case TC_K_COLL:
+		if (tc_op_flags(ev->op) & TC_OPF_NEIGH)
+			return false;
+		return coll(s, ev);
+	case TC_K_COMM:
+		return comm_op(s, ev);
+	default:
+		return false;
+	}
+}
+
+void tc_replay_mpi_run(struct tc_replay_mpi *s)
+{
+	const struct tc_revents *e = s->evs;
+	uint64_t prev_end = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		const struct tc_event *ev = &e->ev[i];
+		if (i && ev->t_start > prev_end)
+			compute(s, ev->t_start - prev_end);
+		if (ev->t_end > prev_end || !i)
+			prev_end = ev->t_end;
+		atomic_store(&s->progress, (uint64_t)i);
+		atomic_store(&s->in_mpi, true);
+		if (!replay_one(s, i, ev))
+			skip(s, ev);
+		atomic_store(&s->in_mpi, false);
+	}
+}

@@ -1,0 +1,498 @@
+/*
+ * replay.c - tracecluster-replay: re-execute the communication of a trace
+ * on real MPI ranks (ScalaReplay's use of a global trace).
+ *
+ *   mpirun -np P tracecluster-replay [options] TRACE
+ *
+ * TRACE is a global trace (.tct, any serialisation, any clustering mode),
+ * expanded here for each rank with the library's iterator, or a raw trace
+ * set (a directory, read with the trace-set reader). Each rank loads its
+ * own events, then issues every MPI call they record with the recorded
+ * parameters (ops.c), separated by the recorded compute gaps, and reports
+ * its elapsed time. A watchdog thread turns a replay that stops making
+ * progress into a report of where each stuck rank is and a non-zero exit.
+ * See tracecluster-replay(1).
+ */
+#include "lib/compat.h"
+#include "cmd/mpi/replay.h"
+#include "formats/tct.h"
+#include "formats/traceset.h"
+#include "lib/error.h"
+#include "lib/event.h"
+#include "lib/json.h"
+#include "lib/merge.h"
+#include "lib/pool.h"
+#include "lib/xalloc.h"
+
+#include <getopt.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: mpirun -np P tracecluster-replay [--compute sleep|spin] [--no-compute]\n"
+	"                                        [--any-source recorded|any] [--timeout S]\n"
+	"                                        [--json] [-q] TRACE\n"
+	"\n"
+	"Replay the communication of TRACE (a global trace .tct in any form, or a raw\n"
+	"trace set directory) on P real MPI ranks, P the trace's world size: every\n"
+	"MPI call each rank recorded, with its peers, tags, counts, datatypes of the\n"
+	"recorded sizes, roots, reduction ops, communicators and requests, separated\n"
+	"by the recorded compute gaps. Prints each rank's elapsed time. A replay that\n"
+	"stops making progress for S seconds reports where each rank is stuck and\n"
+	"exits non-zero. See tracecluster-replay(1).\n"
+	"\n"
+	"      --compute MODE  compute gaps by sleeping (sleep) or busy waiting (spin;\n"
+	"                      the default)\n"
+	"      --no-compute    no compute gaps: the communication alone\n"
+	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
+	"                      it matched in the trace (the default); any: as recorded\n"
+	"      --timeout S     watchdog: seconds without progress inside one MPI call\n"
+	"                      before the replay is reported stuck (default 120)\n"
+	"      --json          one JSON document on standard output\n"
+	"  -q, --quiet         no warnings about skipped operations\n"
+	"  -h, --help          this help\n"
+	"      --version       the version\n";
+
+/* ---- loading one rank's events ------------------------------------------ */
+
+/* The arrays of every event, copied (events keep offsets until the end). */
+struct loader {
+	struct tc_revents *out;
+	uint64_t *words;
+	size_t nwords, awords;
+};
+
+static uint64_t put_words(struct loader *l, const void *p, size_t nbytes)
+{
+	size_t n = (nbytes + 7) / 8, at = l->nwords;
+
+	if (!n)
+		return 0;
+	if (l->nwords + n > l->awords) {
+		l->awords = l->awords ? 2 * l->awords : 1024;
+		while (l->nwords + n > l->awords)
+			l->awords *= 2;
+		l->words = tc_xrealloc(l->words, tc_st_mult(l->awords, 8));
+	}
+	memcpy(l->words + at, p, nbytes);
+	l->nwords += n;
+	return (uint64_t)at + 1;
+}
+
+static int load_event(void *ctx, const struct tc_event *ev)
+{
+	struct loader *l = ctx;
+	struct tc_revents *r = l->out;
+	struct tc_event *e;
+
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? 2 * r->alloc : 1024;
+		r->ev = tc_xrealloc(r->ev, tc_st_mult(r->alloc, sizeof(*r->ev)));
+	}
+	e = &r->ev[r->n++];
+	*e = *ev;
+	/* offsets + 1 into the word arena until every event is in */
+	e->compl = (const void *)(uintptr_t)put_words(l, ev->compl,
+						       ev->ncompl * sizeof(*ev->compl));
+	e->scounts = (const void *)(uintptr_t)put_words(l, ev->scounts, ev->nscounts * 8);
+	e->rcounts = (const void *)(uintptr_t)put_words(l, ev->rcounts, ev->nrcounts * 8);
+	return 0;
+}
+
+static const void *fix_ptr(const uint64_t *base, const void *off)
+{
+	uintptr_t o = (uintptr_t)off;
+
+	return o ? base + (o - 1) : NULL;
+}
+
+static void loader_finish(struct loader *l)
+{
+	struct tc_revents *r = l->out;
+
+	r->words = l->words;
+	for (size_t i = 0; i < r->n; i++) {
+		struct tc_event *e = &r->ev[i];
+		e->compl = fix_ptr(r->words, e->compl);
+		e->scounts = fix_ptr(r->words, e->scounts);
+		e->rcounts = fix_ptr(r->words, e->rcounts);
+	}
+}
+
+static int load_tct(const char *path, int32_t rank, int32_t world, struct loader *l,
+		    struct tc_error *err)
+{
+	struct tc_gtrace *g = NULL;
+	struct tc_gtrace_iter it;
+	struct tc_event ev;
+	int rc = -1;
+
+	if (tc_tct_read(path, &g, err))
+		return -1;
+	if (g->world_size != world) {
+		tc_error_set(err, TC_ERR_FORMAT, path, -1,
+			     "the trace is of %" PRId32 " ranks, the replay runs on %" PRId32,
+			     g->world_size, world);
+		goto out;
+	}
+	if (tc_gtrace_iter_init(&it, g, rank)) {
+		tc_error_set(err, TC_ERR_FORMAT, path, -1, "rank %" PRId32 " is not in the trace",
+			     rank);
+		goto out;
+	}
+	while (tc_gtrace_iter_next(&it, &ev))
+		load_event(l, &ev);
+	tc_gtrace_iter_release(&it);
+	rc = 0;
+out:
+	tc_gtrace_free(&g);
+	return rc;
+}
+
+static int load_set(const char *path, int32_t rank, int32_t world, struct loader *l,
+		    struct tc_error *err)
+{
+	static const struct tc_read_ops ops = { .event = load_event };
+	struct tc_traceset *ts = NULL;
+	struct tc_reader *r = NULL;
+	size_t i;
+	int rc = -1;
+
+	struct tc_pool *pool = tc_pool_new(1);
+
+	rc = tc_traceset_open(&ts, path, 0, pool, err);
+	tc_pool_free(pool);
+	if (rc)
+		return -1;
+	rc = -1;
+	if (tc_traceset_check(ts, err))
+		goto out;
+	if (ts->world_size != world) {
+		tc_error_set(err, TC_ERR_FORMAT, path, -1,
+			     "the trace is of %" PRId32 " ranks, the replay runs on %" PRId32,
+			     ts->world_size, world);
+		goto out;
+	}
+	for (i = 0; i < ts->nfiles && ts->files[i].hdr.rank != rank; i++)
+		;
+	if (i == ts->nfiles) {
+		tc_error_set(err, TC_ERR_FORMAT, path, -1, "no events of rank %" PRId32, rank);
+		goto out;
+	}
+	if (tc_traceset_open_file(ts, i, &r, err))
+		goto out;
+	if (tc_reader_read(r, &ops, l, NULL, err))
+		goto out;
+	rc = 0;
+out:
+	tc_reader_close(&r);
+	tc_traceset_free(&ts);
+	return rc;
+}
+
+int tc_revents_load(struct tc_revents *r, const char *path, int32_t rank, int32_t world,
+		    struct tc_error *err)
+{
+	struct loader l = { .out = r };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = tc_tct_file_probe(path) ? load_tct(path, rank, world, &l, err)
+				     : load_set(path, rank, world, &l, err);
+	loader_finish(&l);
+	return rc;
+}
+
+void tc_revents_release(struct tc_revents *r)
+{
+	free(r->ev);
+	free(r->words);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The span the replay re-enacts: from the end of the rank's first event
+ * (MPI_Init) to the start of its MPI_Finalize (or the end of its last
+ * event), in seconds. */
+static double recorded_span(const struct tc_revents *r)
+{
+	uint64_t a, b;
+
+	if (!r->n)
+		return 0;
+	a = tc_op_kind(r->ev[0].op) == TC_K_ENV ? r->ev[0].t_end : r->ev[0].t_start;
+	b = r->ev[r->n - 1].op == TC_OP_FINALIZE ? r->ev[r->n - 1].t_start : r->ev[r->n - 1].t_end;
+	return b > a ? (double)(b - a) * 1e-9 : 0;
+}
+
+/* ---- the watchdog -------------------------------------------------------- */
+
+struct watch {
+	struct tc_replay_mpi *s;
+	double timeout;
+	atomic_bool stop;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *watchdog(void *arg)
+{
+	struct watch *w = arg;
+	struct tc_replay_mpi *s = w->s;
+	uint64_t last = UINT64_MAX;
+	double since = now_s();
+
+	while (!atomic_load(&w->stop)) {
+		uint64_t at = atomic_load(&s->progress);
+		double t = now_s();
+		if (at != last || !atomic_load(&s->in_mpi)) {
+			last = at;
+			since = t;
+		} else if (t - since > w->timeout) {
+			const struct tc_event *ev = &s->evs->ev[at];
+			const char *op = tc_op_name(ev->op);
+			fprintf(stderr,
+				"tracecluster-replay: rank %" PRId32 " stuck for %.0f s at event %"
+				PRIu64 " (%s, comm %" PRIu32 ", peer %" PRId32 ", tag %" PRId32
+				"): aborting\n", s->rank, t - since, at, op ? op : "?", ev->comm,
+				ev->peer, ev->tag);
+			fflush(stderr);
+			_exit(TC_REPLAY_EXIT_STUCK);
+		}
+		usleep(100000);
+	}
+	return NULL;
+}
+
+/* ---- the program ----------------------------------------------------------- */
+
+static void usage_error(int rank, const char *msg, const char *arg)
+{
+	if (rank == 0)
+		fprintf(stderr, "tracecluster-replay: %s%s%s\n%s", msg, arg ? " " : "",
+			arg ? arg : "", "try 'tracecluster-replay --help'\n");
+}
+
+struct results {
+	double *t, *rec;           /* replayed and recorded time per rank */
+	uint64_t *nev, *skipped;
+	double max, rec_max;
+	uint64_t events, skips;
+};
+
+static void results_sum(struct results *r, int world)
+{
+	r->max = r->rec_max = 0;
+	r->events = r->skips = 0;
+	for (int i = 0; i < world; i++) {
+		if (r->t[i] > r->max)
+			r->max = r->t[i];
+		if (r->rec[i] > r->rec_max)
+			r->rec_max = r->rec[i];
+		r->events += r->nev[i];
+		r->skips += r->skipped[i];
+	}
+}
+
+static struct tc_json *result_json(const char *path, const struct tc_replay_opts *o,
+				   const struct results *r, int world)
+{
+	struct tc_json *doc = tc_json_object(), *ranks = tc_json_array();
+
+	tc_json_set_int(doc, "schema", 1);
+	tc_json_set_str(doc, "input", path);
+	tc_json_set_int(doc, "ranks", world);
+	tc_json_set_str(doc, "compute", !o->compute ? "none" : o->spin ? "spin" : "sleep");
+	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
+	for (int i = 0; i < world; i++) {
+		struct tc_json *e = tc_json_object();
+		tc_json_set_int(e, "rank", i);
+		tc_json_set_real(e, "time_s", r->t[i]);
+		tc_json_set_real(e, "recorded_s", r->rec[i]);
+		tc_json_set_uint(e, "events", r->nev[i]);
+		tc_json_set_uint(e, "skipped", r->skipped[i]);
+		tc_json_append(ranks, e);
+	}
+	tc_json_set(doc, "per_rank", ranks);
+	tc_json_set_uint(doc, "events", r->events);
+	tc_json_set_uint(doc, "skipped", r->skips);
+	tc_json_set_real(doc, "makespan_s", r->max);
+	tc_json_set_real(doc, "recorded_makespan_s", r->rec_max);
+	tc_json_set_real(doc, "ratio", r->rec_max > 0 ? r->max / r->rec_max : 0);
+	return doc;
+}
+
+static void print_text(const char *path, const struct tc_replay_opts *o, const struct results *r,
+		       int world)
+{
+	printf("replay:   %s\n", path);
+	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, r->events,
+	       r->skips);
+	printf("compute:  %s\n", !o->compute ? "none" : o->spin ? "spin" : "sleep");
+	printf("makespan: %.6f s (recorded %.6f s, ratio %.3f)\n", r->max, r->rec_max,
+	       r->rec_max > 0 ? r->max / r->rec_max : 0);
+	printf("\n%8s %14s %14s %12s\n", "rank", "time_s", "recorded_s", "events");
+	for (int i = 0; i < world; i++)
+		printf("%8d %14.6f %14.6f %12" PRIu64 "\n", i, r->t[i], r->rec[i], r->nev[i]);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "compute", required_argument, NULL, 'c' },
+		{ "no-compute", no_argument, NULL, 'n' },
+		{ "any-source", required_argument, NULL, 'a' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tc_replay_opts o = { .compute = true, .spin = true, .any_recorded = true };
+	struct tc_replay_mpi s;
+	struct tc_revents evs;
+	struct tc_error err;
+	double timeout = 120, t0, elapsed, rec;
+	struct results res = { 0 };
+	uint64_t nev, skipped;
+	bool json = false;
+	int c, rank = 0, world = 1, ok, all_ok, status = 0;
+	char *end;
+	pthread_t wd;
+	struct watch w;
+	bool watching;
+
+	/* help and usage errors before MPI_Init, so they work without mpirun */
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (!strcmp(optarg, "sleep"))
+				o.spin = false;
+			else if (!strcmp(optarg, "spin"))
+				o.spin = true;
+			else
+				return usage_error(0, "--compute: expected sleep or spin, not", optarg), 2;
+			break;
+		case 'n':
+			o.compute = false;
+			break;
+		case 'a':
+			if (!strcmp(optarg, "recorded"))
+				o.any_recorded = true;
+			else if (!strcmp(optarg, "any"))
+				o.any_recorded = false;
+			else
+				return usage_error(0, "--any-source: expected recorded or any, not",
+						   optarg), 2;
+			break;
+		case 't':
+			timeout = strtod(optarg, &end);
+			if (*end || end == optarg || !(timeout > 0))
+				return usage_error(0, "--timeout: expected a positive number, not",
+						   optarg), 2;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("tracecluster-replay %s\n", TC_VERSION);
+			return 0;
+		default:
+			return usage_error(0, "bad usage", NULL), 2;
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error(0, optind >= argc ? "missing TRACE" : "too many arguments",
+				   NULL), 2;
+
+	MPI_Init(&argc, &argv);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &world);
+
+	tc_error_clear(&err);
+	ok = tc_revents_load(&evs, argv[optind], rank, world, &err) == 0;
+	if (!ok) {
+		char msg[512];
+		tc_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "tracecluster-replay: rank %d: %s\n", rank, msg);
+	}
+	/* helper communication goes through PMPI_: a replay traced with the
+	 * capture shim records the trace's calls only */
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	if (!all_ok) {
+		PMPI_Finalize();
+		return 1;
+	}
+	tc_replay_mpi_init(&s, &o, &evs, rank, world);
+	w.s = &s;
+	w.timeout = timeout;
+	atomic_init(&w.stop, false);
+	watching = pthread_create(&wd, NULL, watchdog, &w) == 0;
+	PMPI_Barrier(MPI_COMM_WORLD);
+	t0 = now_s();
+	tc_replay_mpi_run(&s);
+	elapsed = now_s() - t0;
+	nev = evs.n;
+	skipped = s.skipped;
+	if (s.skipped && !o.quiet)
+		fprintf(stderr, "tracecluster-replay: rank %d: %" PRIu64
+			" event%s of operations not replayed (first: %s)\n", rank, s.skipped,
+			s.skipped == 1 ? "" : "s", tc_op_name(s.first_skipped) ?
+			tc_op_name(s.first_skipped) : "?");
+	/* stop watching before the final collectives, which wait on the
+	 * slowest rank */
+	atomic_store(&w.stop, true);
+	if (watching)
+		pthread_join(wd, NULL);
+	rec = recorded_span(&evs);
+	if (rank == 0) {
+		res.t = tc_xcalloc((size_t)world, sizeof(*res.t));
+		res.rec = tc_xcalloc((size_t)world, sizeof(*res.rec));
+		res.nev = tc_xcalloc((size_t)world, sizeof(*res.nev));
+		res.skipped = tc_xcalloc((size_t)world, sizeof(*res.skipped));
+	}
+	PMPI_Gather(&elapsed, 1, MPI_DOUBLE, res.t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&rec, 1, MPI_DOUBLE, res.rec, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&nev, 1, MPI_UINT64_T, res.nev, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&skipped, 1, MPI_UINT64_T, res.skipped, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	if (rank == 0) {
+		results_sum(&res, world);
+		if (json) {
+			struct tc_json *doc = result_json(argv[optind], &o, &res, world);
+			tc_json_write(doc, stdout, TC_JSON_COMPACT);
+			fputc('\n', stdout);
+			tc_json_free(doc);
+		} else {
+			print_text(argv[optind], &o, &res, world);
+		}
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "tracecluster-replay: write error\n");
+			status = 1;
+		}
+	}
+	tc_replay_mpi_release(&s);
+	tc_revents_release(&evs);
+	free(res.t);
+	free(res.rec);
+	free(res.nev);
+	free(res.skipped);
+	MPI_Finalize();
+	return status;
+}

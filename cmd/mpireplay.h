@@ -1,0 +1,27 @@
+/*
+ * mpireplay.h - run tracecluster-replay (the replay on real MPI ranks,
+ * cmd/mpi/) from a command: accuracy --replay mpi. The tracecluster
+ * command itself never links MPI; it starts the launcher.
+ */
+#ifndef TC_CMD_MPIREPLAY_H
+#define TC_CMD_MPIREPLAY_H
+
+#include "lib/compat.h"
+
+struct tc_error;
+
+struct tc_mpireplay {
+	const char *launcher;     /* "mpirun" or a command line (split at blanks) */
+	const char *compute;      /* "spin", "sleep" or NULL: --no-compute */
+	int32_t np;
+};
+
+/*
+ * Replay trace (a trace set or a .tct file) on r->np ranks and put the
+ * makespan in seconds in *t. Returns 0, or -1 with err filled (the
+ * replay program not found, the launcher failed, no result).
+ */
+int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
+		     struct tc_error *err);
+
+#endif

@@ -1,0 +1,245 @@
+#!/usr/bin/env bats
+# tracecluster-replay, the replay on real MPI ranks: MPI programs traced
+# with the capture shim, their traces (raw sets and global traces in each
+# form and mode) replayed, and the replay itself traced and compared with
+# the original per event (op, peer, tag, count, communicator, sendrecv's
+# receive side) by test/tools/cmp-events.py. Skipped without mpicc.
+
+load helper
+
+B="$TC_ROOT/${TC_BUILD:-build/default}"
+SHIM="$B/libtracecluster-capture.so"
+RP="$B/tracecluster-replay"
+CMP="$TC_ROOT/test/tools/cmp-events.py"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
+
+# A sanitizer build's replay is sanitized, the shim never is: ASan's
+# runtime is preloaded before the shim, and leak checking is off (Open
+# MPI's leaks at MPI_Finalize sit in components it has unloaded by then,
+# where no suppression can name them).
+PRE=
+case "$B" in
+*san-*address*)
+	PRE="$(${CC:-cc} -print-file-name=libasan.so):"
+	export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	;;
+esac
+
+have_mpi() {
+	command -v mpirun >/dev/null && [ -x "$RP" ] && [ -f "$SHIM" ] &&
+		[ -x "$B/testdata/mpi/cancel" ] && [ -x "$B/testdata/capture/persist" ]
+}
+
+# trace NAME PROG: run PROG on 4 ranks with the shim into $BATS_FILE_TMPDIR/NAME
+trace() {
+	local d="$BATS_FILE_TMPDIR/$1"
+	rm -rf "$d"
+	timeout 60 mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$2" \
+		>"$d.out" 2>&1
+}
+
+setup_file() {
+	have_mpi || return 0
+	cd "$BATS_FILE_TMPDIR" || return 1
+	trace cancel "$B/testdata/mpi/cancel"
+	trace split "$B/testdata/mpi/split"
+	trace subcomm "$B/testdata/mpi/subcomm"
+	trace persist "$B/testdata/capture/persist"
+	trace mprobe "$B/testdata/capture/mprobe"
+	trace coll "$B/testdata/capture/coll"
+	trace anysrc "$B/testdata/capture/anysrc"
+	trace halo2d "$B/testdata/capture/halo2d"
+}
+
+need_mpi() {
+	have_mpi || skip "no MPI (mpicc, mpirun) or tracecluster-replay not built"
+}
+
+# replay_traced OUT ARGS...: run the replay on 4 ranks under the shim,
+# its trace into OUT
+replay_traced() {
+	local out=$1
+	shift
+	rm -rf "$out"
+	timeout 120 mpirun -np 4 -x LD_PRELOAD="$PRE$SHIM" -x TRACECLUSTER_DIR="$out" "$RP" --timeout 30 "$@"
+}
+
+# same_events ORIG REPLAYED [--polls]: every rank's events equal per
+# event; ORIG a trace set or a global trace (expanded per rank)
+same_events() {
+	local orig=$1 rep=$2 opt=${3:-} r f
+	for r in 0 1 2 3; do
+		f=$(printf 'rank-%05d.tcr' $r)
+		if [ -d "$orig" ]; then
+			tc dump --json "$orig/$f" >a.jl
+		else
+			tc expand --json --rank $r "$orig" >a.jl
+		fi
+		tc dump --json "$rep/$f" >b.jl
+		run python3 "$CMP" $opt a.jl b.jl
+		[ "$status" -eq 0 ] || { echo "rank $r: $output"; return 1; }
+	done
+}
+
+@test "tracecluster-replay --help and usage errors need no mpirun" {
+	[ -x "$RP" ] || skip "tracecluster-replay not built (no mpicc)"
+	run -0 "$RP" --help
+	assert_output --partial "usage: mpirun -np P tracecluster-replay"
+	run -2 --separate-stderr "$RP"
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: missing TRACE"
+	run -2 --separate-stderr "$RP" --compute fast x.tct
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --compute: expected sleep or spin, not fast"
+	run -2 --separate-stderr "$RP" --timeout 0 x.tct
+	run -0 "$RP" --version
+	assert_output --partial "tracecluster-replay "
+}
+
+@test "the man page lints and names every --help option" {
+	[ -x "$RP" ] || skip "tracecluster-replay not built (no mpicc)"
+	command -v groff >/dev/null || skip "groff not installed"
+	page="$TC_ROOT/man/tracecluster-replay-mpi.1"
+	run -0 groff -man -ww -z "$page"
+	assert_output ""
+	for opt in $("$RP" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$page" ||
+			{ echo "$page does not mention $opt"; false; }
+	done
+}
+
+@test "a raw trace set replayed gives back every rank's events exactly" {
+	need_mpi
+	for p in cancel split subcomm persist coll anysrc halo2d; do
+		run replay_traced "rp-$p" --no-compute "$BATS_FILE_TMPDIR/$p"
+		[ "$status" -eq 0 ] || { echo "$p: $output"; false; }
+		[[ "$output" == *"0 skipped"* ]] || { echo "$p: $output"; false; }
+		same_events "$BATS_FILE_TMPDIR/$p" "rp-$p" || { echo "in $p"; false; }
+	done
+}
+
+@test "matched probes replay without taking a message early; polls that found nothing aside" {
+	need_mpi
+	# the program polls with MPI_Improbe: whether a poll finds nothing
+	# depends on timing, so those are left out of the comparison; one that
+	# would take a message the trace receives later is not issued (counted)
+	for i in 1 2 3; do
+		run replay_traced "rp-mprobe$i" --no-compute "$BATS_FILE_TMPDIR/mprobe"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		same_events "$BATS_FILE_TMPDIR/mprobe" "rp-mprobe$i" --polls
+	done
+}
+
+@test "--mode none in each serialisation replays exactly as the original" {
+	need_mpi
+	for p in cancel subcomm persist; do
+		tc compress -q --mode none -o "$p.tct" "$BATS_FILE_TMPDIR/$p"
+		tc compress -q --mode none --text -o "$p.txt.tct" "$BATS_FILE_TMPDIR/$p"
+		tc compress -q --mode none --json -o "$p.json.tct" "$BATS_FILE_TMPDIR/$p"
+		for t in "$p.tct" "$p.txt.tct" "$p.json.tct"; do
+			run replay_traced "rp-$t" --no-compute "$t"
+			[ "$status" -eq 0 ] || { echo "$t: $output"; false; }
+			same_events "$BATS_FILE_TMPDIR/$p" "rp-$t" || { echo "in $t"; false; }
+		done
+	done
+}
+
+@test "a clustered trace replays as it expands, and the comparison can fail" {
+	need_mpi
+	tc compress -q --mode callpath -o h.tct "$BATS_FILE_TMPDIR/halo2d"
+	run -0 replay_traced rp-h --no-compute h.tct
+	same_events h.tct rp-h
+	# the checker sees a difference: rank 1's replay against rank 0's trace
+	tc dump --json "$BATS_FILE_TMPDIR/halo2d/rank-00000.tcr" >a.jl
+	tc dump --json rp-h/rank-00001.tcr >b.jl
+	run -1 python3 "$CMP" a.jl b.jl
+	assert_output --partial "event "
+}
+
+@test "--any-source any posts wildcard receives as recorded, the default names the match" {
+	need_mpi
+	wild() {
+		tc dump "$1" | grep -c 'MPI_I*[Rr]ecv .*MPI_ANY_SOURCE' || true
+	}
+	o=$(wild "$BATS_FILE_TMPDIR/anysrc/rank-00000.tcr")
+	[ "$o" -gt 0 ]
+	run -0 replay_traced rp-any --no-compute --any-source any "$BATS_FILE_TMPDIR/anysrc"
+	assert_equal "$(wild rp-any/rank-00000.tcr)" "$o"
+	run -0 replay_traced rp-rec --no-compute "$BATS_FILE_TMPDIR/anysrc"
+	[ "$(wild rp-rec/rank-00000.tcr)" -lt "$o" ]
+}
+
+@test "accuracy --replay mpi reports ACC of real replays beside the simulated one" {
+	need_mpi
+	run -2 --separate-stderr tc accuracy --mode callpath --replay bogus "$BATS_FILE_TMPDIR/halo2d"
+	run -0 --separate-stderr tc accuracy --mode callpath --replay mpi "$BATS_FILE_TMPDIR/halo2d"
+	assert_line --partial "replay:     "
+	assert_line --regexp "^real replay: t [0-9.]+ s, t' [0-9.]+ s, ACC -?[0-9.]+ \(4 MPI ranks, compute spin\)$"
+	run -0 --separate-stderr tc accuracy --mode callpath --replay mpi --no-compute --json \
+		"$BATS_FILE_TMPDIR/halo2d"
+	echo "$output" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["replay_mpi"]
+assert r["compute"] == "none" and r["t_s"] > 0 and r["t_clustered_s"] > 0, r
+assert abs(r["acc"] - (1 - abs(r["t_s"] - r["t_clustered_s"]) / r["t_s"])) < 1e-9, r'
+	run -1 --separate-stderr tc accuracy --mode callpath --replay mpi --mpirun false \
+		"$BATS_FILE_TMPDIR/halo2d"
+	assert_output ""
+	[[ "$stderr" == *"the replay on MPI ranks"* ]]
+}
+
+@test "times per rank, as text and as JSON, with and without compute gaps" {
+	need_mpi
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" "$BATS_FILE_TMPDIR/split"
+	assert_line --partial "ranks:    4,"
+	assert_line --regexp '^makespan: [0-9.]+ s \(recorded [0-9.]+ s, ratio [0-9.]+\)$'
+	[ "$(echo "$output" | grep -cE '^ +[0-3] +[0-9.]+ +[0-9.]+ +[0-9]+$')" -eq 4 ]
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute sleep "$BATS_FILE_TMPDIR/split"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["schema"] == 1 and d["ranks"] == 4 and d["compute"] == "sleep", d
+assert [r["rank"] for r in d["per_rank"]] == [0, 1, 2, 3], d
+assert d["makespan_s"] == max(r["time_s"] for r in d["per_rank"]), d
+assert d["makespan_s"] > 0 and d["recorded_makespan_s"] > 0, d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute "$BATS_FILE_TMPDIR/split"
+	echo "$output" | python3 -c '
+import json, sys
+assert json.load(sys.stdin)["compute"] == "none"'
+}
+
+@test "compute gaps are replayed: a trace of long gaps takes their time" {
+	need_mpi
+	tc synth -q -o st --ranks 4 --pattern stencil1d --iters 20 --compute-ns 5000000 --jitter 0
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json st
+	t=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute st
+	t0=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
+	# 20 gaps of 5 ms at least
+	python3 -c "import sys; sys.exit(0 if $t >= 0.09 and $t > $t0 else 1)"
+}
+
+@test "a replay that cannot proceed is reported with rank, event and operation" {
+	need_mpi
+	# the first MPI_Send of the trace gets another tag: its receiver waits forever
+	tc compress -q --mode none --text -o c.tct "$BATS_FILE_TMPDIR/cancel"
+	awk '/^MPI_Send / { s = 1 } s && /^    tag / { sub(/tag .*/, "tag 4242"); s = 0 } { print }' \
+		c.tct >stuck.tct
+	! cmp -s c.tct stuck.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 2 stuck.tct
+	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	assert_output --regexp 'tracecluster-replay: rank [0-9]+ stuck for [0-9]+ s at event [0-9]+ \(MPI_[A-Za-z]+, comm [0-9]+, peer -?[0-9]+, tag -?[0-9]+\): aborting'
+}
+
+@test "a trace of another world size or a bad file is a one-line error" {
+	need_mpi
+	run timeout 60 mpirun -np 2 "$RP" "$BATS_FILE_TMPDIR/split"
+	[ "$status" -ne 0 ]
+	assert_output --partial "the trace is of 4 ranks, the replay runs on 2"
+	printf 'tracecluster-tct 1\nworld 2\nbogus\n' >bad.tct
+	run timeout 60 mpirun -np 2 "$RP" bad.tct
+	[ "$status" -ne 0 ]
+	assert_output --partial "bad.tct"
+}

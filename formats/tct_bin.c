@@ -1040,6 +1040,19 @@ static int get_qstat(struct br *r, struct tc_rsd_stat *s, uint64_t n)
 	return 0;
 }
 
+/* An entry's count under TIMES_EVEN: its ranks' share of the event's n
+ * occurrences, n * ranks / all, exact (the writer checked that it is a
+ * whole number; n need not be a multiple of all). */
+static bool even_share(uint64_t n, uint64_t ranks, uint64_t all, uint64_t *out)
+{
+	unsigned __int128 p = (unsigned __int128)n * ranks;
+
+	if (!ranks || !all || p % all || p / all > UINT64_MAX)
+		return false;
+	*out = (uint64_t)(p / all);
+	return true;
+}
+
 static int get_times(struct br *r, struct tc_gnode *nd, uint64_t n)
 {
 	bool stats = r->g->timing == TC_GTIMING_STATS;
@@ -1079,10 +1092,8 @@ static int get_times(struct br *r, struct tc_gnode *nd, uint64_t n)
 		if (!(layout & TIMES_EVEN)) {
 			if (!get_u(r, &tn))
 				return fail(r, "bad time entry");
-		} else if (!t->ranks.count || n / nd->ranks.count > UINT64_MAX / t->ranks.count) {
+		} else if (!even_share(n, t->ranks.count, nd->ranks.count, &tn)) {
 			return fail(r, "bad time entry");
-		} else {
-			tn = n / nd->ranks.count * t->ranks.count;
 		}
 		if (stats) {
 			if (get_qmean(r, &t->comp, &comp, tn) || get_qmean(r, &t->comm, &comm, tn))

@@ -844,6 +844,41 @@ TEST(merge_keeps_times_per_rank_set)
 		stream_release(&s[r]);
 }
 
+/* An event of 10 occurrences over 4 ranks whose two time entries hold 5
+ * each: "even" (each entry's share of the ranks) although 10 is not a
+ * multiple of 4; the binary form must read back what it wrote. */
+TEST(tct_binary_even_time_entries_of_a_count_not_a_multiple_of_the_ranks)
+{
+	static const char txt[] =
+		"tracecluster-tct 1\n"
+		"world 4\n"
+		"ranks [0-3]\n"
+		"timing stats\n"
+		"site 0 0x0000000000000010\n"
+		"trace\n"
+		"MPI_Barrier site=0 n=10 comp=100.000/0.000/100/100*5@[0,2]|900.000/0.000/900/900*5@[1,3]"
+		" comm=10.000/0.000/10/10|20.000/0.000/20/20\n"
+		"end\n";
+	struct tc_gtrace *g = NULL, *b = NULL;
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_error err;
+
+	CHECK(tc_tct_parse(txt, strlen(txt), "even.tct", &g, &err) == 0);
+	if (!g)
+		return;
+	tc_tct_format(g, TC_TCT_BINARY, &sb);
+	CHECK(tc_tct_parse(sb.buf, sb.len, "even.tcb", &b, &err) == 0);
+	if (b) {
+		CHECK_EQ_U64(b->seq[0].ntimes, 2);
+		CHECK_EQ_U64(b->seq[0].times[0].comp.n, 5);
+		CHECK_EQ_U64(b->seq[0].times[1].comp.n, 5);
+		CHECK(b->seq[0].times[1].comp.mean > 895 && b->seq[0].times[1].comp.mean < 905);
+	}
+	tc_gtrace_free(&b);
+	tc_gtrace_free(&g);
+	tc_strbuf_release(&sb);
+}
+
 static const char good_head[] =
 	"tracecluster-tct 1\n"
 	"world 4\n"

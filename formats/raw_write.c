@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -95,6 +96,29 @@ static int write_all(struct tc_raw_writer *w, const uint8_t *p, size_t n,
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+/* A block's header and payload with one writev(2): a process killed
+ * while writing (a scheduler's SIGKILL after its SIGTERM) leaves whole
+ * blocks, not a header without its payload; a short write (a full disk)
+ * goes on with write_all. */
+static int write_whole(struct tc_raw_writer *w, const uint8_t *hdr, size_t hlen,
+		       const uint8_t *payload, size_t plen, struct tc_error *err)
+{
+	struct iovec iov[2] = { { (void *)hdr, hlen }, { (void *)payload, plen } };
+	ssize_t k;
+
+	do
+		k = writev(w->fd, iov, plen ? 2 : 1);
+	while (k < 0 && errno == EINTR);
+	if (k < 0) {
+		w->failed = true;
+		return tc_error_sys(err, w->tmp ? w->tmp : w->path, "write");
+	}
+	if ((size_t)k < hlen)
+		return write_all(w, hdr + k, hlen - (size_t)k, err) ||
+		       write_all(w, payload, plen, err) ? TC_ERR_IO : 0;
+	return write_all(w, payload + ((size_t)k - hlen), plen - ((size_t)k - hlen), err);
 }
 
 static int compress_payload(struct tc_raw_writer *w, const uint8_t *in, size_t len,
@@ -166,9 +190,7 @@ static int write_block(struct tc_raw_writer *w, uint8_t type, const uint8_t *pay
 	tc_raw_pack_block_header(hdr, &h);
 	h.crc = tc_raw_block_crc(hdr, stored, stored_len);
 	tc_raw_pack_block_header(hdr, &h);
-	rc = write_all(w, hdr, sizeof(hdr), err);
-	if (!rc)
-		rc = write_all(w, stored, stored_len, err);
+	rc = write_whole(w, hdr, sizeof(hdr), stored, stored_len, err);
 	if (rc) {
 		/* a full disk: leave the file ending on its last whole block
 		 * (and give its space back to the other ranks) */

@@ -24,6 +24,7 @@
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"
+#include "lib/capture/calls.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -269,14 +270,13 @@ static inline int pmpi_send(unsigned op, const void *buf, int count, MPI_Datatyp
 			    int tag, MPI_Comm comm)
 {
 	switch (op) {
-	case TC_OP_BSEND:
-		return PMPI_Bsend(buf, count, dt, dest, tag, comm);
-	case TC_OP_SSEND:
-		return PMPI_Ssend(buf, count, dt, dest, tag, comm);
-	case TC_OP_RSEND:
-		return PMPI_Rsend(buf, count, dt, dest, tag, comm);
+#define X(name, OP, lc)            \
+	case TC_OP_##OP:        \
+		return PMPI_##name(buf, count, dt, dest, tag, comm);
+		TC_CALLS_SEND(X)
+#undef X
 	default:
-		return PMPI_Send(buf, count, dt, dest, tag, comm);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -302,26 +302,18 @@ static inline int pmpi_isend(unsigned op, const void *buf, int count, MPI_Dataty
 			     int tag, MPI_Comm comm, MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_IBSEND:
-		return PMPI_Ibsend(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_ISSEND:
-		return PMPI_Issend(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_IRSEND:
-		return PMPI_Irsend(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_IRECV:
-		return PMPI_Irecv((void *)buf, count, dt, peer, tag, comm, req);
-	case TC_OP_SEND_INIT:
-		return PMPI_Send_init(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_BSEND_INIT:
-		return PMPI_Bsend_init(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_SSEND_INIT:
-		return PMPI_Ssend_init(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_RSEND_INIT:
-		return PMPI_Rsend_init(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_RECV_INIT:
-		return PMPI_Recv_init((void *)buf, count, dt, peer, tag, comm, req);
+#define X(name, OP, lc)            \
+	case TC_OP_##OP:        \
+		return PMPI_##name(buf, count, dt, peer, tag, comm, req);
+		TC_CALLS_ISEND(X)
+#undef X
+#define X(name, OP, lc)            \
+	case TC_OP_##OP:        \
+		return PMPI_##name((void *)buf, count, dt, peer, tag, comm, req);
+		TC_CALLS_IRECV(X)
+#undef X
 	default:
-		return PMPI_Isend(buf, count, dt, peer, tag, comm, req);
+		return MPI_ERR_INTERN;
 	}
 }
 

@@ -4,6 +4,7 @@
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"
+#include "lib/capture/calls.h"
 
 #include <stdarg.h>
 
@@ -36,53 +37,32 @@ API int MPI_Pcontrol(const int level, ...)
 
 /* ---- point to point ---- */
 
-API int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
-{
-	return tcw_send(TC_OP_SEND, buf, count, dt, dest, tag, comm, TC_RA());
-}
-
-API int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
-{
-	return tcw_send(TC_OP_BSEND, buf, count, dt, dest, tag, comm, TC_RA());
-}
-
-API int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
-{
-	return tcw_send(TC_OP_SSEND, buf, count, dt, dest, tag, comm, TC_RA());
-}
-
-API int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
-{
-	return tcw_send(TC_OP_RSEND, buf, count, dt, dest, tag, comm, TC_RA());
-}
-
-#define ISEND(name, op)                                                                    \
-	API int name(const void *buf, int count, MPI_Datatype dt, int peer, int tag,       \
-		     MPI_Comm comm, MPI_Request *req)                                      \
+#define X(name, OP, lc)                                                                       \
+	API int MPI_##name(const void *buf, int count, MPI_Datatype dt, int dest, int tag, \
+			   MPI_Comm comm)                                                  \
 	{                                                                                  \
-		return tcw_isend(op, buf, count, dt, peer, tag, comm, req, TC_RA());       \
+		return tcw_send(TC_OP_##OP, buf, count, dt, dest, tag, comm, TC_RA());     \
 	}
-ISEND(MPI_Isend, TC_OP_ISEND)
-ISEND(MPI_Ibsend, TC_OP_IBSEND)
-ISEND(MPI_Issend, TC_OP_ISSEND)
-ISEND(MPI_Irsend, TC_OP_IRSEND)
-ISEND(MPI_Send_init, TC_OP_SEND_INIT)
-ISEND(MPI_Bsend_init, TC_OP_BSEND_INIT)
-ISEND(MPI_Ssend_init, TC_OP_SSEND_INIT)
-ISEND(MPI_Rsend_init, TC_OP_RSEND_INIT)
-#undef ISEND
+TC_CALLS_SEND(X)
+#undef X
 
-API int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-		  MPI_Request *req)
-{
-	return tcw_isend(TC_OP_IRECV, buf, count, dt, src, tag, comm, req, TC_RA());
-}
+#define X(name, OP, lc)                                                                       \
+	API int MPI_##name(const void *buf, int count, MPI_Datatype dt, int peer, int tag, \
+			   MPI_Comm comm, MPI_Request *req)                                \
+	{                                                                                  \
+		return tcw_isend(TC_OP_##OP, buf, count, dt, peer, tag, comm, req, TC_RA());\
+	}
+TC_CALLS_ISEND(X)
+#undef X
 
-API int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-		      MPI_Request *req)
-{
-	return tcw_isend(TC_OP_RECV_INIT, buf, count, dt, src, tag, comm, req, TC_RA());
-}
+#define X(name, OP, lc)                                                                       \
+	API int MPI_##name(void *buf, int count, MPI_Datatype dt, int peer, int tag,       \
+			   MPI_Comm comm, MPI_Request *req)                                \
+	{                                                                                  \
+		return tcw_isend(TC_OP_##OP, buf, count, dt, peer, tag, comm, req, TC_RA());\
+	}
+TC_CALLS_IRECV(X)
+#undef X
 
 API int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
 		 MPI_Status *status)

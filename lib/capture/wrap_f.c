@@ -21,6 +21,7 @@
  */
 #include "lib/compat.h"
 #include "lib/capture/record.h"
+#include "lib/capture/calls.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -277,40 +278,30 @@ FDEF(mpi_pcontrol, MPI_PCONTROL, (F *level))
 
 /* ---- point to point ----------------------------------------------------- */
 
-#define FSEND(lc, UC, op)                                                               \
-	FDEF(lc, UC, (void *buf, F *count, F *dt, F *dest, F *tag, F *comm, F *ierr))   \
+#define X(name, OP, lc)                                                                 \
+	FDEF(mpi_##lc, MPI_##OP, (void *buf, F *count, F *dt, F *dest, F *tag, F *comm, \
+				  F *ierr))                                             \
 	{                                                                               \
-		ret(ierr, tcw_send(op, fbuf(buf), *count, TYPE(dt), *dest, *tag,        \
+		ret(ierr, tcw_send(TC_OP_##OP, fbuf(buf), *count, TYPE(dt), *dest, *tag,\
 				   COMM(comm), TC_RA()));                               \
 	}
-FSEND(mpi_send, MPI_SEND, TC_OP_SEND)
-FSEND(mpi_bsend, MPI_BSEND, TC_OP_BSEND)
-FSEND(mpi_ssend, MPI_SSEND, TC_OP_SSEND)
-FSEND(mpi_rsend, MPI_RSEND, TC_OP_RSEND)
-#undef FSEND
+TC_CALLS_SEND(X)
+#undef X
 
-#define FISEND(lc, UC, op)                                                              \
-	FDEF(lc, UC, (void *buf, F *count, F *dt, F *peer, F *tag, F *comm, F *req,     \
-		      F *ierr))                                                         \
+#define X(name, OP, lc)                                                                 \
+	FDEF(mpi_##lc, MPI_##OP, (void *buf, F *count, F *dt, F *peer, F *tag, F *comm, \
+				  F *req, F *ierr))                                     \
 	{                                                                               \
 		MPI_Request c = MPI_REQUEST_NULL;                                       \
-		int rc = tcw_isend(op, fbuf(buf), *count, TYPE(dt), *peer, *tag,        \
+		int rc = tcw_isend(TC_OP_##OP, fbuf(buf), *count, TYPE(dt), *peer, *tag,\
 				   COMM(comm), &c, TC_RA());                            \
 		if (rc == MPI_SUCCESS)                                                  \
 			*req = PMPI_Request_c2f(c);                                     \
 		ret(ierr, rc);                                                          \
 	}
-FISEND(mpi_isend, MPI_ISEND, TC_OP_ISEND)
-FISEND(mpi_ibsend, MPI_IBSEND, TC_OP_IBSEND)
-FISEND(mpi_issend, MPI_ISSEND, TC_OP_ISSEND)
-FISEND(mpi_irsend, MPI_IRSEND, TC_OP_IRSEND)
-FISEND(mpi_irecv, MPI_IRECV, TC_OP_IRECV)
-FISEND(mpi_send_init, MPI_SEND_INIT, TC_OP_SEND_INIT)
-FISEND(mpi_bsend_init, MPI_BSEND_INIT, TC_OP_BSEND_INIT)
-FISEND(mpi_ssend_init, MPI_SSEND_INIT, TC_OP_SSEND_INIT)
-FISEND(mpi_rsend_init, MPI_RSEND_INIT, TC_OP_RSEND_INIT)
-FISEND(mpi_recv_init, MPI_RECV_INIT, TC_OP_RECV_INIT)
-#undef FISEND
+TC_CALLS_ISEND(X)
+TC_CALLS_IRECV(X)
+#undef X
 
 FDEF(mpi_recv, MPI_RECV, (void *buf, F *count, F *dt, F *src, F *tag, F *comm, F *status,
 			  F *ierr))

@@ -255,7 +255,18 @@ static int find_stream(const char **path, char **pathbuf, enum tc_format *fmt,
 	return rc;
 }
 
-int cmd_dump(int argc, char **argv)
+struct dump_args {
+	struct dump_ctx d;
+	bool header;
+	unsigned flags;
+	uint64_t rank;
+	enum tc_format fmt;
+	const char *path;
+};
+
+/* The options and the FILE into da; -1 to go on, else the status to exit
+ * with (after --help, or a usage error). */
+static int parse_args(int argc, char **argv, struct dump_args *da)
 {
 	static const struct option longopts[] = {
 		TC_COMMON_LONGOPTS,
@@ -270,58 +281,51 @@ int cmd_dump(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dump_ctx d = { false, false, false, true, 0, 0, 0, NULL, 0 };
-	static const struct tc_read_ops ops = { on_event, on_callsite, on_comm };
-	struct tc_reader *r = NULL;
-	struct tc_raw_stats rs;
-	struct tc_error err;
-	bool header = false;
-	unsigned flags = 0;
-	uint64_t rank = UINT64_MAX;
-	enum tc_format fmt = TC_FMT_AUTO;
-	uint32_t index = 0;
-	char *pathbuf = NULL;
-	const char *path;
-	int c, rc, status = TC_EXIT_FAIL;
+	int c, rc;
 
+	da->d = (struct dump_ctx){ false, false, false, true, 0, 0, 0, NULL, 0 };
+	da->header = false;
+	da->flags = 0;
+	da->rank = UINT64_MAX;
+	da->fmt = TC_FMT_AUTO;
 	while ((c = getopt_long(argc, argv, TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return tc_print_help(dump_usage);
 		case 'J':
-			d.json = true;
+			da->d.json = true;
 			break;
 		case 'H':
-			header = true;
+			da->header = true;
 			break;
 		case 'C':
-			d.callsites = true;
+			da->d.callsites = true;
 			break;
 		case 'M':
-			d.comms = true;
+			da->d.comms = true;
 			break;
 		case 'N':
-			d.events = false;
+			da->d.events = false;
 			break;
 		case 'L':
-			if ((rc = tc_parse_u64("dump", "--limit", optarg, &d.limit)))
+			if ((rc = tc_parse_u64("dump", "--limit", optarg, &da->d.limit)))
 				return rc;
 			break;
 		case 'r':
-			if ((rc = tc_parse_u64("dump", "--rank", optarg, &rank)))
+			if ((rc = tc_parse_u64("dump", "--rank", optarg, &da->rank)))
 				return rc;
-			if (rank > INT32_MAX)
+			if (da->rank > INT32_MAX)
 				return tc_usage_error("dump", "--rank: %s is out of range", optarg);
 			break;
 		case 'S':
-			flags |= TC_RAW_SALVAGE;
+			da->flags |= TC_RAW_SALVAGE;
 			break;
 		case 'F':
 			if ((rc = tc_format_from_name(optarg)) < 0)
 				return tc_usage_error("dump",
 						      "--format: expected raw, scalatrace, dumpi or otf2,"
 						      " got '%s'", optarg);
-			fmt = (enum tc_format)rc;
+			da->fmt = (enum tc_format)rc;
 			break;
 		default:
 			if ((rc = tc_cmd_option("dump", c, optarg, argv)))
@@ -330,20 +334,38 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error("dump", optind >= argc ? "missing FILE" : "too many arguments");
-	path = argv[optind];
+	da->path = argv[optind];
+	return -1;
+}
+
+/* Prints the stream da names (a rank of a directory with --rank); the
+ * exit status. */
+static int dump_stream(struct dump_args *da)
+{
+	static const struct tc_read_ops ops = { on_event, on_callsite, on_comm };
+	struct dump_ctx *d = &da->d;
+	struct tc_reader *r = NULL;
+	struct tc_raw_stats rs;
+	struct tc_error err;
+	enum tc_format fmt = da->fmt;
+	uint32_t index = 0;
+	char *pathbuf = NULL;
+	const char *path = da->path;
+	int rc, status = TC_EXIT_FAIL;
+
 	tc_error_clear(&err);
-	rc = find_stream(&path, &pathbuf, &fmt, &index, rank, &err);
+	rc = find_stream(&path, &pathbuf, &fmt, &index, da->rank, &err);
 	if (rc == TC_EXIT_USAGE)
 		return tc_usage_error("dump", "'%s' is a directory: give --rank R", path);
-	if (rc || tc_reader_open(&r, path, fmt, index, flags, &err)) {
+	if (rc || tc_reader_open(&r, path, fmt, index, da->flags, &err)) {
 		tc_report(&err);
 		free(pathbuf);
 		return TC_EXIT_FAIL;
 	}
-	d.rank = tc_reader_header(r)->rank;
-	if (header)
-		print_header(&d, tc_reader_header(r), tc_reader_format_name(r));
-	rc = tc_reader_read(r, &ops, &d, &rs, &err);
+	d->rank = tc_reader_header(r)->rank;
+	if (da->header)
+		print_header(d, tc_reader_header(r), tc_reader_format_name(r));
+	rc = tc_reader_read(r, &ops, d, &rs, &err);
 	if (rc && rc != TC_ERR_STOP) {
 		tc_report(&err);
 		goto out;
@@ -354,8 +376,18 @@ int cmd_dump(int argc, char **argv)
 				 rs.has_trailer || rc == TC_ERR_STOP, rs.first_error_msg);
 	status = TC_EXIT_OK;
 out:
-	free(d.sigs);
+	free(d->sigs);
 	free(pathbuf);
 	tc_reader_close(&r);
 	return status;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct dump_args da;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &da)) >= 0)
+		return rc;
+	return dump_stream(&da);
 }

@@ -219,7 +219,17 @@ static void print_text(const struct tc_traceset *ts, const struct rank_result *r
 	}
 }
 
-int cmd_signatures(int argc, char **argv)
+struct sig_args {
+	const char *input;
+	bool json;
+	enum tc_format fmt;
+	unsigned flags;
+	struct tc_rsd_opts ropts;
+};
+
+/* The options and the DIR into sa; -1 to go on, else the status to exit
+ * with (after --help, or a usage error). */
+static int parse_args(int argc, char **argv, struct sig_args *sa)
 {
 	static const struct option longopts[] = {
 		TC_COMMON_LONGOPTS,
@@ -230,31 +240,22 @@ int cmd_signatures(int argc, char **argv)
 		{ "match", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false;
-	enum tc_format fmt = TC_FMT_AUTO;
-	unsigned flags = 0;
-	struct tc_rsd_opts ropts = { TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
-	struct tc_traceset *ts = NULL;
-	struct tc_pool *pool = NULL;
-	struct rank_result *res = NULL;
-	struct tc_raw_stats *rstats = NULL;
-	struct tc_progress *prog = NULL;
-	struct tc_signatures *sigs = NULL;
-	struct summary sum;
-	struct tc_error err;
-	struct stat st;
 	uint64_t w;
-	int c, rc, status = TC_EXIT_FAIL;
+	int c, rc;
 
+	sa->json = false;
+	sa->fmt = TC_FMT_AUTO;
+	sa->flags = 0;
+	sa->ropts = (struct tc_rsd_opts){ TC_RSD_WINDOW_DEFAULT, TC_RSD_MATCH_CALLSITE };
 	while ((c = getopt_long(argc, argv, ":" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			return tc_print_help(signatures_usage);
 		case 'J':
-			json = true;
+			sa->json = true;
 			break;
 		case 'S':
-			flags |= TC_RAW_SALVAGE;
+			sa->flags |= TC_RAW_SALVAGE;
 			break;
 		case 'F':
 			rc = tc_format_from_name(optarg);
@@ -262,7 +263,7 @@ int cmd_signatures(int argc, char **argv)
 				return tc_usage_error("signatures",
 						      "--format: expected raw, scalatrace, dumpi or otf2,"
 						      " got '%s'", optarg);
-			fmt = (enum tc_format)rc;
+			sa->fmt = (enum tc_format)rc;
 			break;
 		case 'W':
 			rc = tc_parse_u64("signatures", "--window", optarg, &w);
@@ -271,7 +272,7 @@ int cmd_signatures(int argc, char **argv)
 			if (w < 1 || w > TC_RSD_WINDOW_MAX)
 				return tc_usage_error("signatures", "--window: %s is out of range (1 to %u)",
 						      optarg, TC_RSD_WINDOW_MAX);
-			ropts.window = (uint32_t)w;
+			sa->ropts.window = (uint32_t)w;
 			break;
 		case 'M':
 			rc = tc_rsd_match_from_name(optarg);
@@ -279,7 +280,7 @@ int cmd_signatures(int argc, char **argv)
 				return tc_usage_error("signatures",
 						      "--match: expected params or callsite, got '%s'",
 						      optarg);
-			ropts.match = rc;
+			sa->ropts.match = rc;
 			break;
 		case ':':
 			return tc_usage_error("signatures", "option '%s' needs a value",
@@ -292,58 +293,96 @@ int cmd_signatures(int argc, char **argv)
 	if (optind + 1 != argc)
 		return tc_usage_error("signatures",
 				      optind >= argc ? "missing DIR" : "too many arguments");
+	sa->input = argv[optind];
+	return -1;
+}
+
+/* Opens sa->input into *ts and computes every rank's signatures into
+ * *res (ts->nfiles of them); 0, or -1 after reporting the error. */
+static int compute_all(const struct sig_args *sa, struct tc_pool *pool, struct tc_traceset **ts,
+		       struct rank_result **res)
+{
+	struct tc_raw_stats *rstats;
+	struct tc_progress *prog;
+	struct tc_error err;
+	struct stat st;
+	int rc;
 
 	tc_error_clear(&err);
-	pool = tc_cmd_pool();
-	if (tc_traceset_open_format(&ts, argv[optind], fmt, flags, pool, &err)) {
+	if (tc_traceset_open_format(ts, sa->input, sa->fmt, sa->flags, pool, &err)) {
 		tc_report(&err);
-		goto out;
+		return -1;
 	}
 	/* a directory (or a file naming several rank streams: a DUMPI .meta
 	 * file, a ScalaTrace trace) must hold the whole set; a single rank
 	 * file is a set of one */
-	if (((stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode)) || ts->nfiles > 1) &&
-	    tc_traceset_check(ts, &err)) {
+	if (((stat(sa->input, &st) == 0 && S_ISDIR(st.st_mode)) || (*ts)->nfiles > 1) &&
+	    tc_traceset_check(*ts, &err)) {
 		tc_report(&err);
-		goto out;
+		return -1;
 	}
-	res = tc_xcalloc(ts->nfiles, sizeof(*res));
-	rstats = tc_xcalloc(ts->nfiles, sizeof(*rstats));
-	prog = tc_progress_start("reading", ts->nfiles);
-	ts->progress = tc_progress_counter(prog);
-	rc = tc_load_each(ts, pool, &ropts, compute_one, res, rstats, &err);
+	*res = tc_xcalloc((*ts)->nfiles, sizeof(**res));
+	rstats = tc_xcalloc((*ts)->nfiles, sizeof(*rstats));
+	prog = tc_progress_start("reading", (*ts)->nfiles);
+	(*ts)->progress = tc_progress_counter(prog);
+	rc = tc_load_each(*ts, pool, &sa->ropts, compute_one, *res, rstats, &err);
 	tc_progress_stop(&prog);
-	ts->progress = NULL;
+	(*ts)->progress = NULL;
 	if (rc) {
 		tc_report(&err);
-		goto out;
+		free(rstats);
+		return -1;
 	}
-	for (size_t i = 0; i < ts->nfiles; i++)
-		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
+	for (size_t i = 0; i < (*ts)->nfiles; i++)
+		tc_warn_salvaged((*ts)->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
+	free(rstats);
+	return 0;
+}
 
-	memset(&sum, 0, sizeof(sum));
-	sum.match = ropts.match;
-	sigs = tc_xcalloc(ts->nfiles, sizeof(*sigs));
+/* The totals over the ranks, the ACURDION format and the distinct
+ * signatures of each kind. */
+static void summarise(const struct tc_traceset *ts, const struct rank_result *res,
+		      const struct tc_rsd_opts *ropts, struct tc_pool *pool, struct summary *sum)
+{
+	struct tc_signatures *sigs = tc_xcalloc(ts->nfiles, sizeof(*sigs));
+
+	memset(sum, 0, sizeof(*sum));
+	sum->match = ropts->match;
 	for (size_t i = 0; i < ts->nfiles; i++) {
 		sigs[i] = res[i].sig;
-		sum.events += res[i].info.events;
-		sum.leaves += res[i].info.leaves;
-		sum.loops += res[i].info.loops;
+		sum->events += res[i].info.events;
+		sum->leaves += res[i].info.leaves;
+		sum->loops += res[i].info.loops;
 	}
-	sum.format = tc_acurdion_format(sigs, ts->nfiles, pool);
-	sum.callpaths = distinct(res, ts->nfiles, 0);
-	sum.params = distinct(res, ts->nfiles, 1);
-	sum.refs = distinct(res, ts->nfiles, 2);
-	if (json)
-		print_json(ts, res, &sum, &ropts);
-	else
-		print_text(ts, res, &sum);
-	status = TC_EXIT_OK;
-out:
+	sum->format = tc_acurdion_format(sigs, ts->nfiles, pool);
+	sum->callpaths = distinct(res, ts->nfiles, 0);
+	sum->params = distinct(res, ts->nfiles, 1);
+	sum->refs = distinct(res, ts->nfiles, 2);
 	free(sigs);
-	free(rstats);
+}
+
+int cmd_signatures(int argc, char **argv)
+{
+	struct sig_args sa;
+	struct tc_traceset *ts = NULL;
+	struct tc_pool *pool;
+	struct rank_result *res = NULL;
+	struct summary sum;
+	int rc, status = TC_EXIT_FAIL;
+
+	if ((rc = parse_args(argc, argv, &sa)) >= 0)
+		return rc;
+	pool = tc_cmd_pool();
+	if (compute_all(&sa, pool, &ts, &res) == 0) {
+		summarise(ts, res, &sa.ropts, pool, &sum);
+		if (sa.json)
+			print_json(ts, res, &sum, &sa.ropts);
+		else
+			print_text(ts, res, &sum);
+		status = TC_EXIT_OK;
+	}
 	free(res);
 	tc_traceset_free(&ts);
 	tc_pool_free(pool);

@@ -294,7 +294,16 @@ static const char *pattern_summary(const char *name)
 	return "";
 }
 
-int cmd_synth(int argc, char **argv)
+struct synth_args {
+	struct tc_synth_opts o;
+	const char *dir;
+	bool force, json, list, have_ranks;
+	int level;
+};
+
+/* The options into sa; -1 to go on, else the status to exit with (after
+ * --help or --list, or a usage error). */
+static int parse_args(int argc, char **argv, struct synth_args *sa)
 {
 	static const struct option longopts[] = {
 		{ "pattern", required_argument, NULL, 'p' },
@@ -315,20 +324,13 @@ int cmd_synth(int argc, char **argv)
 		TC_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_synth_opts o;
 	struct tc_error err;
-	struct gen_job job;
-	struct tc_strbuf truth = TC_STRBUF_INIT, path = TC_STRBUF_INIT;
-	struct tc_pool *pool = NULL;
-	const char *dir = NULL;
-	bool force = false, json = false, list = false, have_ranks = false;
-	int level = 0, c, rc;
-	uint64_t v, events = 0, bytes = 0;
-	char program[1024];
+	uint64_t v;
+	int c, rc;
 
-	memset(&o, 0, sizeof(o));
-	o.seed = 1;
-	o.jitter = 0.05;
+	memset(sa, 0, sizeof(*sa));
+	sa->o.seed = 1;
+	sa->o.jitter = 0.05;
 	tc_error_clear(&err);
 	while ((c = getopt_long(argc, argv, ":p:n:o:" TC_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
 		rc = 0;
@@ -336,60 +338,60 @@ int cmd_synth(int argc, char **argv)
 		case 'h':
 			return tc_print_help(synth_usage);
 		case 'p':
-			o.pattern = optarg;
+			sa->o.pattern = optarg;
 			break;
 		case 'n':
 			rc = tc_parse_u64(cmd, "--ranks", optarg, &v);
 			if (!rc && (v < 1 || v > (1u << 20)))
 				rc = tc_usage_error(cmd, "--ranks: %s is out of range (1 to %u)",
 						    optarg, 1u << 20);
-			o.ranks = (int32_t)v;
-			have_ranks = true;
+			sa->o.ranks = (int32_t)v;
+			sa->have_ranks = true;
 			break;
 		case 'o':
-			dir = optarg;
+			sa->dir = optarg;
 			break;
 		case OPT_ITERS:
-			rc = parse_int32("--iters", optarg, 1, 1000000, &o.iters);
+			rc = parse_int32("--iters", optarg, 1, 1000000, &sa->o.iters);
 			break;
 		case OPT_MSG_BYTES:
-			rc = tc_parse_u64(cmd, "--msg-bytes", optarg, &o.msg_bytes);
-			if (!rc && !o.msg_bytes)
+			rc = tc_parse_u64(cmd, "--msg-bytes", optarg, &sa->o.msg_bytes);
+			if (!rc && !sa->o.msg_bytes)
 				rc = tc_usage_error(cmd, "--msg-bytes: must be positive");
 			break;
 		case OPT_COMPUTE_NS:
-			rc = tc_parse_u64(cmd, "--compute-ns", optarg, &o.compute_ns);
-			if (!rc && !o.compute_ns)
+			rc = tc_parse_u64(cmd, "--compute-ns", optarg, &sa->o.compute_ns);
+			if (!rc && !sa->o.compute_ns)
 				rc = tc_usage_error(cmd, "--compute-ns: must be positive");
 			break;
 		case OPT_JITTER:
-			rc = tc_parse_double(cmd, "--jitter", optarg, &o.jitter);
+			rc = tc_parse_double(cmd, "--jitter", optarg, &sa->o.jitter);
 			break;
 		case OPT_COUNT_JITTER:
-			rc = tc_parse_double(cmd, "--count-jitter", optarg, &o.count_jitter);
+			rc = tc_parse_double(cmd, "--count-jitter", optarg, &sa->o.count_jitter);
 			break;
 		case OPT_SEED:
-			rc = tc_parse_u64(cmd, "--seed", optarg, &o.seed);
+			rc = tc_parse_u64(cmd, "--seed", optarg, &sa->o.seed);
 			break;
 		case OPT_DIMS:
-			rc = parse_dims(optarg, o.dims);
+			rc = parse_dims(optarg, sa->o.dims);
 			break;
 		case OPT_PHASES:
-			rc = parse_int32("--phases", optarg, 1, 64, &o.phases);
+			rc = parse_int32("--phases", optarg, 1, 64, &sa->o.phases);
 			break;
 		case OPT_LEVEL:
-			rc = parse_int32("--level", optarg, 0, 9, &level);
-			if (!rc && !level)
-				level = -1; /* stored blocks */
+			rc = parse_int32("--level", optarg, 0, 9, &sa->level);
+			if (!rc && !sa->level)
+				sa->level = -1; /* stored blocks */
 			break;
 		case OPT_FORCE:
-			force = true;
+			sa->force = true;
 			break;
 		case OPT_JSON:
-			json = true;
+			sa->json = true;
 			break;
 		case OPT_LIST:
-			list = true;
+			sa->list = true;
 			break;
 		case ':':
 			return tc_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -407,49 +409,59 @@ int cmd_synth(int argc, char **argv)
 	}
 	if (optind < argc)
 		return tc_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (list)
+	if (sa->list)
 		return list_patterns();
-	if (!o.pattern)
+	if (!sa->o.pattern)
 		return tc_usage_error(cmd, "--pattern is required (see --list)");
-	if (!have_ranks)
+	if (!sa->have_ranks)
 		return tc_usage_error(cmd, "--ranks is required");
-	if (!dir || !*dir)
+	if (!sa->dir || !*sa->dir)
 		return tc_usage_error(cmd, "-o DIR is required");
-	if (tc_synth_validate(&o, &err))
+	if (tc_synth_validate(&sa->o, &err))
 		return tc_usage_error(cmd, "%s", err.msg);
-	if (o.count_jitter >= 0.05)
+	if (sa->o.count_jitter >= 0.05)
 		tc_warnf("--count-jitter %g is not below the 5%% COUNT threshold of the truth",
-			 o.count_jitter);
+			 sa->o.count_jitter);
+	return -1;
+}
 
-	if (prepare_dir(dir, force, &err)) {
-		tc_report(&err);
-		return TC_EXIT_FAIL;
-	}
+/* Writes every rank of sa's set and its truth.json under sa->dir into
+ * job (whose arrays the caller frees); on failure removes the ranks
+ * written and returns TC_EXIT_FAIL after reporting the error. */
+static int generate(const struct tc_synth_opts *o, const char *dir, int level,
+		    struct gen_job *job)
+{
+	struct tc_error err;
+	struct tc_strbuf truth = TC_STRBUF_INIT, path = TC_STRBUF_INIT;
+	struct tc_pool *pool;
+	char program[1024];
+	int rc;
 
-	memset(&job, 0, sizeof(job));
-	job.o = &o;
-	job.dir = dir;
-	job.level = level;
-	snprintf(program, sizeof(program), "%s: %s", o.pattern, pattern_summary(o.pattern));
-	job.program = program;
-	job.start = tc_synth_start_time(&o);
-	job.events = tc_xcalloc((size_t)o.ranks, sizeof(*job.events));
-	job.bytes = tc_xcalloc((size_t)o.ranks, sizeof(*job.bytes));
-	job.done = tc_xcalloc((size_t)o.ranks, 1);
-	atomic_init(&job.failed, false);
-	pthread_mutex_init(&job.lock, NULL);
-	job.err_rank = -1;
-	tc_error_clear(&job.err);
+	tc_error_clear(&err);
+	memset(job, 0, sizeof(*job));
+	job->o = o;
+	job->dir = dir;
+	job->level = level;
+	snprintf(program, sizeof(program), "%s: %s", o->pattern, pattern_summary(o->pattern));
+	job->program = program;
+	job->start = tc_synth_start_time(o);
+	job->events = tc_xcalloc((size_t)o->ranks, sizeof(*job->events));
+	job->bytes = tc_xcalloc((size_t)o->ranks, sizeof(*job->bytes));
+	job->done = tc_xcalloc((size_t)o->ranks, 1);
+	atomic_init(&job->failed, false);
+	pthread_mutex_init(&job->lock, NULL);
+	job->err_rank = -1;
+	tc_error_clear(&job->err);
 
 	pool = tc_cmd_pool();
-	tc_pool_for(pool, (size_t)o.ranks, gen_rank, &job);
+	tc_pool_for(pool, (size_t)o->ranks, gen_rank, job);
 	tc_pool_free(pool);
 
 	rc = TC_EXIT_OK;
-	if (job.err_rank >= 0) {
-		tc_report(&job.err);
+	if (job->err_rank >= 0) {
+		tc_report(&job->err);
 		rc = TC_EXIT_FAIL;
-	} else if (tc_synth_truth_json(&o, &truth, &err)) {
+	} else if (tc_synth_truth_json(o, &truth, &err)) {
 		tc_report(&err);
 		rc = TC_EXIT_FAIL;
 	} else {
@@ -461,26 +473,35 @@ int cmd_synth(int argc, char **argv)
 	}
 	if (rc) {
 		/* do not leave a partial set that looks complete */
-		for (int32_t r = 0; r < o.ranks; r++) {
-			if (job.done[r]) {
+		for (int32_t r = 0; r < o->ranks; r++) {
+			if (job->done[r]) {
 				char *p = rank_path(dir, r);
 				unlink(p);
 				free(p);
 			}
 		}
-		goto out;
 	}
+	tc_strbuf_release(&truth);
+	tc_strbuf_release(&path);
+	return rc;
+}
 
-	for (int32_t r = 0; r < o.ranks; r++) {
-		events += job.events[r];
-		bytes += job.bytes[r];
+/* What was written: one JSON object, or one line unless -q. */
+static void print_result(const struct tc_synth_opts *o, const char *dir, bool json,
+			 const struct gen_job *job)
+{
+	uint64_t events = 0, bytes = 0;
+
+	for (int32_t r = 0; r < o->ranks; r++) {
+		events += job->events[r];
+		bytes += job->bytes[r];
 	}
 	if (json) {
 		struct tc_json *doc = tc_json_object();
 
 		tc_json_set_int(doc, "schema", 2);
-		tc_json_set_str(doc, "pattern", o.pattern);
-		tc_json_set_int(doc, "ranks", o.ranks);
+		tc_json_set_str(doc, "pattern", o->pattern);
+		tc_json_set_int(doc, "ranks", o->ranks);
 		tc_json_set_uint(doc, "events", events);
 		tc_json_set_uint(doc, "bytes", bytes);
 		tc_json_set_str(doc, "output", dir);
@@ -488,14 +509,30 @@ int cmd_synth(int argc, char **argv)
 		tc_json_free(doc);
 	} else if (tc_g.verbosity >= 0) {
 		printf("%s: %" PRId32 " ranks, %" PRIu64 " events, %" PRIu64 " bytes in %s\n",
-		       o.pattern, o.ranks, events, bytes, dir);
+		       o->pattern, o->ranks, events, bytes, dir);
 	}
-out:
+}
+
+int cmd_synth(int argc, char **argv)
+{
+	struct synth_args sa;
+	struct tc_error err;
+	struct gen_job job;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &sa)) >= 0)
+		return rc;
+	tc_error_clear(&err);
+	if (prepare_dir(sa.dir, sa.force, &err)) {
+		tc_report(&err);
+		return TC_EXIT_FAIL;
+	}
+	rc = generate(&sa.o, sa.dir, sa.level, &job);
+	if (rc == TC_EXIT_OK)
+		print_result(&sa.o, sa.dir, sa.json, &job);
 	pthread_mutex_destroy(&job.lock);
 	free(job.events);
 	free(job.bytes);
 	free(job.done);
-	tc_strbuf_release(&truth);
-	tc_strbuf_release(&path);
 	return rc;
 }

@@ -278,3 +278,62 @@ TEST(anl_open_global_trace)
 	tc_anl_release(&a);
 	tc_pool_free(pool);
 }
+
+TEST(anl_acc_and_clock)
+{
+	double t0, t1;
+
+	CHECK(tc_anl_acc(2, 2) == 1);
+	CHECK(tc_anl_acc(2, 1.5) == 0.75);
+	CHECK(tc_anl_acc(2, 3) == 0.5);
+	CHECK(tc_anl_acc(1, 3) == -1);
+	CHECK(tc_anl_acc(0, 0) == 1);
+	CHECK(tc_anl_acc(0, 1) == 0);
+	t0 = tc_anl_now();
+	t1 = tc_anl_now();
+	CHECK(t0 > 0);
+	CHECK(t1 >= t0);
+}
+
+TEST(anl_fidelity_of_a_lossless_trace)
+{
+	struct tc_pool *pool = tc_pool_new(2);
+	struct tc_anl a;
+	struct tc_anl_built b;
+	struct tc_anl_fidelity f, g;
+	struct tc_anl_base base;
+	struct tc_replay_params p;
+	struct tc_error err;
+
+	tc_replay_params_init(&p);
+	CHECK(tc_anl_open(&a, stencil(), 0, pool, &err) == 0);
+	CHECK(tc_anl_build(&a, tc_cluster_mode_find("callpath-param"), NULL, pool, &b, &err) == 0);
+	/* without a base the original is replayed here */
+	tc_anl_fidelity(&a, b.g, pool, &p, NULL, &f);
+	CHECK(f.t > 0);
+	CHECK(f.t_comm > 0 && f.t_comm < f.t);
+	CHECK(f.gaps == p.gaps);
+	CHECK(!f.deadlock);
+	CHECK_EQ_U64(f.forced, 0);
+	for (int i = 0; i < TC_MATCH_N; i++)
+		CHECK(tc_match_pct(&f.match, i) == 100);
+	CHECK(f.acc_comm == 1);
+	CHECK(f.acc == tc_anl_acc(f.t, f.t_clustered));
+	CHECK(f.acc <= 1 && f.acc_own <= 1);
+	CHECK(fabs(f.err_cluster - (1 - f.acc_own)) < 1e-12);
+	/* a given base gives the same figures */
+	tc_anl_base_replay(&a, &p, &base);
+	tc_anl_fidelity(&a, b.g, pool, &p, &base, &g);
+	CHECK(g.t == f.t);
+	CHECK(g.t_clustered == f.t_clustered);
+	CHECK(g.acc == f.acc);
+	/* communication alone: the three makespans are one */
+	p.gaps = false;
+	tc_anl_fidelity(&a, b.g, pool, &p, NULL, &g);
+	CHECK(!g.gaps);
+	CHECK(g.t_comm_clustered == g.t_clustered);
+	CHECK(g.t_own == g.t_clustered);
+	tc_anl_built_release(&b);
+	tc_anl_release(&a);
+	tc_pool_free(pool);
+}

@@ -38,6 +38,7 @@
 #include "rsd.h"
 #include "event.h"
 #include "hash.h"
+#include "pack.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -1507,4 +1508,322 @@ void tc_rsd_format(const struct tc_rsd *r, struct tc_strbuf *out, int style)
 		long_form(r, r->q, r->n, 0, out);
 	else
 		shape(r->q, r->n, out);
+}
+
+/* ---- handing a sequence to another process ---------------------------- */
+
+/* Deeper nesting than this is refused when unpacking (the packer has no
+ * such limit, but no sequence read from a trace comes near it). */
+#define PACK_MAX_DEPTH 1024
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t c = 16;
+
+	while (c < n)
+		c <<= 1;
+	return c;
+}
+
+static void pack_stat(struct tc_strbuf *sb, const struct tc_rsd_stat *s)
+{
+	tc_pack_u64(sb, s->n);
+	tc_pack_s64(sb, s->min);
+	tc_pack_s64(sb, s->max);
+	tc_pack_f64(sb, s->mean);
+	tc_pack_f64(sb, s->m2);
+}
+
+static void unpack_stat(struct tc_unpack *u, struct tc_rsd_stat *s)
+{
+	s->n = tc_unpack_u64(u);
+	s->min = tc_unpack_s64(u);
+	s->max = tc_unpack_s64(u);
+	s->mean = tc_unpack_f64(u);
+	s->m2 = tc_unpack_f64(u);
+}
+
+static void pack_vals(struct tc_strbuf *sb, const struct tc_rsd_vals *v)
+{
+	tc_pack_u64(sb, v->n);
+	tc_pack_u64(sb, v->len);
+	for (uint32_t i = 0; i < v->n; i++) {
+		const struct vent *e = &v->e[i];
+		tc_pack_u64(sb, e->end);
+		tc_pack_u64(sb, e->reps);
+		tc_pack_u64(sb, e->chunk ? 0 : (uint64_t)e->event + 1);
+		if (e->chunk)
+			pack_vals(sb, e->chunk);
+	}
+}
+
+static struct tc_rsd_vals *unpack_vals(struct tc_unpack *u, uint32_t nevs, unsigned depth)
+{
+	struct tc_rsd_vals *v = tc_xcalloc(1, sizeof(*v));
+	size_t n = tc_unpack_count(u, 4);
+
+	v->len = tc_unpack_u64(u);
+	if (depth > PACK_MAX_DEPTH || n > UINT32_MAX)
+		u->bad = true;
+	for (size_t i = 0; i < n && !u->bad; i++) {
+		struct vent *e = vals_push(v);
+		uint64_t ev;
+		e->end = tc_unpack_u64(u);
+		e->reps = tc_unpack_u64(u);
+		ev = tc_unpack_u64(u);
+		if (ev) {
+			if (ev > nevs)
+				u->bad = true;
+			else
+				e->event = (uint32_t)(ev - 1);
+		} else {
+			e->chunk = unpack_vals(u, nevs, depth + 1);
+		}
+	}
+	return v;
+}
+
+static void pack_node(struct tc_strbuf *sb, const struct tc_rsd_node *nd)
+{
+	tc_pack_u64(sb, nd->nbody);
+	tc_pack_u64(sb, nd->hash);
+	tc_pack_u64(sb, nd->key);
+	if (nd->nbody) {
+		tc_pack_u64(sb, nd->iters);
+		for (uint32_t i = 0; i < nd->nbody; i++)
+			pack_node(sb, &nd->body[i]);
+		return;
+	}
+	tc_pack_u64(sb, nd->event);
+	pack_stat(sb, &nd->comp);
+	pack_stat(sb, &nd->comm);
+	tc_pack_u64(sb, nd->vals != NULL);
+	if (nd->vals)
+		pack_vals(sb, nd->vals);
+}
+
+static void unpack_node(struct tc_unpack *u, const struct tc_rsd *r, struct tc_rsd_node *nd,
+			unsigned depth)
+{
+	size_t nbody = tc_unpack_count(u, 3);
+
+	memset(nd, 0, sizeof(*nd));
+	nd->iters = 1;
+	nd->hash = tc_unpack_u64(u);
+	nd->key = tc_unpack_u32(u);
+	if (depth > PACK_MAX_DEPTH || nbody > UINT32_MAX) {
+		u->bad = true;
+		return;
+	}
+	if (nbody) {
+		nd->iters = tc_unpack_u64(u);
+		nd->body = tc_xcalloc(nbody, sizeof(*nd->body));
+		nd->nbody = (uint32_t)nbody;
+		for (size_t i = 0; i < nbody; i++)
+			unpack_node(u, r, &nd->body[i], depth + 1);
+		return;
+	}
+	nd->event = tc_unpack_u32(u);
+	unpack_stat(u, &nd->comp);
+	unpack_stat(u, &nd->comm);
+	if (tc_unpack_u64(u))
+		nd->vals = unpack_vals(u, (uint32_t)r->nevs, depth + 1);
+	if (nd->event >= r->nevs ||
+	    nd->key >= (r->match == TC_RSD_MATCH_PARAMS ? r->nevs : r->nkeys))
+		u->bad = true;
+}
+
+static void pack_event(struct tc_strbuf *sb, const struct tc_rsd_event *e)
+{
+	tc_pack_u64(sb, e->op);
+	tc_pack_u64(sb, e->fields);
+	tc_pack_u64(sb, e->comm);
+	tc_pack_s64(sb, e->tag);
+	tc_pack_s64(sb, e->rtag);
+	tc_pack_u64(sb, e->dtype);
+	tc_pack_u64(sb, e->dtype_size);
+	tc_pack_u64(sb, e->redop);
+	tc_pack_s64(sb, e->root);
+	tc_pack_s64(sb, e->color);
+	tc_pack_s64(sb, e->key);
+	tc_pack_u64(sb, e->newcomm);
+	tc_pack_u64(sb, e->file);
+	tc_pack_s64(sb, e->result);
+	tc_pack_u64(sb, e->stack);
+	tc_pack_s64(sb, e->peer);
+	tc_pack_s64(sb, e->rpeer);
+	tc_pack_u64(sb, e->count);
+	tc_pack_u64(sb, e->bytes);
+	tc_pack_s64(sb, e->request);
+	tc_pack_u64(sb, e->offset);
+	tc_pack_u64(sb, e->callsite);
+	tc_pack_u64(sb, e->ncompl);
+	for (uint32_t i = 0; i < e->ncompl; i++) {
+		tc_pack_s64(sb, e->compl[i].request);
+		tc_pack_s64(sb, e->compl[i].source);
+		tc_pack_s64(sb, e->compl[i].tag);
+		tc_pack_u64(sb, e->compl[i].bytes);
+	}
+	tc_pack_u64(sb, e->nscounts);
+	for (uint32_t i = 0; i < e->nscounts; i++)
+		tc_pack_u64(sb, e->scounts[i]);
+	tc_pack_u64(sb, e->nrcounts);
+	for (uint32_t i = 0; i < e->nrcounts; i++)
+		tc_pack_u64(sb, e->rcounts[i]);
+}
+
+static uint64_t *unpack_u64s(struct tc_unpack *u, uint32_t *n)
+{
+	size_t k = tc_unpack_count(u, 1);
+	uint64_t *v = k ? tc_xmalloc(tc_st_mult(k, sizeof(*v))) : NULL;
+
+	for (size_t i = 0; i < k; i++)
+		v[i] = tc_unpack_u64(u);
+	*n = (uint32_t)k;
+	if (k > UINT32_MAX)
+		u->bad = true;
+	return v;
+}
+
+static void unpack_event(struct tc_unpack *u, struct tc_rsd_event *e)
+{
+	struct tc_rsd_compl *c;
+	size_t nc;
+
+	memset(e, 0, sizeof(*e));
+	e->op = tc_unpack_u32(u);
+	e->fields = tc_unpack_u32(u);
+	e->comm = tc_unpack_u32(u);
+	e->tag = tc_unpack_s32(u);
+	e->rtag = tc_unpack_s32(u);
+	e->dtype = tc_unpack_u32(u);
+	e->dtype_size = tc_unpack_u32(u);
+	e->redop = tc_unpack_u32(u);
+	e->root = tc_unpack_s32(u);
+	e->color = tc_unpack_s32(u);
+	e->key = tc_unpack_s32(u);
+	e->newcomm = tc_unpack_u32(u);
+	e->file = tc_unpack_u32(u);
+	e->result = tc_unpack_s32(u);
+	e->stack = tc_unpack_u64(u);
+	e->peer = tc_unpack_s64(u);
+	e->rpeer = tc_unpack_s64(u);
+	e->count = tc_unpack_u64(u);
+	e->bytes = tc_unpack_u64(u);
+	e->request = tc_unpack_s64(u);
+	e->offset = tc_unpack_u64(u);
+	e->callsite = tc_unpack_u32(u);
+	nc = tc_unpack_count(u, 4);
+	c = nc ? tc_xmalloc(tc_st_mult(nc, sizeof(*c))) : NULL;
+	for (size_t i = 0; i < nc; i++) {
+		c[i].request = tc_unpack_s64(u);
+		c[i].source = tc_unpack_s64(u);
+		c[i].tag = tc_unpack_s32(u);
+		c[i].bytes = tc_unpack_u64(u);
+	}
+	e->compl = c;
+	e->ncompl = (uint32_t)nc;
+	if (nc > UINT32_MAX)
+		u->bad = true;
+	e->scounts = unpack_u64s(u, &e->nscounts);
+	e->rcounts = unpack_u64s(u, &e->nrcounts);
+	e->hash = event_hash(e);
+}
+
+void tc_rsd_pack(const struct tc_rsd *r, struct tc_strbuf *out)
+{
+	size_t nsites = 0;
+
+	settled(r);
+	tc_pack_s64(out, r->rank);
+	tc_pack_u64(out, r->window);
+	tc_pack_u64(out, (uint64_t)r->match);
+	tc_pack_u64(out, r->last_req);
+	tc_pack_u64(out, r->prev_end);
+	tc_pack_u64(out, r->nin);
+	tc_pack_u64(out, r->digest);
+	for (uint32_t i = 0; i < r->sites.ndense; i++)
+		nsites += r->sites.dense[i] != 0;
+	for (size_t i = 0; i < r->sites.cap; i++)
+		nsites += r->sites.used[i];
+	tc_pack_u64(out, nsites);
+	for (uint32_t i = 0; i < r->sites.ndense; i++)
+		if (r->sites.dense[i]) {
+			tc_pack_u64(out, i);
+			tc_pack_u64(out, r->sites.dense[i]);
+		}
+	for (size_t i = 0; i < r->sites.cap; i++)
+		if (r->sites.used[i]) {
+			tc_pack_u64(out, r->sites.ids[i]);
+			tc_pack_u64(out, r->sites.sigs[i]);
+		}
+	tc_pack_u64(out, r->nkeys);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		tc_pack_u64(out, r->keys[i].op);
+		tc_pack_u64(out, r->keys[i].callsite);
+		tc_pack_u64(out, r->keys[i].stack);
+	}
+	tc_pack_u64(out, r->nevs);
+	for (size_t i = 0; i < r->nevs; i++)
+		pack_event(out, &r->evs[i]);
+	tc_pack_u64(out, r->n);
+	for (size_t i = 0; i < r->n; i++)
+		pack_node(out, &r->q[i]);
+}
+
+struct tc_rsd *tc_rsd_unpack(struct tc_unpack *u)
+{
+	struct tc_rsd_opts o;
+	struct tc_rsd *r;
+	int32_t rank = tc_unpack_s32(u);
+	size_t n;
+
+	o.window = tc_unpack_u32(u);
+	o.match = (int)tc_unpack_u32(u);
+	if (o.match != TC_RSD_MATCH_PARAMS && o.match != TC_RSD_MATCH_CALLSITE)
+		u->bad = true;
+	r = tc_rsd_new(rank, &o);
+	r->last_req = tc_unpack_u64(u);
+	r->prev_end = tc_unpack_u64(u);
+	r->nin = tc_unpack_u64(u);
+	r->digest = tc_unpack_u64(u);
+	n = tc_unpack_count(u, 2);
+	for (size_t i = 0; i < n && !u->bad; i++) {
+		uint32_t id = tc_unpack_u32(u);
+		site_put(&r->sites, id, tc_unpack_u64(u));
+	}
+	n = tc_unpack_count(u, 3);
+	if (n) {
+		r->kcap = pow2_at_least(2 * n);
+		r->ktab = tc_xcalloc(r->kcap, sizeof(*r->ktab));
+	}
+	for (size_t i = 0; i < n && !u->bad; i++) {
+		struct site_key *k;
+		TC_ALLOC_GROW(r->keys, r->nkeys + 1, r->akeys);
+		k = &r->keys[r->nkeys];
+		k->op = tc_unpack_u32(u);
+		k->callsite = tc_unpack_u32(u);
+		k->stack = tc_unpack_u64(u);
+		k->hash = site_key_hash(k->op, k->stack);
+		ktab_insert(r, (uint32_t)r->nkeys++);
+	}
+	n = tc_unpack_count(u, 25);
+	if (n) {
+		r->evcap = pow2_at_least(2 * n);
+		r->evtab = tc_xcalloc(r->evcap, sizeof(*r->evtab));
+	}
+	for (size_t i = 0; i < n && !u->bad; i++) {
+		TC_ALLOC_GROW(r->evs, r->nevs + 1, r->aevs);
+		unpack_event(u, &r->evs[r->nevs]);
+		evtab_insert(r, (uint32_t)r->nevs++);
+	}
+	n = tc_unpack_count(u, 3);
+	for (size_t i = 0; i < n && !u->bad; i++) {
+		struct tc_rsd_node nd;
+		unpack_node(u, r, &nd, 0);
+		q_push(r, &nd);
+	}
+	if (u->bad)
+		tc_rsd_free(&r);
+	return r;
 }

@@ -330,6 +330,21 @@ void tc_rsd_iter_init(struct tc_rsd_iter *it, const struct tc_rsd *rsd);
 bool tc_rsd_iter_next(struct tc_rsd_iter *it, struct tc_event *ev);
 void tc_rsd_iter_release(struct tc_rsd_iter *it);
 
+/* ---- handing a sequence to another process ----------------------------- */
+
+struct tc_unpack;
+
+/*
+ * Append r's whole state (options, call-site table, encoding state,
+ * events, nodes with their statistics and occurrence values) to out in
+ * lib/pack.h's encoding. tc_rsd_unpack() reads it back as a sequence
+ * that every reader (iterators, tc_rsd_equal, _info, _digest, _format,
+ * tc_rsd_new_like/_segment) sees exactly as the original; NULL with u
+ * marked bad when the bytes do not hold one.
+ */
+void tc_rsd_pack(const struct tc_rsd *r, struct tc_strbuf *out);
+struct tc_rsd *tc_rsd_unpack(struct tc_unpack *u);
+
 /* ---- text ------------------------------------------------------------- */
 
 enum {

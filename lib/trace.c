@@ -5,6 +5,7 @@
 #include "trace.h"
 #include "event.h"
 #include "hash.h"
+#include "pack.h"
 #include "rsd.h"
 #include "xalloc.h"
 
@@ -217,4 +218,110 @@ const struct tc_rank_trace *tc_rank_trace_find(struct tc_rank_trace *const *trac
 			hi = mid;
 	}
 	return traces && lo < n && traces[lo]->rank == r ? traces[lo] : NULL;
+}
+
+/* ---- handing a trace to another process ---------------------------------- */
+
+void tc_rank_trace_pack(const struct tc_rank_trace *t, struct tc_strbuf *out)
+{
+	tc_pack_s64(out, t->rank);
+	tc_pack_s64(out, t->world_size);
+	tc_pack_u64(out, t->events);
+	tc_pack_u64(out, t->callsites);
+	tc_pack_u64(out, t->ncomms);
+	for (size_t i = 0; i < t->ncomms; i++) {
+		const struct tc_trace_comm *c = &t->comms[i];
+		tc_pack_u64(out, c->id);
+		tc_pack_u64(out, c->parent);
+		tc_pack_u64(out, c->creator);
+		tc_pack_u64(out, c->size);
+		tc_pack_u64(out, c->ndims);
+		for (uint32_t d = 0; d < c->ndims; d++)
+			tc_pack_s64(out, c->dims[d]);
+		tc_pack_u64(out, c->periods);
+		tc_pack_u64(out, c->members != NULL);
+		for (uint32_t k = 0; c->members && k < c->size; k++)
+			tc_pack_s64(out, c->members[k]);
+	}
+	tc_pack_u64(out, t->nsites);
+	for (size_t i = 0; i < t->nsites; i++) {
+		const struct tc_trace_site *s = &t->sites[i];
+		tc_pack_u64(out, s->id);
+		tc_pack_u64(out, s->signature);
+		tc_pack_u64(out, s->nframes);
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			tc_pack_str(out, s->frames[k].module);
+			tc_pack_u64(out, s->frames[k].offset);
+			tc_pack_str(out, s->frames[k].symbol);
+		}
+	}
+	tc_rsd_pack(t->seq, out);
+}
+
+static void unpack_comm(struct tc_unpack *u, struct tc_trace_comm *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = tc_unpack_u32(u);
+	c->parent = tc_unpack_u32(u);
+	c->creator = tc_unpack_u32(u);
+	c->size = tc_unpack_u32(u);
+	c->ndims = tc_unpack_u32(u);
+	if (c->ndims > 8) {
+		u->bad = true;
+		c->ndims = 0;
+	}
+	for (uint32_t d = 0; d < c->ndims; d++)
+		c->dims[d] = tc_unpack_s32(u);
+	c->periods = tc_unpack_u32(u);
+	if (tc_unpack_u64(u)) {
+		if (c->size > (size_t)(u->end - u->p)) {
+			u->bad = true;
+			return;
+		}
+		c->members = tc_xmalloc(tc_st_mult(c->size ? c->size : 1, sizeof(*c->members)));
+		for (uint32_t k = 0; k < c->size; k++)
+			c->members[k] = tc_unpack_s32(u);
+	}
+}
+
+static void unpack_site(struct tc_unpack *u, struct tc_trace_site *s)
+{
+	size_t n;
+
+	s->id = tc_unpack_u32(u);
+	s->signature = tc_unpack_u64(u);
+	n = tc_unpack_count(u, 3);
+	s->frames = tc_xcalloc(n ? n : 1, sizeof(*s->frames));
+	for (size_t k = 0; k < n && !u->bad; k++) {
+		s->frames[k].module = tc_unpack_strdup(u);
+		s->frames[k].offset = tc_unpack_u64(u);
+		s->frames[k].symbol = tc_unpack_strdup(u);
+		s->nframes = (uint32_t)k + 1;
+	}
+}
+
+struct tc_rank_trace *tc_rank_trace_unpack(struct tc_unpack *u)
+{
+	struct tc_rank_trace *t = tc_xcalloc(1, sizeof(*t));
+	size_t n;
+
+	t->rank = tc_unpack_s32(u);
+	t->world_size = tc_unpack_s32(u);
+	t->events = tc_unpack_u64(u);
+	t->callsites = tc_unpack_u64(u);
+	n = tc_unpack_count(u, 8);
+	t->comms = tc_xcalloc(n ? n : 1, sizeof(*t->comms));
+	t->acomms = n ? n : 1;
+	for (size_t i = 0; i < n && !u->bad; i++)
+		unpack_comm(u, &t->comms[t->ncomms++]);
+	n = tc_unpack_count(u, 3);
+	t->sites = tc_xcalloc(n ? n : 1, sizeof(*t->sites));
+	t->asites = n ? n : 1;
+	for (size_t i = 0; i < n && !u->bad; i++)
+		unpack_site(u, &t->sites[t->nsites++]);
+	if (!u->bad)
+		t->seq = tc_rsd_unpack(u);
+	if (u->bad || !t->seq)
+		tc_rank_trace_free(&t);
+	return t;
 }

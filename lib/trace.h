@@ -101,4 +101,16 @@ const struct tc_trace_comm *tc_rank_trace_comm(const struct tc_rank_trace *t, ui
 const struct tc_rank_trace *tc_rank_trace_find(struct tc_rank_trace *const *traces, size_t n,
 					       int32_t r);
 
+/*
+ * Append t whole (rank, world size, counts, communicators, call sites
+ * with their frames, the compressed sequence: lib/pack.h's encoding) to
+ * out; tc_rank_trace_unpack() reads one back, equal in everything
+ * (tc_rank_trace_same, times and frames included), or returns NULL with
+ * u marked bad.
+ */
+struct tc_strbuf;
+struct tc_unpack;
+void tc_rank_trace_pack(const struct tc_rank_trace *t, struct tc_strbuf *out);
+struct tc_rank_trace *tc_rank_trace_unpack(struct tc_unpack *u);
+
 #endif

@@ -12,6 +12,7 @@ UNIT_TESTS += test/unit/test_viz.c
 UNIT_TESTS += test/unit/test_trace.c test/unit/test_progress.c
 UNIT_TESTS += test/unit/test_seqload.c test/unit/test_evsource.c
 UNIT_TESTS += test/unit/test_analysis.c test/unit/test_raw_synth.c
+UNIT_TESTS += test/unit/test_pack.c
 
 # helper programs the Bats files run
 TEST_TOOLS := $(BUILD)/test/tools/tcr-rewrite

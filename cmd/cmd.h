@@ -42,6 +42,10 @@ int cmd_signatures(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
 
+/* The tracecluster command line: global options, then one command
+ * (cmd/entry.c's main; tracecluster-mpi runs it in its first process). */
+int tc_main(int argc, char **argv);
+
 /* "tracecluster: <msg>" on stderr. */
 void tc_errorf(const char *fmt, ...) TC_PRINTF(1, 2);
 void tc_warnf(const char *fmt, ...) TC_PRINTF(1, 2);

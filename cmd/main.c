@@ -278,7 +278,7 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+int tc_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		TC_COMMON_LONGOPTS,

@@ -1,4 +1,4 @@
-CMD_SRCS += cmd/main.c cmd/dump.c cmd/evprint.c cmd/info.c
+CMD_SRCS += cmd/entry.c cmd/main.c cmd/dump.c cmd/evprint.c cmd/info.c
 CMD_SRCS += cmd/synth.c
 CMD_SRCS += cmd/signatures.c
 CMD_SRCS += cmd/cluster.c

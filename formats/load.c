@@ -53,15 +53,31 @@ static int load_one(size_t i, struct tc_reader *r, void *p, struct tc_error *err
 	return rc ? rc : job->fn(i, t, job->ctx, err);
 }
 
-int tc_load_each(const struct tc_traceset *ts, struct tc_pool *pool,
-		 const struct tc_rsd_opts *opts, tc_load_fn fn, void *ctx,
-		 struct tc_raw_stats *stats, struct tc_error *err)
+static const struct tc_load_remote *load_remote;
+
+void tc_load_set_remote(const struct tc_load_remote *remote)
+{
+	load_remote = remote;
+}
+
+int tc_load_each_local(const struct tc_traceset *ts, struct tc_pool *pool,
+		       const struct tc_rsd_opts *opts, tc_load_fn fn, void *ctx,
+		       struct tc_raw_stats *stats, struct tc_error *err)
 {
 	struct load_job job = { ts, opts, fn, ctx, stats };
 
 	if (stats)
 		memset(stats, 0, ts->nfiles * sizeof(*stats));
 	return tc_traceset_each(ts, pool, load_one, &job, err);
+}
+
+int tc_load_each(const struct tc_traceset *ts, struct tc_pool *pool,
+		 const struct tc_rsd_opts *opts, tc_load_fn fn, void *ctx,
+		 struct tc_raw_stats *stats, struct tc_error *err)
+{
+	if (load_remote)
+		return load_remote->each(load_remote->self, ts, pool, opts, fn, ctx, stats, err);
+	return tc_load_each_local(ts, pool, opts, fn, ctx, stats, err);
 }
 
 static int keep(size_t i, struct tc_rank_trace *t, void *ctx, struct tc_error *err)

@@ -38,6 +38,25 @@ int tc_load_each(const struct tc_traceset *ts, struct tc_pool *pool,
 		 struct tc_raw_stats *stats, struct tc_error *err);
 
 /*
+ * Where tc_load_each gets its traces when not (only) from this process's
+ * own reading: tracecluster-mpi sets one in its first process, which then
+ * reads a share of the files itself and receives the others' traces from
+ * the processes that read them. each() has tc_load_each's contract (fn
+ * called once per file, on any thread, in any order; the error of the
+ * lowest-indexed file that failed). NULL restores plain reading.
+ */
+struct tc_load_remote {
+	int (*each)(void *self, const struct tc_traceset *ts, struct tc_pool *pool,
+		    const struct tc_rsd_opts *opts, tc_load_fn fn, void *ctx,
+		    struct tc_raw_stats *stats, struct tc_error *err);
+	void *self;
+};
+void tc_load_set_remote(const struct tc_load_remote *remote);
+/* tc_load_each on this process alone, whatever remote is set. */
+int tc_load_each_local(const struct tc_traceset *ts, struct tc_pool *pool,
+		       const struct tc_rsd_opts *opts, tc_load_fn fn, void *ctx,
+		       struct tc_raw_stats *stats, struct tc_error *err);
+/*
  * Read every file of ts and return the traces in file order (sorted by
  * rank) in *out (a new array of ts->nfiles; free with
  * tc_load_free_all).

@@ -35,3 +35,35 @@ uninstall-replay:
 .PHONY: install-replay uninstall-replay
 
 -include $(REPLAY_MPI_OBJS:.o=.d)
+
+# tracecluster-mpi: the tracecluster command line run in the first process
+# of an MPI job, the other processes reading shares of the trace set
+# (cmd/mpi/tcmpi.c). Links the command's objects but its main.
+TCMPI_OBJS := $(BUILD)/mpi/cmd/mpi/tcmpi.o
+TCMPI := $(BUILD)/tracecluster-mpi
+TCMPI_CMD_OBJS = $(filter-out $(BUILD)/cmd/entry.o,$(CMD_OBJS))
+
+ifeq ($(HAVE_MPICC),yes)
+all: $(TCMPI) bin/tracecluster-mpi
+install: install-tcmpi
+uninstall: uninstall-tcmpi
+endif
+
+$(TCMPI): $(TCMPI_OBJS) $(TCMPI_CMD_OBJS) $(LIBTC)
+	$(Q_LD)$(MPICC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $(TCMPI_OBJS) $(TCMPI_CMD_OBJS) $(LIBTC) $(TC_LIBS)
+
+bin/tracecluster-mpi: $(TCMPI) FORCE
+	@mkdir -p bin
+	@ln -sfn ../$(TCMPI) $@
+
+install-tcmpi: $(TCMPI)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(TCMPI) $(DESTDIR)$(BINDIR)/tracecluster-mpi
+	install -m 644 man/tracecluster-mpi.1 $(DESTDIR)$(MANDIR)/man1/tracecluster-mpi.1
+
+uninstall-tcmpi:
+	rm -f $(DESTDIR)$(BINDIR)/tracecluster-mpi $(DESTDIR)$(MANDIR)/man1/tracecluster-mpi.1
+
+.PHONY: install-tcmpi uninstall-tcmpi
+
+-include $(TCMPI_OBJS:.o=.d)

@@ -1,0 +1,527 @@
+/*
+ * tcmpi.c - tracecluster-mpi: the tracecluster command run over MPI.
+ *
+ *   mpirun -np N tracecluster-mpi [GLOBAL OPTIONS] COMMAND [ARGS]
+ *
+ * Process 0 runs the command line exactly as tracecluster does (tc_main),
+ * so every output is the single-process command's, byte for byte. What
+ * the N processes share is the reading of the trace set, the bulk of the
+ * work of every command that clusters or merges (decoding and compressing
+ * each rank's events into loops): wherever the command reads the set's
+ * files into per-rank traces (formats/load.h's tc_load_each), the files
+ * are cut into N contiguous shares, each process reads its own share with
+ * its own thread pool (-j threads, as in the command), and the other
+ * processes hand their compressed traces to process 0 (lib/pack.h's
+ * encoding of lib/trace.h), which gives them to the command as if it had
+ * read them itself. Each process reads its files from the paths process 0
+ * found, so the set must be on a file system every process sees.
+ *
+ * Protocol (all messages on MPI_COMM_WORLD): process 0 broadcasts a
+ * request (struct req); a load request is followed by a message to each
+ * other process with its share (the index, path, format and stream of
+ * each file); the process reads its share in chunks and sends each chunk
+ * (its traces, per-file read statistics, and the chunk's first error if a
+ * file failed) as one message, at most two in flight while it reads the
+ * next. A quit request ends the other processes' loop.
+ */
+#include "lib/compat.h"
+#include "cmd/cmd.h"
+#include "formats/load.h"
+#include "formats/raw.h"
+#include "formats/traceset.h"
+#include "lib/error.h"
+#include "lib/pack.h"
+#include "lib/pool.h"
+#include "lib/rsd.h"
+#include "lib/strbuf.h"
+#include "lib/trace.h"
+#include "lib/xalloc.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { REQ_QUIT = 0, REQ_LOAD = 1 };
+enum { TAG_FILES = 1, TAG_CHUNK = 2 };
+
+/* Files per chunk message (fewer when a share is small). */
+#define CHUNK_FILES 64
+
+struct req {
+	uint64_t type;
+	uint64_t threads;       /* of process 0's pool */
+	uint64_t window, match; /* struct tc_rsd_opts */
+	uint64_t flags;         /* the set's read flags (salvage) */
+	uint64_t stats;         /* per-file read statistics wanted */
+};
+
+static int world_rank, world_size;
+static pthread_t main_thread;
+
+static const char usage[] =
+	"usage: mpirun -np N tracecluster-mpi [-j T] [-q] [-v] [--[no-]progress] COMMAND [ARGS]\n"
+	"\n"
+	"Run a tracecluster command over N MPI processes: every process reads a share\n"
+	"of the trace set's files (with T threads each) and hands its compressed\n"
+	"traces to the first process, which runs the command and writes every output,\n"
+	"the same bytes as tracecluster COMMAND [ARGS] writes. The trace set must be\n"
+	"on a file system all processes see. Commands and options: tracecluster(1);\n"
+	"this program: tracecluster-mpi(1).\n";
+
+static void fatal_mpi(int rc, const char *what)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	MPI_Error_string(rc, msg, &len);
+	fprintf(stderr, "tracecluster-mpi: process %d: %s: %s\n", world_rank, what, msg);
+	MPI_Abort(MPI_COMM_WORLD, 70);
+}
+
+#define MPI_CHECK(call, what)                            \
+	do {                                             \
+		int rc_ = (call);                        \
+		if (rc_ != MPI_SUCCESS)                  \
+			fatal_mpi(rc_, what);            \
+	} while (0)
+
+/* Share p of n files: [*lo, *hi). */
+static void share(size_t n, int p, size_t *lo, size_t *hi)
+{
+	*lo = (size_t)((unsigned __int128)n * (unsigned)p / (unsigned)world_size);
+	*hi = (size_t)((unsigned __int128)n * (unsigned)(p + 1) / (unsigned)world_size);
+}
+
+static size_t chunk_files(size_t nshare)
+{
+	size_t c = nshare / 4;
+
+	return c < 1 ? 1 : c > CHUNK_FILES ? CHUNK_FILES : c;
+}
+
+static void pack_error(struct tc_strbuf *sb, const struct tc_error *e)
+{
+	tc_pack_s64(sb, e->code);
+	tc_pack_s64(sb, e->sys);
+	tc_pack_s64(sb, e->offset);
+	tc_pack_str(sb, e->path);
+	tc_pack_str(sb, e->msg);
+}
+
+static void unpack_error(struct tc_unpack *u, struct tc_error *e)
+{
+	size_t n;
+	const char *p;
+
+	tc_error_clear(e);
+	e->code = (int)tc_unpack_s64(u);
+	e->sys = (int)tc_unpack_s64(u);
+	e->offset = tc_unpack_s64(u);
+	p = tc_unpack_bytes(u, &n);
+	snprintf(e->path, sizeof(e->path), "%.*s", (int)n, p ? p : "");
+	p = tc_unpack_bytes(u, &n);
+	snprintf(e->msg, sizeof(e->msg), "%.*s", (int)n, p ? p : "");
+}
+
+/* ---- reading a chunk of files ------------------------------------------- */
+
+/*
+ * A chunk as sent: lo (global index of its first file), n, the index of
+ * its first failed file + 1 (0: none) and that error, then per file
+ * whether its trace follows, the trace, and with stats its read
+ * statistics (struct tc_raw_stats as bytes: both ends run this build).
+ */
+struct chunk {
+	struct tc_strbuf *traces; /* n packed traces */
+	bool *got;
+	struct tc_raw_stats *stats;
+};
+
+static int pack_one(size_t i, struct tc_rank_trace *t, void *ctx, struct tc_error *err)
+{
+	struct chunk *c = ctx;
+
+	(void)err;
+	tc_rank_trace_pack(t, &c->traces[i]);
+	c->got[i] = true;
+	tc_rank_trace_free(&t);
+	return 0;
+}
+
+/* Read files [first, first + n) of ts and pack them as one chunk message
+ * whose files are numbered from lo in the whole set. */
+static void read_chunk(const struct tc_traceset *ts, size_t first, size_t n, size_t lo,
+		       struct tc_pool *pool, const struct tc_rsd_opts *ro, bool want_stats,
+		       struct tc_strbuf *out)
+{
+	struct tc_traceset sub = *ts;
+	struct chunk c;
+	struct tc_error err;
+	int rc;
+
+	c.traces = tc_xcalloc(n, sizeof(*c.traces));
+	c.got = tc_xcalloc(n, sizeof(*c.got));
+	c.stats = tc_xcalloc(n, sizeof(*c.stats));
+	sub.files = ts->files + first;
+	sub.nfiles = n;
+	sub.progress = NULL;
+	tc_error_clear(&err);
+	rc = tc_load_each_local(&sub, pool, ro, pack_one, &c, c.stats, &err);
+	tc_strbuf_reset(out);
+	tc_pack_u64(out, lo);
+	tc_pack_u64(out, n);
+	if (rc) {
+		size_t k = 0;
+		while (k < n && c.got[k])
+			k++;
+		tc_pack_u64(out, lo + k + 1);
+		tc_pack_s64(out, rc);
+		pack_error(out, &err);
+	} else {
+		tc_pack_u64(out, 0);
+	}
+	for (size_t k = 0; k < n; k++) {
+		tc_pack_u64(out, c.got[k]);
+		if (c.got[k])
+			tc_pack_bytes(out, c.traces[k].buf, c.traces[k].len);
+		if (want_stats)
+			tc_pack_bytes(out, &c.stats[k], sizeof(c.stats[k]));
+		tc_strbuf_release(&c.traces[k]);
+	}
+	free(c.traces);
+	free(c.got);
+	free(c.stats);
+}
+
+/* ---- process 0: the remote each() of formats/load.h --------------------- */
+
+struct recv_job {
+	const struct tc_traceset *ts;
+	tc_load_fn fn;
+	void *ctx;
+	struct tc_raw_stats *stats;
+	/* one received chunk */
+	size_t lo, n;
+	const uint8_t **tbuf;   /* per file: packed trace or NULL */
+	size_t *tlen;
+	/* the failure with the lowest file index */
+	pthread_mutex_t lock;
+	size_t fail_index;      /* SIZE_MAX: none */
+	int fail_rc;
+	struct tc_error fail;
+};
+
+static void note_failure(struct recv_job *j, size_t i, int rc, const struct tc_error *e)
+{
+	pthread_mutex_lock(&j->lock);
+	if (i < j->fail_index) {
+		j->fail_index = i;
+		j->fail_rc = rc;
+		j->fail = *e;
+	}
+	pthread_mutex_unlock(&j->lock);
+}
+
+static void give_one(size_t k, void *p)
+{
+	struct recv_job *j = p;
+	size_t i = j->lo + k;
+	struct tc_unpack u;
+	struct tc_rank_trace *t;
+	struct tc_error e;
+	int rc;
+
+	if (!j->tbuf[k])
+		return;
+	tc_unpack_init(&u, j->tbuf[k], j->tlen[k]);
+	t = tc_rank_trace_unpack(&u);
+	if (!t || !tc_unpack_done(&u)) {
+		tc_rank_trace_free(&t);
+		tc_error_set(&e, TC_ERR, j->ts->files[i].path, -1,
+			     "the trace read by another process arrived damaged");
+		note_failure(j, i, TC_ERR, &e);
+		return;
+	}
+	tc_error_clear(&e);
+	rc = j->fn(i, t, j->ctx, &e);
+	if (rc)
+		note_failure(j, i, rc, &e);
+	if (j->ts->progress)
+		atomic_fetch_add(j->ts->progress, 1);
+}
+
+/* Hand one chunk message to the command; returns its file count. */
+static size_t give_chunk(struct recv_job *j, struct tc_pool *pool, const void *msg, size_t len)
+{
+	struct tc_unpack u;
+	size_t failed;
+
+	tc_unpack_init(&u, msg, len);
+	j->lo = tc_unpack_u64(&u);
+	j->n = tc_unpack_count(&u, 1);
+	failed = tc_unpack_u64(&u);
+	if (failed) {
+		struct tc_error e;
+		int rc = (int)tc_unpack_s64(&u);
+		unpack_error(&u, &e);
+		note_failure(j, failed - 1, rc ? rc : TC_ERR, &e);
+	}
+	if (u.bad || j->lo > j->ts->nfiles || j->n > j->ts->nfiles - j->lo) {
+		fprintf(stderr, "tracecluster-mpi: a damaged chunk message (%zu bytes)\n", len);
+		MPI_Abort(MPI_COMM_WORLD, 70);
+	}
+	j->tbuf = tc_xcalloc(j->n ? j->n : 1, sizeof(*j->tbuf));
+	j->tlen = tc_xcalloc(j->n ? j->n : 1, sizeof(*j->tlen));
+	for (size_t k = 0; k < j->n; k++) {
+		if (tc_unpack_u64(&u))
+			j->tbuf[k] = tc_unpack_bytes(&u, &j->tlen[k]);
+		if (j->stats) {
+			size_t sn;
+			const void *s = tc_unpack_bytes(&u, &sn);
+			if (s && sn == sizeof(*j->stats))
+				memcpy(&j->stats[j->lo + k], s, sn);
+			else
+				u.bad = true;
+		}
+	}
+	if (!tc_unpack_done(&u)) {
+		fprintf(stderr, "tracecluster-mpi: a damaged chunk message (%zu bytes)\n", len);
+		MPI_Abort(MPI_COMM_WORLD, 70);
+	}
+	tc_pool_for(pool, j->n, give_one, j);
+	free(j->tbuf);
+	free(j->tlen);
+	return j->n;
+}
+
+/* Receive one chunk message (waiting for it when wait); its file count,
+ * 0 when none was there. */
+static size_t recv_chunk(struct recv_job *j, struct tc_pool *pool, bool wait)
+{
+	MPI_Status st;
+	int flag = 1, count;
+	size_t n;
+	char *buf;
+
+	if (wait)
+		MPI_CHECK(MPI_Probe(MPI_ANY_SOURCE, TAG_CHUNK, MPI_COMM_WORLD, &st), "probe");
+	else
+		MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, TAG_CHUNK, MPI_COMM_WORLD, &flag, &st),
+			  "probe");
+	if (!flag)
+		return 0;
+	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
+	buf = tc_xmalloc(count ? (size_t)count : 1);
+	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_CHUNK, MPI_COMM_WORLD,
+			   MPI_STATUS_IGNORE), "receive");
+	n = give_chunk(j, pool, buf, (size_t)count);
+	free(buf);
+	return n;
+}
+
+static void send_shares(const struct tc_traceset *ts)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+
+	for (int p = 1; p < world_size; p++) {
+		size_t lo, hi;
+		share(ts->nfiles, p, &lo, &hi);
+		tc_strbuf_reset(&sb);
+		tc_pack_u64(&sb, lo);
+		tc_pack_u64(&sb, hi - lo);
+		tc_pack_str(&sb, ts->dir);
+		tc_pack_u64(&sb, (uint64_t)ts->format);
+		for (size_t i = lo; i < hi; i++) {
+			tc_pack_str(&sb, ts->files[i].path);
+			tc_pack_u64(&sb, (uint64_t)ts->files[i].format);
+			tc_pack_u64(&sb, ts->files[i].index);
+		}
+		if (sb.len > INT_MAX) {
+			fprintf(stderr, "tracecluster-mpi: the file list of process %d is too long\n", p);
+			MPI_Abort(MPI_COMM_WORLD, 70);
+		}
+		MPI_CHECK(MPI_Send(sb.buf, (int)sb.len, MPI_BYTE, p, TAG_FILES, MPI_COMM_WORLD),
+			  "send file list");
+	}
+	tc_strbuf_release(&sb);
+}
+
+/* Chunk messages too large for one MPI message are refused. */
+static void check_size(const struct tc_strbuf *sb)
+{
+	if (sb->len > INT_MAX) {
+		fprintf(stderr, "tracecluster-mpi: process %d: a chunk of traces over 2 GiB\n",
+			world_rank);
+		MPI_Abort(MPI_COMM_WORLD, 70);
+	}
+}
+
+static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool *pool,
+		       const struct tc_rsd_opts *opts, tc_load_fn fn, void *ctx,
+		       struct tc_raw_stats *stats, struct tc_error *err)
+{
+	struct req rq;
+	struct recv_job j;
+	struct tc_rsd_opts ro = { 0, 0 };
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	size_t lo, hi, left, step;
+
+	(void)self;
+	/* only the main thread talks MPI (MPI_THREAD_FUNNELED) */
+	if (world_size == 1 || !pthread_equal(pthread_self(), main_thread))
+		return tc_load_each_local(ts, pool, opts, fn, ctx, stats, err);
+	if (opts)
+		ro = *opts;
+	memset(&rq, 0, sizeof(rq));
+	rq.type = REQ_LOAD;
+	rq.threads = tc_pool_threads(pool);
+	rq.window = ro.window;
+	rq.match = (uint64_t)ro.match;
+	rq.flags = ts->flags;
+	rq.stats = stats != NULL;
+	MPI_CHECK(MPI_Bcast(&rq, sizeof(rq), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcast request");
+	send_shares(ts);
+
+	memset(&j, 0, sizeof(j));
+	j.ts = ts;
+	j.fn = fn;
+	j.ctx = ctx;
+	j.stats = stats;
+	pthread_mutex_init(&j.lock, NULL);
+	j.fail_index = SIZE_MAX;
+	if (stats)
+		memset(stats, 0, ts->nfiles * sizeof(*stats));
+	share(ts->nfiles, 0, &lo, &hi);
+	left = ts->nfiles - (hi - lo);
+	step = chunk_files(hi - lo);
+	/* the own share a chunk at a time, taking what arrived in between */
+	for (size_t c = lo; c < hi; c += step) {
+		size_t n = TC_MIN(step, hi - c);
+		read_chunk(ts, c, n, c, pool, &ro, stats != NULL, &sb);
+		give_chunk(&j, pool, sb.buf, sb.len);
+		while (left) {
+			size_t got = recv_chunk(&j, pool, false);
+			if (!got)
+				break;
+			left -= got;
+		}
+	}
+	tc_strbuf_release(&sb);
+	while (left)
+		left -= recv_chunk(&j, pool, true);
+	pthread_mutex_destroy(&j.lock);
+	if (j.fail_index != SIZE_MAX) {
+		if (err)
+			*err = j.fail;
+		return j.fail_rc;
+	}
+	return 0;
+}
+
+/* ---- the other processes ------------------------------------------------- */
+
+static void serve_load(const struct req *rq)
+{
+	struct tc_traceset ts;
+	struct tc_rsd_opts ro = { (uint32_t)rq->window, (int)rq->match };
+	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
+	struct tc_strbuf msg[2] = { TC_STRBUF_INIT, TC_STRBUF_INIT };
+	MPI_Request sent[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+	struct tc_unpack u;
+	MPI_Status st;
+	int count;
+	char *buf;
+	size_t lo, n, step;
+
+	MPI_CHECK(MPI_Probe(0, TAG_FILES, MPI_COMM_WORLD, &st), "probe");
+	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
+	buf = tc_xmalloc(count ? (size_t)count : 1);
+	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, 0, TAG_FILES, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+		  "receive file list");
+	tc_unpack_init(&u, buf, (size_t)count);
+	memset(&ts, 0, sizeof(ts));
+	lo = tc_unpack_u64(&u);
+	n = tc_unpack_count(&u, 3);
+	ts.dir = tc_unpack_strdup(&u);
+	ts.format = (enum tc_format)tc_unpack_u64(&u);
+	ts.flags = (unsigned)rq->flags;
+	ts.files = tc_xcalloc(n ? n : 1, sizeof(*ts.files));
+	for (size_t i = 0; i < n; i++) {
+		ts.files[i].path = tc_unpack_strdup(&u);
+		ts.files[i].format = (enum tc_format)tc_unpack_u64(&u);
+		ts.files[i].index = tc_unpack_u32(&u);
+	}
+	ts.nfiles = n;
+	free(buf);
+	if (!tc_unpack_done(&u)) {
+		fprintf(stderr, "tracecluster-mpi: process %d: a damaged file list\n", world_rank);
+		MPI_Abort(MPI_COMM_WORLD, 70);
+	}
+	step = chunk_files(n);
+	for (size_t c = 0, k = 0; c < n; c += step, k ^= 1) {
+		size_t m = TC_MIN(step, n - c);
+		MPI_CHECK(MPI_Wait(&sent[k], MPI_STATUS_IGNORE), "send chunk");
+		read_chunk(&ts, c, m, lo + c, pool, &ro, rq->stats != 0, &msg[k]);
+		check_size(&msg[k]);
+		MPI_CHECK(MPI_Isend(msg[k].buf, (int)msg[k].len, MPI_BYTE, 0, TAG_CHUNK,
+				    MPI_COMM_WORLD, &sent[k]), "send chunk");
+	}
+	MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE), "send chunk");
+	tc_strbuf_release(&msg[0]);
+	tc_strbuf_release(&msg[1]);
+	for (size_t i = 0; i < n; i++)
+		free(ts.files[i].path);
+	free(ts.files);
+	free(ts.dir);
+	tc_pool_free(pool);
+}
+
+static void serve(void)
+{
+	for (;;) {
+		struct req rq;
+		MPI_CHECK(MPI_Bcast(&rq, sizeof(rq), MPI_BYTE, 0, MPI_COMM_WORLD),
+			  "broadcast request");
+		if (rq.type == REQ_QUIT)
+			return;
+		if (rq.type == REQ_LOAD)
+			serve_load(&rq);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct tc_load_remote remote = { remote_each, NULL };
+	int provided, rc = 0;
+
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return fflush(stdout) ? TC_EXIT_FAIL : 0;
+	}
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	if (provided < MPI_THREAD_FUNNELED) {
+		fprintf(stderr, "tracecluster-mpi: the MPI library cannot run threads beside MPI\n");
+		MPI_Abort(MPI_COMM_WORLD, 70);
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+	main_thread = pthread_self();
+	if (world_rank == 0) {
+		struct req quit;
+		tc_load_set_remote(&remote);
+		rc = tc_main(argc, argv);
+		tc_load_set_remote(NULL);
+		memset(&quit, 0, sizeof(quit));
+		quit.type = REQ_QUIT;
+		MPI_CHECK(MPI_Bcast(&quit, sizeof(quit), MPI_BYTE, 0, MPI_COMM_WORLD),
+			  "broadcast request");
+	} else {
+		serve();
+	}
+	MPI_Finalize();
+	return rc;
+}

@@ -9,18 +9,6 @@
 
 #include <string.h>
 
-void tc_pack_u64(struct tc_strbuf *sb, uint64_t v)
-{
-	uint8_t b[10];
-
-	tc_strbuf_add(sb, b, (size_t)(tc_varint_put(b, v) - b));
-}
-
-void tc_pack_s64(struct tc_strbuf *sb, int64_t v)
-{
-	tc_pack_u64(sb, tc_zigzag(v));
-}
-
 void tc_pack_f64(struct tc_strbuf *sb, double v)
 {
 	uint64_t x;
@@ -49,27 +37,6 @@ void tc_unpack_init(struct tc_unpack *u, const void *buf, size_t len)
 	u->p = buf;
 	u->end = u->p + len;
 	u->bad = !buf && len;
-}
-
-uint64_t tc_unpack_u64(struct tc_unpack *u)
-{
-	uint64_t v = 0;
-	const uint8_t *q;
-
-	if (u->bad)
-		return 0;
-	q = tc_varint_get(u->p, u->end, &v);
-	if (!q) {
-		u->bad = true;
-		return 0;
-	}
-	u->p = q;
-	return v;
-}
-
-int64_t tc_unpack_s64(struct tc_unpack *u)
-{
-	return tc_unzigzag(tc_unpack_u64(u));
 }
 
 double tc_unpack_f64(struct tc_unpack *u)

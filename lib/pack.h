@@ -13,11 +13,23 @@
 #define TC_PACK_H
 
 #include "compat.h"
+#include "strbuf.h"
+#include "varint.h"
 
-struct tc_strbuf;
+/* Inline: a trace packs as many small values, one call each. */
+static inline void tc_pack_u64(struct tc_strbuf *sb, uint64_t v)
+{
+	if (TC_UNLIKELY(sb->alloc < sb->len + 11))
+		tc_strbuf_grow(sb, 10);
+	sb->len = (size_t)((char *)tc_varint_put((uint8_t *)sb->buf + sb->len, v) - sb->buf);
+	sb->buf[sb->len] = '\0';
+}
 
-void tc_pack_u64(struct tc_strbuf *sb, uint64_t v);
-void tc_pack_s64(struct tc_strbuf *sb, int64_t v);
+static inline void tc_pack_s64(struct tc_strbuf *sb, int64_t v)
+{
+	tc_pack_u64(sb, tc_zigzag(v));
+}
+
 void tc_pack_f64(struct tc_strbuf *sb, double v);
 void tc_pack_bytes(struct tc_strbuf *sb, const void *p, size_t n); /* length first */
 void tc_pack_str(struct tc_strbuf *sb, const char *s);             /* NULL as "" */
@@ -28,8 +40,25 @@ struct tc_unpack {
 };
 
 void tc_unpack_init(struct tc_unpack *u, const void *buf, size_t len);
-uint64_t tc_unpack_u64(struct tc_unpack *u);
-int64_t tc_unpack_s64(struct tc_unpack *u);
+
+static inline uint64_t tc_unpack_u64(struct tc_unpack *u)
+{
+	uint64_t v = 0;
+	const uint8_t *q = u->bad ? NULL : tc_varint_get(u->p, u->end, &v);
+
+	if (TC_UNLIKELY(!q)) {
+		u->bad = true;
+		return 0;
+	}
+	u->p = q;
+	return v;
+}
+
+static inline int64_t tc_unpack_s64(struct tc_unpack *u)
+{
+	return tc_unzigzag(tc_unpack_u64(u));
+}
+
 double tc_unpack_f64(struct tc_unpack *u);
 /* A 32-bit value: more than 32 bits marks the reader bad. */
 uint32_t tc_unpack_u32(struct tc_unpack *u);

@@ -323,6 +323,46 @@ static size_t recv_chunk(struct recv_job *j, struct tc_pool *pool, bool wait)
 	return n;
 }
 
+/* Process 0's own files go to the command directly. */
+struct own_job {
+	struct recv_job *j;
+	size_t first;
+	bool *got;
+};
+
+static int own_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error *err)
+{
+	struct own_job *o = p;
+	int rc = o->j->fn(o->first + i, t, o->j->ctx, err);
+
+	o->got[i] = true;
+	if (rc)
+		note_failure(o->j, o->first + i, rc, err);
+	return 0;
+}
+
+static void own_chunk(struct recv_job *j, struct tc_pool *pool, const struct tc_rsd_opts *ro,
+		      size_t first, size_t n)
+{
+	struct tc_traceset sub = *j->ts;
+	struct own_job o = { j, first, tc_xcalloc(n, sizeof(bool)) };
+	struct tc_error err;
+	int rc;
+
+	sub.files = j->ts->files + first;
+	sub.nfiles = n;
+	tc_error_clear(&err);
+	rc = tc_load_each_local(&sub, pool, ro, own_one, &o, j->stats ? j->stats + first : NULL,
+				&err);
+	if (rc) {
+		size_t k = 0;
+		while (k < n && o.got[k])
+			k++;
+		note_failure(j, first + k, rc, &err);
+	}
+	free(o.got);
+}
+
 static void send_shares(const struct tc_traceset *ts)
 {
 	struct tc_strbuf sb = TC_STRBUF_INIT;
@@ -367,7 +407,6 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	struct req rq;
 	struct recv_job j;
 	struct tc_rsd_opts ro = { 0, 0 };
-	struct tc_strbuf sb = TC_STRBUF_INIT;
 	size_t lo, hi, left, step;
 
 	(void)self;
@@ -400,9 +439,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	step = chunk_files(hi - lo);
 	/* the own share a chunk at a time, taking what arrived in between */
 	for (size_t c = lo; c < hi; c += step) {
-		size_t n = TC_MIN(step, hi - c);
-		read_chunk(ts, c, n, c, pool, &ro, stats != NULL, &sb);
-		give_chunk(&j, pool, sb.buf, sb.len);
+		own_chunk(&j, pool, &ro, c, TC_MIN(step, hi - c));
 		while (left) {
 			size_t got = recv_chunk(&j, pool, false);
 			if (!got)
@@ -410,7 +447,6 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 			left -= got;
 		}
 	}
-	tc_strbuf_release(&sb);
 	while (left)
 		left -= recv_chunk(&j, pool, true);
 	pthread_mutex_destroy(&j.lock);

@@ -1,0 +1,172 @@
+#!/usr/bin/env bats
+# tracecluster-mpi: the tracecluster command over N MPI processes that read
+# shares of the trace set. Every output must be the single-process
+# command's, byte for byte (elapsed-time lines aside), for N = 1 to 4 and
+# any thread count, on synthetic sets and on sets traced from real MPI
+# programs; errors too. Skipped without mpicc.
+
+load helper
+
+B="$TC_ROOT/${TC_BUILD:-build/default}"
+TM="$B/tracecluster-mpi"
+SHIM="$B/libtracecluster-capture.so"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
+case "$B" in
+*san-*address*) export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" ;;
+esac
+
+have_mpi() {
+	command -v mpirun >/dev/null && [ -x "$TM" ]
+}
+
+need_mpi() {
+	have_mpi || skip "no MPI (mpicc, mpirun) or tracecluster-mpi not built"
+}
+
+setup_file() {
+	have_mpi || return 0
+	cd "$BATS_FILE_TMPDIR" || return 1
+	tracecluster synth -q -p stencil2d -n 64 --iters 12 --jitter 0.3 -o sten
+	tracecluster synth -q -p ft -n 16 --iters 6 -o ft
+	tracecluster synth -q -p master-worker -n 11 --iters 9 -o mw
+	tracecluster synth -q -p phases -n 12 -o ph
+	if [ -f "$SHIM" ] && [ -x "$B/testdata/capture/halo2d" ]; then
+		timeout 60 mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$PWD/halo" \
+			"$B/testdata/capture/halo2d" >halo.out 2>&1
+		timeout 60 mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$PWD/split" \
+			"$B/testdata/mpi/split" >split.out 2>&1
+	fi
+}
+
+# tm N ARGS...: tracecluster-mpi ARGS on N processes
+tm() {
+	local n=$1
+	shift
+	timeout 120 mpirun -np "$n" "$TM" "$@"
+}
+
+# same N ARGS...: stdout, stderr and status of tracecluster-mpi on N
+# processes equal tracecluster's (elapsed-time lines aside); output files
+# named after -o are compared by the caller
+same() {
+	local n=$1 rs rm
+	shift
+	rs=0
+	tracecluster "$@" >s.out 2>s.err || rs=$?
+	rm=0
+	tm "$n" "$@" >m.out 2>m.err || rm=$?
+	grep -v '^time:' s.out >s.cmp || true
+	grep -v '^time:' m.out >m.cmp || true
+	if ! cmp -s s.cmp m.cmp || [ "$rs" != "$rm" ]; then
+		echo "N=$n $*: status $rs vs $rm"
+		diff s.cmp m.cmp | head -20
+		return 1
+	fi
+	# mpirun adds its own lines about a failed process: compare ours
+	grep '^tracecluster' s.err >s.err.cmp || true
+	grep '^tracecluster' m.err >m.err.cmp || true
+	diff s.err.cmp m.err.cmp
+}
+
+@test "tracecluster-mpi --help works without mpirun" {
+	need_mpi
+	run "$TM" --help
+	assert_success
+	assert_output --partial "mpirun -np N tracecluster-mpi"
+}
+
+@test "compress: the same global trace for N = 1 to 4 and 1 or 2 threads" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR n j
+	tracecluster -j1 compress -q "$d/sten" -o ref.tct
+	for n in 1 2 3 4; do
+		for j in 1 2; do
+			tm "$n" -j "$j" compress -q "$d/sten" -o "m$n$j.tct"
+			cmp ref.tct "m$n$j.tct"
+		done
+	done
+	same 3 compress "$d/sten" -o m.tct
+}
+
+@test "compress: every clustering mode and serialisation the same on 3 processes" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR m
+	for m in callpath callpath-param reference kfarthest kmedoid dynamic; do
+		tracecluster compress -q -m "$m" "$d/ft" -o "s-$m.tct"
+		tm 3 compress -q -m "$m" "$d/ft" -o "m-$m.tct"
+		cmp "s-$m.tct" "m-$m.tct"
+	done
+	tracecluster compress -q -m chameleon "$d/ph" -o s-ch.tct
+	tm 4 compress -q -m chameleon "$d/ph" -o m-ch.tct
+	cmp s-ch.tct m-ch.tct
+	tracecluster compress -q --json "$d/mw" -o s.json
+	tm 2 compress -q --json "$d/mw" -o m.json
+	cmp s.json m.json
+}
+
+@test "cluster, signatures, info, accuracy: the same output on 2 and 4 processes" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR n
+	for n in 2 4; do
+		same "$n" cluster --json "$d/sten"
+		same "$n" cluster --verify -m callpath-param "$d/ft"
+		same "$n" signatures --json "$d/mw"
+		same "$n" info --json "$d/ft"
+		same "$n" accuracy --mode callpath-param "$d/sten"
+		same "$n" accuracy --json --mode kfarthest "$d/ft"
+	done
+}
+
+@test "heatmap: the same matrix on 3 processes" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR
+	tracecluster heatmap "$d/sten" -o s.csv
+	tm 3 heatmap "$d/sten" -o m.csv
+	cmp s.csv m.csv
+	tracecluster heatmap --collectives "$d/ft" -o s.svg
+	tm 3 heatmap --collectives "$d/ft" -o m.svg
+	cmp s.svg m.svg
+}
+
+@test "traces of real MPI programs: the same outputs for N = 1 to 4" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR n s
+	[ -d "$d/halo" ] && [ -d "$d/split" ] || skip "the capture shim or its test programs are not built"
+	for s in halo split; do
+		tracecluster compress -q "$d/$s" -o "s-$s.tct"
+		for n in 1 2 3 4; do
+			tm "$n" compress -q "$d/$s" -o "m-$s-$n.tct"
+			cmp "s-$s.tct" "m-$s-$n.tct"
+			same "$n" cluster --json "$d/$s"
+		done
+	done
+}
+
+@test "a damaged file read by another process: the same one-line error and status" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR
+	cp -r "$d/sten" bad
+	# rank 50 is in the share of process 3 of 4
+	corrupt_byte bad/rank-00050.tcr 300
+	run tracecluster compress -q bad -o s.tct
+	assert_failure
+	assert_output --partial "rank-00050.tcr"
+	same 4 compress -q bad -o m.tct
+	[ ! -e m.tct ]
+	# two damaged files in different shares: the lower one is named
+	corrupt_byte bad/rank-00010.tcr 300
+	same 4 compress -q bad -o m.tct
+	grep -q 'rank-00010.tcr' m.err
+	same 3 cluster bad
+}
+
+@test "a missing set and a usage error end every process" {
+	need_mpi
+	same 3 compress -q nowhere -o m.tct
+	same 2 compress --no-such-option x
+	same 2 no-such-command
+}

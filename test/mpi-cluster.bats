@@ -170,3 +170,13 @@ same() {
 	same 2 compress --no-such-option x
 	same 2 no-such-command
 }
+
+@test "the man page renders and names every shared command" {
+	local page="$TC_ROOT/man/tracecluster-mpi.1" c
+	run man --warnings -l -E UTF-8 -Tutf8 "$page"
+	assert_success
+	refute_output --partial "warning"
+	for c in compress cluster signatures heatmap accuracy info; do
+		grep -q "$c" "$page"
+	done
+}

@@ -59,10 +59,9 @@ bin/tracecluster-mpi: $(TCMPI) FORCE
 install-tcmpi: $(TCMPI)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(TCMPI) $(DESTDIR)$(BINDIR)/tracecluster-mpi
-	install -m 644 man/tracecluster-mpi.1 $(DESTDIR)$(MANDIR)/man1/tracecluster-mpi.1
 
 uninstall-tcmpi:
-	rm -f $(DESTDIR)$(BINDIR)/tracecluster-mpi $(DESTDIR)$(MANDIR)/man1/tracecluster-mpi.1
+	rm -f $(DESTDIR)$(BINDIR)/tracecluster-mpi
 
 .PHONY: install-tcmpi uninstall-tcmpi
 

@@ -66,3 +66,40 @@ uninstall-tcmpi:
 .PHONY: install-tcmpi uninstall-tcmpi
 
 -include $(TCMPI_OBJS:.o=.d)
+
+# libtracecluster-online.so: in-job clustering, loaded by the capture shim
+# at MPI_Finalize under TRACECLUSTER_ONLINE (cmd/mpi/online.c). The
+# library is compiled once more with -fPIC (never with sanitizers: it is
+# loaded into programs that are not) into $(BUILD)/pic-online/.
+ONLINE_SO := $(BUILD)/libtracecluster-online.so
+ONLINE_CFLAGS = $(filter-out $(SAN_FLAGS),$(TC_CFLAGS)) -fPIC -fvisibility=hidden
+ONLINE_OBJS := $(BUILD)/pic-online/cmd/mpi/online.o $(LIB_SRCS:%.c=$(BUILD)/pic-online/%.o)
+
+ifeq ($(HAVE_MPICC),yes)
+all: $(ONLINE_SO)
+install: install-online
+uninstall: uninstall-online
+endif
+
+$(BUILD)/pic-online/cmd/mpi/%.o: cmd/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC) $(CFLAGS) $(ONLINE_CFLAGS) -c -o $@ $<
+
+$(BUILD)/pic-online/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(CC) $(CFLAGS) $(ONLINE_CFLAGS) -c -o $@ $<
+
+$(ONLINE_SO): $(ONLINE_OBJS)
+	$(Q_LD)$(MPICC) -shared $(LDFLAGS) -Wl,-soname,libtracecluster-online.so -Wl,-z,defs \
+		-o $@ $(ONLINE_OBJS) $(filter-out $(SAN_FLAGS),$(TC_LDFLAGS)) $(TC_LIBS)
+
+install-online: $(ONLINE_SO)
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 755 $(ONLINE_SO) $(DESTDIR)$(LIBDIR)/libtracecluster-online.so
+
+uninstall-online:
+	rm -f $(DESTDIR)$(LIBDIR)/libtracecluster-online.so
+
+.PHONY: install-online uninstall-online
+
+-include $(ONLINE_OBJS:.o=.d)

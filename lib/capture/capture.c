@@ -21,6 +21,7 @@
  */
 #include "lib/compat.h"
 #include "lib/capture/internal.h"
+#include "lib/capture/online.h"
 #include "formats/raw.h"
 #include "lib/error.h"
 
@@ -1252,4 +1253,79 @@ void tc_cap_finalize(uint64_t t0, uint64_t t1, int rc, void *ra)
 		tc_cap_leave();
 	}
 	close_trace(true);
+}
+
+/* ---- in-job clustering (TRACECLUSTER_ONLINE) ------------------------------ */
+
+/* The plugin beside the shim (or TRACECLUSTER_ONLINE_LIB), loaded now. */
+static tc_online_fn online_plugin(void)
+{
+	const char *env = getenv("TRACECLUSTER_ONLINE_LIB");
+	char path[PATH_MAX];
+	Dl_info info;
+	void *h;
+	tc_online_fn fn;
+
+	if (env && *env) {
+		snprintf(path, sizeof(path), "%s", env);
+	} else {
+		const char *slash;
+		if (!dladdr((void *)online_plugin, &info) || !info.dli_fname)
+			return NULL;
+		slash = strrchr(info.dli_fname, '/');
+		snprintf(path, sizeof(path), "%.*slibtracecluster-online.so",
+			 slash ? (int)(slash - info.dli_fname + 1) : 0, info.dli_fname);
+	}
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		if (tc_cap.rank == 0)
+			cap_warn("TRACECLUSTER_ONLINE: cannot load %s (%s); the raw files stay", path,
+				 dlerror());
+		return NULL;
+	}
+	*(void **)&fn = dlsym(h, TC_ONLINE_SYMBOL);
+	if (!fn && tc_cap.rank == 0)
+		cap_warn("TRACECLUSTER_ONLINE: %s has no %s; the raw files stay", path,
+			 TC_ONLINE_SYMBOL);
+	return fn;
+}
+
+/*
+ * MPI_Finalize with TRACECLUSTER_ONLINE set: the trace is finished first
+ * (the MPI_Finalize event ends here, before the clustering and the MPI
+ * library's own finalize), then every rank runs the plugin, which
+ * clusters over MPI and writes the global trace; the caller then calls
+ * PMPI_Finalize. Returns false when no online clustering is asked for.
+ * Every rank takes the same path (the plugin's first step is collective),
+ * so a rank that could not trace still joins in.
+ */
+bool tc_cap_online_finalize(uint64_t t0, void *ra)
+{
+	const char *mode = getenv("TRACECLUSTER_ONLINE");
+	struct tc_online_args a;
+	tc_online_fn fn;
+	int ok, all_ok;
+
+	if (!mode || !*mode || !tc_cap.initialised)
+		return false;
+	ok = atomic_load(&W.state) == ST_RUNNING && !atomic_load(&W.failed) &&
+	     !atomic_load(&W.stopped);
+	tc_cap_finalize(t0, tc_cap_clock(), MPI_SUCCESS, ra);
+	fn = online_plugin();
+	/* every rank must have the plugin, or none runs it */
+	all_ok = fn != NULL;
+	PMPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!all_ok)
+		return true;
+	memset(&a, 0, sizeof(a));
+	a.abi = TC_ONLINE_ABI;
+	a.dir = W.dir;
+	a.mode = mode;
+	a.keep = getenv("TRACECLUSTER_ONLINE_KEEP");
+	a.rank = (int)tc_cap.rank;
+	a.size = (int)tc_cap.size;
+	a.traced = ok && !atomic_load(&W.failed);
+	a.quiet = env_u64("TRACECLUSTER_QUIET", 0, 0, 1) != 0;
+	fn(&a);
+	return true;
 }

@@ -198,6 +198,10 @@ void tc_cap_commit(struct tc_rec *r);
 void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 		  int provided, void *ra);
 void tc_cap_finalize(uint64_t t0, uint64_t t1, int rc, void *ra);
+/* MPI_Finalize under TRACECLUSTER_ONLINE: finish the trace and cluster
+ * in the job (false: not asked for; the caller then calls PMPI_Finalize
+ * either way). */
+bool tc_cap_online_finalize(uint64_t t0, void *ra);
 /* Stop tracing and close the file now (MPI_Abort, exit without Finalize). */
 void tc_cap_shutdown(void);
 /* MPI_Pcontrol: level 0 pauses recording, anything else resumes it. */

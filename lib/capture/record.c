@@ -231,7 +231,11 @@ int tcw_init_thread(int *argc, char ***argv, int required, int *provided, void *
 int tcw_finalize(void *ra)
 {
 	uint64_t t0 = tc_cap_clock(), t1;
-	int rc = PMPI_Finalize();
+	int rc;
+
+	if (tc_cap_online_finalize(t0, ra))
+		return PMPI_Finalize();
+	rc = PMPI_Finalize();
 
 	t1 = tc_cap_clock();
 	tc_cap_finalize(t0, t1, rc, ra);

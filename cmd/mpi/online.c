@@ -1,0 +1,365 @@
+/*
+ * online.c - in-job clustering: libtracecluster-online.so, the plugin the
+ * capture shim loads at MPI_Finalize when TRACECLUSTER_ONLINE names a
+ * clustering mode (lib/capture/online.h).
+ *
+ * What the papers do inside the traced job (dissertation ch. 3-4): every
+ * rank computes its own signatures, the signatures meet at rank 0, which
+ * clusters them, and only the leads' traces travel to be merged into the
+ * global trace. Here, once the shim has finished this rank's raw file:
+ *
+ *   1. each rank reads its own file back into a compressed trace and
+ *      computes its signatures (cluster/signature.h);
+ *   2. rank 0 gathers the signature records and runs the mode on them
+ *      (the signatures only: no exact comparison of members' traces,
+ *      which would need every member's trace in one place);
+ *   3. rank 0 tells every rank whether it leads a cluster; the leads send
+ *      their packed traces (lib/pack.h) to rank 0, which builds the
+ *      global trace with each lead standing for its cluster (the papers'
+ *      merge, as tracecluster compress --lead-only) and writes it to
+ *      DIR/global.tct (binary), with DIR/online.json saying what was
+ *      done;
+ *   4. once it is written, each rank removes its raw file unless
+ *      TRACECLUSTER_ONLINE_KEEP keeps it: "leads" (default: what the
+ *      global trace was made of), "all", or "none".
+ *
+ * Every step is collective and every failure is agreed on first, so a
+ * rank that could not trace or read its file makes the whole job keep
+ * its raw files (and say so) instead of hanging or aborting the job. Only
+ * PMPI calls are made: nothing here is recorded.
+ */
+#include "lib/compat.h"
+#include "lib/capture/online.h"
+#include "analysis/analysis.h"
+#include "cluster/cluster.h"
+#include "cluster/signature.h"
+#include "formats/load.h"
+#include "formats/tct.h"
+#include "formats/traceset.h"
+#include "lib/error.h"
+#include "lib/merge.h"
+#include "lib/pack.h"
+#include "lib/pool.h"
+#include "lib/strbuf.h"
+#include "lib/trace.h"
+#include "lib/xalloc.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define API __attribute__((visibility("default")))
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void say(const struct tc_online_args *a, const char *fmt, ...) TC_PRINTF(2, 3);
+static void say(const struct tc_online_args *a, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "tracecluster-online: rank %d: %s\n", a->rank, buf);
+}
+
+/* All ranks agree: true only when ok holds on every rank. */
+static bool all(bool ok)
+{
+	int v = ok;
+
+	PMPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	return v != 0;
+}
+
+/* This rank's own trace, read back from its raw file. */
+static struct tc_rank_trace *read_own(const struct tc_online_args *a, char *path, size_t len)
+{
+	struct tc_pool *pool = tc_pool_new(1);
+	struct tc_traceset *ts = NULL;
+	struct tc_rank_trace **tr = NULL, *t = NULL;
+	struct tc_error err;
+
+	tc_raw_rank_path(path, len, a->dir, a->rank);
+	if (tc_traceset_open(&ts, path, 0, pool, &err) ||
+	    tc_load_all(ts, pool, NULL, &tr, NULL, &err)) {
+		char msg[1200];
+		tc_error_format(&err, msg, sizeof(msg));
+		say(a, "%s", msg);
+	} else {
+		t = tr[0];
+		tr[0] = NULL;
+		tc_load_free_all(tr, ts->nfiles);
+	}
+	tc_traceset_free(&ts);
+	tc_pool_free(pool);
+	return t;
+}
+
+/* "MODE[:K]" into the mode and its options; NULL if unknown. */
+static const struct tc_cluster_mode *parse_mode(const char *s, struct tc_cluster_opts *o)
+{
+	char name[64];
+	const char *colon = strchr(s, ':');
+	const struct tc_cluster_mode *m;
+
+	tc_cluster_opts_init(o);
+	snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - s) : (int)strlen(s), s);
+	m = tc_cluster_mode_find(name);
+	if (colon) {
+		char *end;
+		unsigned long k = strtoul(colon + 1, &end, 10);
+		if (*end || !k || k > UINT32_MAX)
+			return NULL;
+		o->k = (uint32_t)k;
+	}
+	/* chameleon's online form cuts the streams at marker calls as they
+	 * happen; at MPI_Finalize only the modes over whole traces apply */
+	if (m && !strcmp(m->name, "chameleon"))
+		return NULL;
+	return m;
+}
+
+/* Gather each lead's packed trace at rank 0 into traces[]. */
+static bool gather_leads(const struct tc_online_args *a, const struct tc_rank_trace *own,
+			 bool lead, struct tc_rank_trace **traces)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	int len = 0, *lens = NULL, *offs = NULL;
+	char *buf = NULL;
+	bool ok = true;
+
+	if (lead)
+		tc_rank_trace_pack(own, &sb);
+	if (sb.len > INT_MAX)
+		ok = false;
+	else
+		len = (int)sb.len;
+	if (!all(ok)) {
+		tc_strbuf_release(&sb);
+		return false;
+	}
+	if (a->rank == 0) {
+		lens = tc_xcalloc((size_t)a->size, sizeof(*lens));
+		offs = tc_xcalloc((size_t)a->size, sizeof(*offs));
+	}
+	PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (a->rank == 0) {
+		size_t total = 0;
+		for (int r = 0; r < a->size; r++) {
+			if (total > (size_t)INT_MAX - (size_t)lens[r])
+				ok = false;
+			offs[r] = (int)total;
+			total += (size_t)lens[r];
+		}
+		if (ok)
+			buf = tc_xmalloc(total ? total : 1);
+	}
+	if (!all(ok)) {
+		free(lens);
+		free(offs);
+		tc_strbuf_release(&sb);
+		return false;
+	}
+	PMPI_Gatherv(sb.buf, len, MPI_BYTE, buf, lens, offs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	tc_strbuf_release(&sb);
+	if (a->rank == 0) {
+		for (int r = 0; r < a->size && ok; r++) {
+			struct tc_unpack u;
+			if (!lens[r])
+				continue;
+			tc_unpack_init(&u, buf + offs[r], (size_t)lens[r]);
+			traces[r] = tc_rank_trace_unpack(&u);
+			if (!traces[r] || !tc_unpack_done(&u))
+				ok = false;
+		}
+	}
+	free(buf);
+	free(lens);
+	free(offs);
+	return ok;
+}
+
+/* Rank 0: the global trace of the leads, written to DIR/global.tct. */
+static bool build_and_write(const struct tc_online_args *a, const struct tc_cluster_mode *mode,
+			    const struct tc_clustering *cl, struct tc_rank_trace **traces,
+			    struct tc_pool *pool, struct tc_merge_opts *mopts, uint64_t *bytes)
+{
+	struct tc_gtrace **leaves, *g;
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_error err;
+	char path[PATH_MAX];
+	bool ok;
+
+	leaves = tc_anl_make_leaves(cl, traces, a->size, mopts, false, pool);
+	g = tc_anl_merge_clusters(cl, leaves, pool, mopts);
+	free(leaves);
+	if (!g)
+		return false;
+	snprintf(g->mode, sizeof(g->mode), "%s", mode->name);
+	snprintf(g->variant, sizeof(g->variant), "%s", mopts->filtering ? "filtering" : "default");
+	g->precision = mopts->precision;
+	g->bins = mopts->bins;
+	if (g->world_size < a->size)
+		g->world_size = a->size;
+	tc_gtrace_set_timing(g, TC_GTIMING_STATS);
+	tc_gtrace_finish(g);
+	tc_tct_format(g, TC_TCT_BINARY, &sb);
+	snprintf(path, sizeof(path), "%s/global.tct", a->dir);
+	tc_error_clear(&err);
+	ok = tc_tct_write_file(path, sb.buf ? sb.buf : "", sb.len, &err) == 0;
+	if (!ok) {
+		char msg[1200];
+		tc_error_format(&err, msg, sizeof(msg));
+		say(a, "%s", msg);
+	}
+	*bytes = sb.len;
+	tc_strbuf_release(&sb);
+	tc_gtrace_free(&g);
+	return ok;
+}
+
+static void write_report(const struct tc_online_args *a, const char *mode, size_t clusters,
+			 size_t leads, uint64_t bytes, double seconds, const char *keep)
+{
+	char path[PATH_MAX];
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_error err;
+
+	snprintf(path, sizeof(path), "%s/online.json", a->dir);
+	tc_strbuf_addf(&sb,
+		       "{\"mode\":\"%s\",\"ranks\":%d,\"clusters\":%zu,\"leads\":%zu,"
+		       "\"global_trace\":\"global.tct\",\"bytes\":%" PRIu64 ",\"seconds\":%.6f,"
+		       "\"kept\":\"%s\"}\n",
+		       mode, a->size, clusters, leads, bytes, seconds, keep);
+	if (tc_tct_write_file(path, sb.buf, sb.len, &err)) {
+		char msg[1200];
+		tc_error_format(&err, msg, sizeof(msg));
+		say(a, "%s", msg);
+	}
+	tc_strbuf_release(&sb);
+}
+
+API int tracecluster_online_run(const struct tc_online_args *a)
+{
+	double t0 = now_s();
+	struct tc_rank_trace *own = NULL, **traces = NULL;
+	struct tc_signatures sig, *sigs = NULL;
+	struct tc_cluster_opts copts;
+	const struct tc_cluster_mode *mode;
+	struct tc_merge_opts mopts = { 100, TC_HIST_BINS_DEFAULT, false };
+	struct tc_clustering cl;
+	struct tc_pool *pool = NULL;
+	unsigned char *lead = NULL;
+	unsigned char is_lead = 0;
+	const char *keep = a->keep && *a->keep ? a->keep : "leads";
+	char path[PATH_MAX];
+	uint64_t bytes = 0;
+	size_t nleads = 0, nclusters = 0;
+	bool ok;
+	int rc = -1;
+
+	if (a->abi != TC_ONLINE_ABI)
+		return -1;
+	path[0] = '\0';
+	tc_clustering_init(&cl);
+	mode = parse_mode(a->mode, &copts);
+	if (strcmp(keep, "leads") && strcmp(keep, "all") && strcmp(keep, "none"))
+		mode = NULL;
+	if (!mode) {
+		if (a->rank == 0)
+			say(a, "TRACECLUSTER_ONLINE='%s' (KEEP '%s'): expected MODE[:K] of "
+			       "callpath, callpath-param, reference, kfarthest, kmedoid or dynamic, "
+			       "and leads, all or none; the raw files stay", a->mode, keep);
+		return -1;
+	}
+	/* 1. own trace and signatures */
+	if (a->traced)
+		own = read_own(a, path, sizeof(path));
+	if (!all(own != NULL)) {
+		if (a->rank == 0)
+			say(a, "not every rank's trace could be read back; the raw files stay");
+		goto out;
+	}
+	tc_signatures_compute(own, &sig);
+
+	/* 2. the signatures meet at rank 0, which clusters them */
+	if (a->rank == 0) {
+		sigs = tc_xcalloc((size_t)a->size, sizeof(*sigs));
+		lead = tc_xcalloc((size_t)a->size, 1);
+		traces = tc_xcalloc((size_t)a->size, sizeof(*traces));
+	}
+	PMPI_Gather(&sig, (int)sizeof(sig), MPI_BYTE, sigs, (int)sizeof(sig), MPI_BYTE, 0,
+		    MPI_COMM_WORLD);
+	ok = true;
+	if (a->rank == 0) {
+		struct tc_cluster_input in = { sigs, (size_t)a->size, NULL };
+		struct tc_error err;
+		pool = tc_pool_new(1);
+		copts.pool = pool;
+		copts.merge = &mopts;
+		if (tc_cluster_run(mode, &in, &copts, &cl, &err)) {
+			char msg[1200];
+			tc_error_format(&err, msg, sizeof(msg));
+			say(a, "%s", msg);
+			ok = false;
+		} else {
+			if (cl.filter.applied)
+				mopts.filtering = true; /* §3.6, as compress does */
+			for (size_t c = 0; c < cl.nclusters; c++)
+				lead[cl.clusters[c].lead_index] = 1;
+			nclusters = cl.nclusters;
+		}
+	}
+	if (!all(ok))
+		goto out;
+	/* 3. the leads' traces meet at rank 0, which merges and writes */
+	PMPI_Scatter(lead, 1, MPI_BYTE, &is_lead, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
+	ok = gather_leads(a, own, is_lead != 0, traces);
+	if (ok && a->rank == 0) {
+		ok = build_and_write(a, mode, &cl, traces, pool, &mopts, &bytes);
+		nleads = nclusters;
+	}
+	if (!all(ok)) {
+		if (a->rank == 0)
+			say(a, "the global trace was not written; the raw files stay");
+		goto out;
+	}
+	/* 4. the raw files the mode does not need go */
+	if (!strcmp(keep, "none") || (!strcmp(keep, "leads") && !is_lead))
+		unlink(path);
+	rc = 0;
+	PMPI_Barrier(MPI_COMM_WORLD);
+	if (a->rank == 0) {
+		double secs = now_s() - t0;
+		write_report(a, mode->name, nclusters, nleads, bytes, secs, keep);
+		if (!a->quiet)
+			say(a, "%s: %zu clusters, %s/global.tct (%" PRIu64 " bytes) in %.3f s; "
+			       "raw files kept: %s", mode->name, nclusters, a->dir, bytes, secs, keep);
+	}
+out:
+	if (traces) {
+		for (int r = 0; r < a->size; r++)
+			tc_rank_trace_free(&traces[r]);
+		free(traces);
+	}
+	tc_clustering_release(&cl);
+	tc_rank_trace_free(&own);
+	free(sigs);
+	free(lead);
+	if (pool)
+		tc_pool_free(pool);
+	return rc;
+}

@@ -200,6 +200,7 @@ if [ "$quick" != 1 ]; then
 	sh "$top/test/bench-otf2.sh"
 fi
 sh "$top/test/bench-mpi.sh"
+sh "$top/test/bench-online.sh"
 sh "$top/test/bench-capture.sh"
 echo
 echo "make bench: $(awk -v s="$t_start" -v e="$(now)" 'BEGIN { printf "%.0f", e - s }') s"

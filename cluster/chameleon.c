@@ -132,14 +132,108 @@ static void count_nodes(const struct tc_rsd *rsd, const struct tc_rsd_node *seq,
 	}
 }
 
-int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t marker_op,
+/* Events of every occurrence under a node. */
+static uint64_t node_events(const struct tc_rsd_node *nd)
+{
+	uint64_t n = 0;
+
+	if (!nd->nbody)
+		return nd->comp.n;
+	for (uint32_t i = 0; i < nd->nbody; i++)
+		n += node_events(&nd->body[i]);
+	return n;
+}
+
+struct vote {
+	uint32_t op;
+	uint64_t site;
+	size_t ranks;
+};
+
+/* A rank's candidate marker (false: no loop at the top level). */
+static bool rank_candidate(const struct tc_rsd *rsd, uint32_t *op, uint64_t *site)
+{
+	size_t len;
+	const struct tc_rsd_node *seq = tc_rsd_seq(rsd, &len), *loop = NULL, *pick = NULL;
+	uint64_t most = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		uint64_t ev;
+		if (!seq[i].nbody)
+			continue;
+		ev = node_events(&seq[i]);
+		if (ev > most) {
+			most = ev;
+			loop = &seq[i];
+		}
+	}
+	if (!loop)
+		return false;
+	for (uint32_t i = 0; i < loop->nbody && !pick; i++)
+		if (!loop->body[i].nbody &&
+		    tc_op_kind(tc_rsd_event(rsd, loop->body[i].event)->op) == TC_K_COLL)
+			pick = &loop->body[i];
+	for (uint32_t i = 0; i < loop->nbody && !pick; i++)
+		if (!loop->body[i].nbody)
+			pick = &loop->body[i];
+	if (!pick)
+		return false;
+	*op = tc_rsd_event(rsd, pick->event)->op;
+	*site = tc_rsd_event(rsd, pick->event)->stack;
+	return true;
+}
+
+static int auto_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t *op,
+		       uint64_t *site, struct tc_error *err)
+{
+	struct vote *v = NULL;
+	size_t nv = 0, alloc = 0, best = SIZE_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t o;
+		uint64_t s;
+		size_t j;
+		if (!rank_candidate(traces[i]->seq, &o, &s))
+			continue;
+		for (j = 0; j < nv && (v[j].op != o || v[j].site != s); j++)
+			;
+		if (j == nv) {
+			TC_ALLOC_GROW(v, nv + 1, alloc);
+			v[nv].op = o;
+			v[nv].site = s;
+			v[nv].ranks = 0;
+			nv++;
+		}
+		v[j].ranks++;
+	}
+	for (size_t j = 0; j < nv; j++)
+		if (best == SIZE_MAX || v[j].ranks > v[best].ranks ||
+		    (v[j].ranks == v[best].ranks &&
+		     (v[j].op < v[best].op || (v[j].op == v[best].op && v[j].site < v[best].site))))
+			best = j;
+	if (best == SIZE_MAX) {
+		free(v);
+		return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
+				    "no marker: no rank repeats a loop to find one in (choose one "
+				    "with --marker OP[@CALLSITE])");
+	}
+	*op = v[best].op;
+	*site = v[best].site;
+	free(v);
+	return 0;
+}
+
+int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t *opp,
 			uint64_t marker_site, uint64_t *site, struct tc_error *err)
 {
 	struct site_counts sc = { NULL, 0, 0 };
-	uint32_t op = marker_op ? marker_op : TC_OP_BARRIER;
-	const char *name = tc_op_name(op);
+	uint32_t op = *opp ? *opp : TC_OP_BARRIER;
+	const char *name;
 	size_t best = SIZE_MAX;
 
+	if (*opp == TC_CHAM_MARKER_AUTO)
+		return auto_marker(traces, n, opp, site, err);
+	name = tc_op_name(op);
 	for (size_t i = 0; i < n; i++) {
 		size_t len;
 		const struct tc_rsd_node *seq = tc_rsd_seq(traces[i]->seq, &len);
@@ -155,8 +249,13 @@ int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t 
 		    (sc.v[j].n == sc.v[best].n && sc.v[j].site < sc.v[best].site))
 			best = j;
 	}
+	if (best != SIZE_MAX)
+		*site = sc.v[best].site;
+	free(sc.v);
 	if (best == SIZE_MAX) {
-		free(sc.v);
+		/* nothing given and no MPI_Barrier: find one */
+		if (!*opp && !marker_site)
+			return auto_marker(traces, n, opp, site, err);
 		if (marker_site)
 			return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
 					    "no marker: no %s call at call site 0x%016" PRIx64
@@ -165,8 +264,7 @@ int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t 
 				    "no marker: no %s call in the traces (choose one with "
 				    "--marker OP[@CALLSITE])", name ? name : "?");
 	}
-	*site = sc.v[best].site;
-	free(sc.v);
+	*opp = op;
 	return 0;
 }
 
@@ -177,6 +275,11 @@ int tc_chameleon_parse_marker(const char *s, uint32_t *op, uint64_t *site)
 	size_t len = at ? (size_t)(at - s) : strlen(s);
 	unsigned o;
 
+	if (!strcmp(s, "auto")) {
+		*op = TC_CHAM_MARKER_AUTO;
+		*site = 0;
+		return 0;
+	}
 	if (!len || len >= sizeof(name))
 		return -1;
 	memcpy(name, s, len);
@@ -524,12 +627,15 @@ int tc_mode_chameleon(const struct tc_cluster_input *in, const struct tc_cluster
 	out->claim = TC_LEVEL_NONE;
 	out->dims = (UINT32_C(1) << TC_SIG_CALLPATH) | (UINT32_C(1) << TC_SIG_SRC) |
 		    (UINT32_C(1) << TC_SIG_DEST);
-	ch->marker_op = o->marker_op ? o->marker_op : TC_OP_BARRIER;
+	ch->marker_op = o->marker_op;
 	ch->call_frequency = o->call_frequency ? o->call_frequency : 1;
 	ch->ranks = n;
-	if (!n)
+	if (!n) {
+		if (!ch->marker_op || ch->marker_op == TC_CHAM_MARKER_AUTO)
+			ch->marker_op = TC_OP_BARRIER;
 		return 0;
-	rc = tc_chameleon_marker(in->traces, n, ch->marker_op, o->marker_site, &ch->marker_site,
+	}
+	rc = tc_chameleon_marker(in->traces, n, &ch->marker_op, o->marker_site, &ch->marker_site,
 				 err);
 	if (rc)
 		return rc;

@@ -261,16 +261,30 @@ struct tc_chameleon {
 };
 void tc_chameleon_free(struct tc_chameleon **c);
 
-/* The op and call site that chameleon takes as the marker for these
- * traces: marker_op (0: MPI_Barrier) at marker_site, or when that is 0 at
- * the call site of marker_op called most often over all ranks (ties: the
- * smaller stack signature). Returns 0, or a negative code with err filled
- * when no such call exists. */
+/* marker_op asking for a marker found in the traces (tc_chameleon_marker) */
+#define TC_CHAM_MARKER_AUTO UINT32_MAX
+
 /* Parse "OP[@CALLSITE]" (an op name as tc_op_from_name takes it, a stack
- * signature in C notation, e.g. 0x1f...): 0, or -1 when malformed. */
+ * signature in C notation, e.g. 0x1f...) or "auto": 0, or -1 when
+ * malformed. */
 int tc_chameleon_parse_marker(const char *s, uint32_t *op, uint64_t *site);
 
-int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t marker_op,
+/*
+ * The op and call site that chameleon takes as the marker for these
+ * traces. *op on entry: an op, at marker_site, or when that is 0 at the
+ * call site of that op called most often over all ranks (ties: the
+ * smaller stack signature); 0: MPI_Barrier so, and when no rank calls
+ * MPI_Barrier, a marker found as TC_CHAM_MARKER_AUTO finds it;
+ * TC_CHAM_MARKER_AUTO: found from the loops (dissertation ch. 7, future
+ * work: markers without source changes): each rank's timestep loop is
+ * the top-level loop of its compressed sequence that holds the most
+ * events, and its candidate the first collective called once per
+ * iteration directly in that loop's body (else the body's first call);
+ * the candidate most ranks name wins (ties: the smaller op, then the
+ * smaller stack signature). *op and *site get the marker. Returns 0, or
+ * a negative code with err filled when there is none.
+ */
+int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t *op,
 			uint64_t marker_site, uint64_t *site, struct tc_error *err);
 
 /* ---- the modes ---------------------------------------------------------- */

@@ -33,7 +33,7 @@ static const char cluster_usage[] =
 	"                            [--noise F] [--seed S] [--verify] [--no-refine]\n"
 	"                            [--json | --csv]\n"
 	"                            [--match callsite|params] [--window N] [--salvage]\n"
-	"                            [--marker OP[@CALLSITE]] [--call-frequency N]\n"
+	"                            [--marker OP[@CALLSITE]|auto] [--call-frequency N]\n"
 	"                            [-j N] DIR|FILE\n"
 	"       tracecluster cluster --list-modes\n"
 	"\n"

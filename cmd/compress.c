@@ -49,7 +49,7 @@ static const char compress_usage[] =
 	"                             [--noise F] [--threshold F]\n"
 	"                             [--match callsite|params]\n"
 	"                             [--window N] [--report-json] [--salvage]\n"
-	"                             [--format F] [--marker OP[@CALLSITE]]\n"
+	"                             [--format F] [--marker OP[@CALLSITE]|auto]\n"
 	"                             [--call-frequency N] [--accuracy] [-j N] DIR|FILE\n"
 	"\n"
 	"Cluster the ranks of the trace set in DIR (or of the trace FILE), merge the\n"
@@ -98,9 +98,10 @@ static const char compress_usage[] =
 	"                      it in one line; reads the whole set into memory again\n"
 	"      --salvage       read damaged files up to their damage; warn instead of fail\n"
 	"      --format F      read as raw, scalatrace, dumpi or otf2 instead of detecting it\n"
-	"      --marker OP[@CALLSITE]\n"
+	"      --marker OP[@CALLSITE]|auto\n"
 	"                      chameleon: the marker call (default MPI_Barrier at its\n"
-	"                      most frequent call site)\n"
+	"                      most frequent call site, else auto: found from the\n"
+	"                      ranks' timestep loops)\n"
 	"      --call-frequency N\n"
 	"                      chameleon: run the transition graph every N marker calls\n"
 	"                      (default 1)\n"
@@ -515,7 +516,7 @@ static int parse_args(int argc, char **argv, struct compress_args *ca)
 			break;
 		case 'K':
 			if (tc_chameleon_parse_marker(optarg, &ca->copts.marker_op, &ca->copts.marker_site))
-				return tc_usage_error(cmd, "--marker: expected OP[@CALLSITE], e.g. "
+				return tc_usage_error(cmd, "--marker: expected OP[@CALLSITE] or auto, e.g. "
 						      "MPI_Barrier@0x1234, got '%s'", optarg);
 			break;
 		case 'C':

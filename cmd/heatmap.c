@@ -499,6 +499,9 @@ static int parse_args(int argc, char **argv, struct hm_args *ha)
 	if ((rc = tc_fig_check_tty(ha->out, ha->fmt, ha->force)) ||
 	    (rc = tc_fig_args_page(cmd, &ha->fa, ha->fmt, &ha->page)))
 		return rc;
+	if (ha->job.by_phase && ha->margs.o.marker_op == TC_CHAM_MARKER_AUTO)
+		return tc_usage_error(cmd, "--phase: --marker auto is chameleon's; name the marker "
+				      "OP[@CALLSITE]");
 	ha->job.marker_op = ha->margs.o.marker_op ? ha->margs.o.marker_op : TC_OP_BARRIER;
 	ha->job.marker_site = ha->margs.o.marker_site;
 	if (ha->job.by_window) {

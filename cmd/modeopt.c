@@ -135,7 +135,7 @@ int tc_mode_opt_set(const char *cmd, int id, const char *s, struct tc_cluster_op
 		return 0;
 	case TC_MOPT_MARKER:
 		if (tc_chameleon_parse_marker(s, &o->marker_op, &o->marker_site))
-			return tc_usage_error(cmd, "%s: expected OP[@CALLSITE], e.g. "
+			return tc_usage_error(cmd, "%s: expected OP[@CALLSITE] or auto, e.g. "
 					      "MPI_Barrier@0x1234, got '%s'", f, s);
 		return 0;
 	case TC_MOPT_CALL_FREQUENCY:
@@ -185,7 +185,9 @@ static void marker_text(const struct tc_cluster_opts *o, char *buf, size_t len)
 {
 	const char *op = tc_op_name(o->marker_op ? o->marker_op : TC_OP_BARRIER);
 
-	if (o->marker_site)
+	if (o->marker_op == TC_CHAM_MARKER_AUTO)
+		snprintf(buf, len, "auto");
+	else if (o->marker_site)
 		snprintf(buf, len, "%s@0x%016" PRIx64, op ? op : "?", o->marker_site);
 	else
 		snprintf(buf, len, "%s", op ? op : "?");

@@ -76,10 +76,23 @@ EOF
 	[ "$output" = "AT AT C L L L L L L L L L 1 MPI_Allreduce" ]
 }
 
-@test "chameleon: no barrier in the traces is a one-line error" {
-	run -1 --separate-stderr tc cluster --mode chameleon "$ST"
+@test "chameleon: no barrier in the traces: the marker is found from the loops" {
+	# stencil2d's timestep loop: its one collective, the Allreduce
+	run -0 tc cluster --mode chameleon --json "$ST"
+	run -0 jq -r '.chameleon | "\(.states | join(" ")) \(.reclusterings) \(.marker.op)"' <<<"$output"
+	[ "$output" = "AT AT C L L L L L L L L L 1 MPI_Allreduce" ]
+	tc cluster --mode chameleon --marker MPI_Allreduce --json "$ST" >named.json
+	tc cluster --mode chameleon --marker auto --json "$ST" >auto.json
+	tc cluster --mode chameleon --json "$ST" >default.json
+	cmp <(jq -S 'del(.options)' named.json) <(jq -S 'del(.options)' auto.json)
+	cmp <(jq -S 'del(.options)' named.json) <(jq -S 'del(.options)' default.json)
+	# a marker named but never called is still a one-line error
+	run -1 --separate-stderr tc cluster --mode chameleon --marker MPI_Barrier "$ST"
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ "$stderr" == *"no marker: no MPI_Barrier call"*"--marker"* ]]
+	# heatmap --phase needs a named marker
+	run -2 --separate-stderr tc heatmap --phase 1 --marker auto "$ST" -o x.csv
+	[[ "$stderr" == *"--marker auto is chameleon's"* ]]
 }
 
 @test "chameleon: --marker with a call site that is not there fails" {

@@ -307,3 +307,87 @@ TEST(chameleon_marker_calls_differ)
 	free_traces(tr, 3);
 	free_traces(tr2, 3);
 }
+
+/* P ranks: MPI_Init, then steps of a ring exchange and an Allreduce, no
+ * MPI_Barrier anywhere. */
+static struct tc_rank_trace **make_nobarrier(int32_t p, int steps)
+{
+	struct tc_rank_trace **tr = calloc((size_t)p, sizeof(*tr));
+
+	for (int32_t r = 0; r < p; r++) {
+		struct tc_rank_trace *t = tc_rank_trace_new(r, p, NULL);
+		int64_t clock = 0;
+		tc_rsd_set_callsite(t->seq, SITE_SEND, 0x1111);
+		tc_rsd_set_callsite(t->seq, SITE_RECV, 0x2222);
+		tc_rsd_set_callsite(t->seq, SITE_RED, 0x3333);
+		tc_rsd_set_callsite(t->seq, SITE_INIT, 0x5555);
+		add_ev(t, TC_OP_INIT, SITE_INIT, -1, &clock);
+		for (int s = 0; s < steps; s++) {
+			add_ev(t, TC_OP_SEND, SITE_SEND, (r + 1) % p, &clock);
+			add_ev(t, TC_OP_RECV, SITE_RECV, (r + p - 1) % p, &clock);
+			add_ev(t, TC_OP_ALLREDUCE, SITE_RED, -1, &clock);
+		}
+		add_ev(t, TC_OP_FINALIZE, SITE_INIT, -1, &clock);
+		tc_rsd_settle(t->seq);
+		tr[r] = t;
+	}
+	return tr;
+}
+
+TEST(chameleon_marker_auto)
+{
+	struct tc_rank_trace **tr = make_nobarrier(4, 6);
+	struct tc_rank_trace **two = make_traces(4, 3, 10);
+	struct tc_error err;
+	uint32_t op;
+	uint64_t site = 0;
+
+	CHECK(tc_chameleon_parse_marker("auto", &op, &site) == 0);
+	CHECK_EQ_U64(op, TC_CHAM_MARKER_AUTO);
+	/* asked for: the collective of the timestep loop */
+	op = TC_CHAM_MARKER_AUTO;
+	CHECK(tc_chameleon_marker(tr, 4, &op, 0, &site, &err) == 0);
+	CHECK_EQ_U64(op, TC_OP_ALLREDUCE);
+	CHECK_EQ_U64(site, 0x3333);
+	/* nothing given and no MPI_Barrier: the same */
+	op = 0;
+	site = 0;
+	CHECK(tc_chameleon_marker(tr, 4, &op, 0, &site, &err) == 0);
+	CHECK_EQ_U64(op, TC_OP_ALLREDUCE);
+	CHECK_EQ_U64(site, 0x3333);
+	/* an op named but not called is still an error */
+	op = TC_OP_BARRIER;
+	CHECK(tc_chameleon_marker(tr, 4, &op, 0, &site, &err) < 0);
+	/* two phases: the loop with the most events (10 steps of Allreduce
+	 * and Barrier against 3 of the ring) holds the marker; by default
+	 * MPI_Barrier, as before */
+	op = TC_CHAM_MARKER_AUTO;
+	CHECK(tc_chameleon_marker(two, 4, &op, 0, &site, &err) == 0);
+	CHECK_EQ_U64(op, TC_OP_ALLREDUCE);
+	CHECK_EQ_U64(site, 0x3333);
+	op = 0;
+	CHECK(tc_chameleon_marker(two, 4, &op, 0, &site, &err) == 0);
+	CHECK_EQ_U64(op, TC_OP_BARRIER);
+	CHECK_EQ_U64(site, 0x4444);
+	free_traces(tr, 4);
+	free_traces(two, 4);
+}
+
+TEST(chameleon_marker_auto_majority)
+{
+	struct tc_rank_trace **tr = make_nobarrier(5, 6);
+	struct tc_rank_trace **other = make_traces(5, 8, 0);
+	struct tc_rank_trace *t = tr[3];
+	struct tc_error err;
+	uint32_t op = TC_CHAM_MARKER_AUTO;
+	uint64_t site = 0;
+
+	/* rank 3's loop ends in a barrier: four ranks name the Allreduce */
+	tr[3] = other[3];
+	other[3] = t;
+	CHECK(tc_chameleon_marker(tr, 5, &op, 0, &site, &err) == 0);
+	CHECK_EQ_U64(op, TC_OP_ALLREDUCE);
+	CHECK_EQ_U64(site, 0x3333);
+	free_traces(tr, 5);
+	free_traces(other, 5);
+}

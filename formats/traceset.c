@@ -722,11 +722,25 @@ static int stats_one(size_t i, struct tc_reader *r, void *ctx, struct tc_error *
 	return 0;
 }
 
+static const struct tc_stats_remote *stats_remote;
+
+void tc_traceset_set_stats_remote(const struct tc_stats_remote *remote)
+{
+	stats_remote = remote;
+}
+
+int tc_traceset_stats_local(const struct tc_traceset *ts, struct tc_pool *pool,
+			    struct tc_file_stats *st, struct tc_error *err)
+{
+	return tc_traceset_each(ts, pool, stats_one, st, err);
+}
+
 int tc_traceset_stats(const struct tc_traceset *ts, struct tc_pool *pool,
 		      struct tc_file_stats **out, struct tc_error *err)
 {
 	struct tc_file_stats *st = tc_xcalloc(ts->nfiles ? ts->nfiles : 1, sizeof(*st));
-	int rc = tc_traceset_each(ts, pool, stats_one, st, err);
+	int rc = stats_remote ? stats_remote->stats(stats_remote->self, ts, pool, st, err)
+			      : tc_traceset_stats_local(ts, pool, st, err);
 
 	if (rc) {
 		tc_file_stats_free(st, ts->nfiles);

@@ -121,5 +121,19 @@ struct tc_file_stats {
 int tc_traceset_stats(const struct tc_traceset *ts, struct tc_pool *pool,
 		      struct tc_file_stats **out, struct tc_error *err);
 void tc_file_stats_free(struct tc_file_stats *st, size_t n);
+/* tc_traceset_stats on this process alone into st (ts->nfiles entries,
+ * zeroed by the caller), whatever remote is set. */
+int tc_traceset_stats_local(const struct tc_traceset *ts, struct tc_pool *pool,
+			    struct tc_file_stats *st, struct tc_error *err);
+/* Where tc_traceset_stats gets its statistics when other processes read
+ * shares of the set (tracecluster-mpi, as formats/load.h's
+ * tc_load_remote): stats() fills st for every file of ts, or returns the
+ * error of the lowest-indexed file that failed. NULL: plain reading. */
+struct tc_stats_remote {
+	int (*stats)(void *self, const struct tc_traceset *ts, struct tc_pool *pool,
+		     struct tc_file_stats *st, struct tc_error *err);
+	void *self;
+};
+void tc_traceset_set_stats_remote(const struct tc_stats_remote *remote);
 
 #endif

@@ -116,6 +116,7 @@ same() {
 		same "$n" cluster --verify -m callpath-param "$d/ft"
 		same "$n" signatures --json "$d/mw"
 		same "$n" info --json "$d/ft"
+		same "$n" info "$d/sten"
 		same "$n" accuracy --mode callpath-param "$d/sten"
 		same "$n" accuracy --json --mode kfarthest "$d/ft"
 	done
@@ -162,6 +163,8 @@ same() {
 	same 4 compress -q bad -o m.tct
 	grep -q 'rank-00010.tcr' m.err
 	same 3 cluster bad
+	same 4 info bad
+	same 2 info --salvage bad
 }
 
 @test "a missing set and a usage error end every process" {

@@ -45,11 +45,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { REQ_QUIT = 0, REQ_LOAD = 1 };
-enum { TAG_FILES = 1, TAG_CHUNK = 2 };
+enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2 };
+enum { TAG_FILES = 1, TAG_CHUNK = 2, TAG_STATS = 3 };
 
-/* Files per chunk message (fewer when a share is small). */
+/* Files per chunk message (fewer when a share is small); statistics are
+ * smaller than traces and go in bigger chunks. */
 #define CHUNK_FILES 64
+#define STATS_CHUNK_FILES 4096
 
 struct req {
 	uint64_t type;
@@ -375,6 +377,7 @@ static void send_shares(const struct tc_traceset *ts)
 		tc_pack_u64(&sb, hi - lo);
 		tc_pack_str(&sb, ts->dir);
 		tc_pack_u64(&sb, (uint64_t)ts->format);
+		tc_pack_u64(&sb, ts->flags);
 		for (size_t i = lo; i < hi; i++) {
 			tc_pack_str(&sb, ts->files[i].path);
 			tc_pack_u64(&sb, (uint64_t)ts->files[i].format);
@@ -460,18 +463,16 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 
 /* ---- the other processes ------------------------------------------------- */
 
-static void serve_load(const struct req *rq)
+/* This process's share of the set as process 0 sent it: the files in ts
+ * (a view holding only them; free with free_share), their first index in
+ * the whole set returned. */
+static size_t recv_share(struct tc_traceset *ts)
 {
-	struct tc_traceset ts;
-	struct tc_rsd_opts ro = { (uint32_t)rq->window, (int)rq->match };
-	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
-	struct tc_strbuf msg[2] = { TC_STRBUF_INIT, TC_STRBUF_INIT };
-	MPI_Request sent[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
 	struct tc_unpack u;
 	MPI_Status st;
 	int count;
 	char *buf;
-	size_t lo, n, step;
+	size_t lo, n;
 
 	MPI_CHECK(MPI_Probe(0, TAG_FILES, MPI_COMM_WORLD, &st), "probe");
 	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
@@ -479,24 +480,46 @@ static void serve_load(const struct req *rq)
 	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, 0, TAG_FILES, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
 		  "receive file list");
 	tc_unpack_init(&u, buf, (size_t)count);
-	memset(&ts, 0, sizeof(ts));
+	memset(ts, 0, sizeof(*ts));
 	lo = tc_unpack_u64(&u);
 	n = tc_unpack_count(&u, 3);
-	ts.dir = tc_unpack_strdup(&u);
-	ts.format = (enum tc_format)tc_unpack_u64(&u);
-	ts.flags = (unsigned)rq->flags;
-	ts.files = tc_xcalloc(n ? n : 1, sizeof(*ts.files));
+	ts->dir = tc_unpack_strdup(&u);
+	ts->format = (enum tc_format)tc_unpack_u64(&u);
+	ts->flags = (unsigned)tc_unpack_u64(&u);
+	ts->files = tc_xcalloc(n ? n : 1, sizeof(*ts->files));
 	for (size_t i = 0; i < n; i++) {
-		ts.files[i].path = tc_unpack_strdup(&u);
-		ts.files[i].format = (enum tc_format)tc_unpack_u64(&u);
-		ts.files[i].index = tc_unpack_u32(&u);
+		ts->files[i].path = tc_unpack_strdup(&u);
+		ts->files[i].format = (enum tc_format)tc_unpack_u64(&u);
+		ts->files[i].index = tc_unpack_u32(&u);
 	}
-	ts.nfiles = n;
+	ts->nfiles = n;
 	free(buf);
 	if (!tc_unpack_done(&u)) {
 		fprintf(stderr, "tracecluster-mpi: process %d: a damaged file list\n", world_rank);
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
+	return lo;
+}
+
+static void free_share(struct tc_traceset *ts)
+{
+	for (size_t i = 0; i < ts->nfiles; i++)
+		free(ts->files[i].path);
+	free(ts->files);
+	free(ts->dir);
+}
+
+static void serve_load(const struct req *rq)
+{
+	struct tc_traceset ts;
+	struct tc_rsd_opts ro = { (uint32_t)rq->window, (int)rq->match };
+	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
+	struct tc_strbuf msg[2] = { TC_STRBUF_INIT, TC_STRBUF_INIT };
+	MPI_Request sent[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+	size_t lo, n, step;
+
+	lo = recv_share(&ts);
+	n = ts.nfiles;
 	step = chunk_files(n);
 	for (size_t c = 0, k = 0; c < n; c += step, k ^= 1) {
 		size_t m = TC_MIN(step, n - c);
@@ -509,10 +532,236 @@ static void serve_load(const struct req *rq)
 	MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE), "send chunk");
 	tc_strbuf_release(&msg[0]);
 	tc_strbuf_release(&msg[1]);
-	for (size_t i = 0; i < n; i++)
-		free(ts.files[i].path);
-	free(ts.files);
-	free(ts.dir);
+	free_share(&ts);
+	tc_pool_free(pool);
+}
+
+
+/* ---- per-file statistics (tracecluster info) ------------------------------ */
+
+/*
+ * Statistics of files [first, first + n) of ts into st[0..n) (progress
+ * counted when count). On failure *bad gets the index (in the range) of
+ * the lowest file that fails, found by reading the files alone again (a
+ * rare path) so that the error is the single-process command's.
+ */
+static int stats_range(const struct tc_traceset *ts, size_t first, size_t n, bool count,
+		       struct tc_pool *pool, struct tc_file_stats *st, size_t *bad,
+		       struct tc_error *err)
+{
+	struct tc_traceset sub = *ts;
+	int rc;
+
+	sub.files = ts->files + first;
+	sub.nfiles = n;
+	if (!count)
+		sub.progress = NULL;
+	*bad = SIZE_MAX;
+	rc = tc_traceset_stats_local(&sub, pool, st, err);
+	if (!rc)
+		return 0;
+	sub.progress = NULL;
+	for (size_t k = 0; k < n; k++) {
+		struct tc_file_stats one;
+		int r;
+		memset(&one, 0, sizeof(one));
+		sub.files = ts->files + first + k;
+		sub.nfiles = 1;
+		r = tc_traceset_stats_local(&sub, pool, &one, err);
+		free(one.sigs);
+		if (r) {
+			*bad = k;
+			return r;
+		}
+	}
+	*bad = 0;
+	return rc;
+}
+
+/* A statistics chunk: lo, n, the failed file's index + 1 (0: none) with
+ * its code and error, else each file's statistics (the struct as bytes,
+ * its signature array apart). */
+static void pack_stats(struct tc_strbuf *sb, size_t lo, size_t n, const struct tc_file_stats *st,
+		       int rc, size_t bad, const struct tc_error *err)
+{
+	tc_strbuf_reset(sb);
+	tc_pack_u64(sb, lo);
+	tc_pack_u64(sb, n);
+	if (rc) {
+		tc_pack_u64(sb, lo + bad + 1);
+		tc_pack_s64(sb, rc);
+		pack_error(sb, err);
+		return;
+	}
+	tc_pack_u64(sb, 0);
+	for (size_t k = 0; k < n; k++) {
+		struct tc_file_stats c = st[k];
+		c.sigs = NULL;
+		tc_pack_bytes(sb, &c, sizeof(c));
+		for (size_t q = 0; q < st[k].nsigs; q++)
+			tc_pack_u64(sb, st[k].sigs[q]);
+	}
+}
+
+struct stats_job {
+	const struct tc_traceset *ts;
+	struct tc_file_stats *st;
+	size_t fail_index;
+	int fail_rc;
+	struct tc_error fail;
+};
+
+static void stats_failure(struct stats_job *j, size_t i, int rc, const struct tc_error *e)
+{
+	if (i < j->fail_index) {
+		j->fail_index = i;
+		j->fail_rc = rc;
+		j->fail = *e;
+	}
+}
+
+/* Take one statistics chunk message; returns its file count. */
+static size_t give_stats(struct stats_job *j, const void *msg, size_t len)
+{
+	struct tc_unpack u;
+	size_t lo, n, failed;
+
+	tc_unpack_init(&u, msg, len);
+	lo = tc_unpack_u64(&u);
+	n = tc_unpack_count(&u, 0);
+	failed = tc_unpack_u64(&u);
+	if (u.bad || lo > j->ts->nfiles || n > j->ts->nfiles - lo) {
+		fprintf(stderr, "tracecluster-mpi: a damaged statistics message (%zu bytes)\n", len);
+		MPI_Abort(MPI_COMM_WORLD, 70);
+	}
+	if (failed) {
+		struct tc_error e;
+		int rc = (int)tc_unpack_s64(&u);
+		unpack_error(&u, &e);
+		stats_failure(j, failed - 1, rc ? rc : TC_ERR, &e);
+		return n;
+	}
+	for (size_t k = 0; k < n && !u.bad; k++) {
+		struct tc_file_stats *f = &j->st[lo + k];
+		size_t sn;
+		const void *b = tc_unpack_bytes(&u, &sn);
+		if (!b || sn != sizeof(*f)) {
+			u.bad = true;
+			break;
+		}
+		memcpy(f, b, sn);
+		f->sigs = f->nsigs <= (size_t)(u.end - u.p) ? tc_xcalloc(f->nsigs + 1, sizeof(uint64_t))
+							    : NULL;
+		if (!f->sigs) {
+			f->nsigs = 0;
+			u.bad = true;
+			break;
+		}
+		for (size_t q = 0; q < f->nsigs; q++)
+			f->sigs[q] = tc_unpack_u64(&u);
+		if (!f->nsigs) {
+			free(f->sigs);
+			f->sigs = NULL;
+		}
+	}
+	if (!tc_unpack_done(&u)) {
+		fprintf(stderr, "tracecluster-mpi: a damaged statistics message (%zu bytes)\n", len);
+		MPI_Abort(MPI_COMM_WORLD, 70);
+	}
+	if (j->ts->progress)
+		atomic_fetch_add(j->ts->progress, n);
+	return n;
+}
+
+static size_t recv_stats(struct stats_job *j, bool wait)
+{
+	MPI_Status st;
+	int flag = 1, count;
+	size_t n;
+	char *buf;
+
+	if (wait)
+		MPI_CHECK(MPI_Probe(MPI_ANY_SOURCE, TAG_STATS, MPI_COMM_WORLD, &st), "probe");
+	else
+		MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, TAG_STATS, MPI_COMM_WORLD, &flag, &st),
+			  "probe");
+	if (!flag)
+		return 0;
+	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
+	buf = tc_xmalloc(count ? (size_t)count : 1);
+	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_STATS, MPI_COMM_WORLD,
+			   MPI_STATUS_IGNORE), "receive");
+	n = give_stats(j, buf, (size_t)count);
+	free(buf);
+	return n;
+}
+
+static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool *pool,
+			struct tc_file_stats *st, struct tc_error *err)
+{
+	struct req rq;
+	struct stats_job j;
+	size_t lo, hi, left;
+
+	(void)self;
+	if (world_size == 1 || !pthread_equal(pthread_self(), main_thread))
+		return tc_traceset_stats_local(ts, pool, st, err);
+	memset(&rq, 0, sizeof(rq));
+	rq.type = REQ_STATS;
+	rq.threads = tc_pool_threads(pool);
+	MPI_CHECK(MPI_Bcast(&rq, sizeof(rq), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcast request");
+	send_shares(ts);
+	memset(&j, 0, sizeof(j));
+	j.ts = ts;
+	j.st = st;
+	j.fail_index = SIZE_MAX;
+	share(ts->nfiles, 0, &lo, &hi);
+	left = ts->nfiles - (hi - lo);
+	for (size_t c = lo; c < hi; c += STATS_CHUNK_FILES) {
+		size_t n = TC_MIN((size_t)STATS_CHUNK_FILES, hi - c), bad;
+		struct tc_error e;
+		int rc = stats_range(ts, c, n, true, pool, st + c, &bad, &e);
+		if (rc)
+			stats_failure(&j, c + bad, rc, &e);
+		while (left) {
+			size_t got = recv_stats(&j, false);
+			if (!got)
+				break;
+			left -= got;
+		}
+	}
+	while (left)
+		left -= recv_stats(&j, true);
+	if (j.fail_index != SIZE_MAX) {
+		if (err)
+			*err = j.fail;
+		return j.fail_rc;
+	}
+	return 0;
+}
+
+static void serve_stats(const struct req *rq)
+{
+	struct tc_traceset ts;
+	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
+	struct tc_strbuf msg = TC_STRBUF_INIT;
+	size_t lo = recv_share(&ts);
+
+	for (size_t c = 0; c < ts.nfiles; c += STATS_CHUNK_FILES) {
+		size_t n = TC_MIN((size_t)STATS_CHUNK_FILES, ts.nfiles - c), bad = 0;
+		struct tc_file_stats *st = tc_xcalloc(n, sizeof(*st));
+		struct tc_error e;
+		int rc;
+		tc_error_clear(&e);
+		rc = stats_range(&ts, c, n, false, pool, st, &bad, &e);
+		pack_stats(&msg, lo + c, n, st, rc, bad, &e);
+		tc_file_stats_free(st, n);
+		check_size(&msg);
+		MPI_CHECK(MPI_Send(msg.buf, (int)msg.len, MPI_BYTE, 0, TAG_STATS, MPI_COMM_WORLD),
+			  "send statistics");
+	}
+	tc_strbuf_release(&msg);
+	free_share(&ts);
 	tc_pool_free(pool);
 }
 
@@ -526,12 +775,15 @@ static void serve(void)
 			return;
 		if (rq.type == REQ_LOAD)
 			serve_load(&rq);
+		else if (rq.type == REQ_STATS)
+			serve_stats(&rq);
 	}
 }
 
 int main(int argc, char **argv)
 {
 	static const struct tc_load_remote remote = { remote_each, NULL };
+	static const struct tc_stats_remote sremote = { remote_stats, NULL };
 	int provided, rc = 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -549,8 +801,10 @@ int main(int argc, char **argv)
 	if (world_rank == 0) {
 		struct req quit;
 		tc_load_set_remote(&remote);
+		tc_traceset_set_stats_remote(&sremote);
 		rc = tc_main(argc, argv);
 		tc_load_set_remote(NULL);
+		tc_traceset_set_stats_remote(NULL);
 		memset(&quit, 0, sizeof(quit));
 		quit.type = REQ_QUIT;
 		MPI_CHECK(MPI_Bcast(&quit, sizeof(quit), MPI_BYTE, 0, MPI_COMM_WORLD),

@@ -300,27 +300,39 @@ static size_t give_chunk(struct recv_job *j, struct tc_pool *pool, const void *m
 	return j->n;
 }
 
+/* The next message with tag from source (MPI_ANY_SOURCE: any), waiting
+ * for one when wait; a new buffer and its length, or NULL when none was
+ * there. */
+static char *recv_msg(int source, int tag, bool wait, size_t *len)
+{
+	MPI_Status st;
+	int flag = 1, count;
+	char *buf;
+
+	if (wait)
+		MPI_CHECK(MPI_Probe(source, tag, MPI_COMM_WORLD, &st), "probe");
+	else
+		MPI_CHECK(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st), "probe");
+	if (!flag)
+		return NULL;
+	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
+	buf = tc_xmalloc(count ? (size_t)count : 1);
+	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD,
+			   MPI_STATUS_IGNORE), "receive");
+	*len = (size_t)count;
+	return buf;
+}
+
 /* Receive one chunk message (waiting for it when wait); its file count,
  * 0 when none was there. */
 static size_t recv_chunk(struct recv_job *j, struct tc_pool *pool, bool wait)
 {
-	MPI_Status st;
-	int flag = 1, count;
-	size_t n;
-	char *buf;
+	size_t len, n;
+	char *buf = recv_msg(MPI_ANY_SOURCE, TAG_CHUNK, wait, &len);
 
-	if (wait)
-		MPI_CHECK(MPI_Probe(MPI_ANY_SOURCE, TAG_CHUNK, MPI_COMM_WORLD, &st), "probe");
-	else
-		MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, TAG_CHUNK, MPI_COMM_WORLD, &flag, &st),
-			  "probe");
-	if (!flag)
+	if (!buf)
 		return 0;
-	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
-	buf = tc_xmalloc(count ? (size_t)count : 1);
-	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_CHUNK, MPI_COMM_WORLD,
-			   MPI_STATUS_IGNORE), "receive");
-	n = give_chunk(j, pool, buf, (size_t)count);
+	n = give_chunk(j, pool, buf, len);
 	free(buf);
 	return n;
 }
@@ -469,17 +481,10 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 static size_t recv_share(struct tc_traceset *ts)
 {
 	struct tc_unpack u;
-	MPI_Status st;
-	int count;
-	char *buf;
-	size_t lo, n;
+	size_t lo, n, len;
+	char *buf = recv_msg(0, TAG_FILES, true, &len);
 
-	MPI_CHECK(MPI_Probe(0, TAG_FILES, MPI_COMM_WORLD, &st), "probe");
-	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
-	buf = tc_xmalloc(count ? (size_t)count : 1);
-	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, 0, TAG_FILES, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-		  "receive file list");
-	tc_unpack_init(&u, buf, (size_t)count);
+	tc_unpack_init(&u, buf, len);
 	memset(ts, 0, sizeof(*ts));
 	lo = tc_unpack_u64(&u);
 	n = tc_unpack_count(&u, 3);
@@ -675,23 +680,12 @@ static size_t give_stats(struct stats_job *j, const void *msg, size_t len)
 
 static size_t recv_stats(struct stats_job *j, bool wait)
 {
-	MPI_Status st;
-	int flag = 1, count;
-	size_t n;
-	char *buf;
+	size_t len, n;
+	char *buf = recv_msg(MPI_ANY_SOURCE, TAG_STATS, wait, &len);
 
-	if (wait)
-		MPI_CHECK(MPI_Probe(MPI_ANY_SOURCE, TAG_STATS, MPI_COMM_WORLD, &st), "probe");
-	else
-		MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, TAG_STATS, MPI_COMM_WORLD, &flag, &st),
-			  "probe");
-	if (!flag)
+	if (!buf)
 		return 0;
-	MPI_CHECK(MPI_Get_count(&st, MPI_BYTE, &count), "get count");
-	buf = tc_xmalloc(count ? (size_t)count : 1);
-	MPI_CHECK(MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, TAG_STATS, MPI_COMM_WORLD,
-			   MPI_STATUS_IGNORE), "receive");
-	n = give_stats(j, buf, (size_t)count);
+	n = give_stats(j, buf, len);
 	free(buf);
 	return n;
 }

@@ -405,6 +405,13 @@ static void send_shares(const struct tc_traceset *ts)
 	tc_strbuf_release(&sb);
 }
 
+/* Tell the other processes what to read and which files each reads. */
+static void start_request(struct req *rq, const struct tc_traceset *ts)
+{
+	MPI_CHECK(MPI_Bcast(rq, sizeof(*rq), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcast request");
+	send_shares(ts);
+}
+
 /* Chunk messages too large for one MPI message are refused. */
 static void check_size(const struct tc_strbuf *sb)
 {
@@ -437,8 +444,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	rq.match = (uint64_t)ro.match;
 	rq.flags = ts->flags;
 	rq.stats = stats != NULL;
-	MPI_CHECK(MPI_Bcast(&rq, sizeof(rq), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcast request");
-	send_shares(ts);
+	start_request(&rq, ts);
 
 	memset(&j, 0, sizeof(j));
 	j.ts = ts;
@@ -703,8 +709,7 @@ static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool
 	memset(&rq, 0, sizeof(rq));
 	rq.type = REQ_STATS;
 	rq.threads = tc_pool_threads(pool);
-	MPI_CHECK(MPI_Bcast(&rq, sizeof(rq), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcast request");
-	send_shares(ts);
+	start_request(&rq, ts);
 	memset(&j, 0, sizeof(j));
 	j.ts = ts;
 	j.st = st;

@@ -121,6 +121,20 @@ static void add_ev(struct tc_rank_trace *t, uint32_t op, uint32_t site, int32_t 
 	tc_rank_trace_on_event(t, &ev);
 }
 
+/* Rank r of p with the call sites of these tests, after its MPI_Init. */
+static struct tc_rank_trace *new_trace(int32_t r, int32_t p, int64_t *clock)
+{
+	struct tc_rank_trace *t = tc_rank_trace_new(r, p, NULL);
+
+	tc_rsd_set_callsite(t->seq, SITE_SEND, 0x1111);
+	tc_rsd_set_callsite(t->seq, SITE_RECV, 0x2222);
+	tc_rsd_set_callsite(t->seq, SITE_RED, 0x3333);
+	tc_rsd_set_callsite(t->seq, SITE_BAR, 0x4444);
+	tc_rsd_set_callsite(t->seq, SITE_INIT, 0x5555);
+	add_ev(t, TC_OP_INIT, SITE_INIT, -1, clock);
+	return t;
+}
+
 /*
  * P ranks: MPI_Init, then phase 1 (steps1 steps of a ring exchange), then
  * phase 2 (steps2 steps of only an Allreduce); every step ends with a
@@ -131,14 +145,8 @@ static struct tc_rank_trace **make_traces(int32_t p, int steps1, int steps2)
 	struct tc_rank_trace **tr = calloc((size_t)p, sizeof(*tr));
 
 	for (int32_t r = 0; r < p; r++) {
-		struct tc_rank_trace *t = tc_rank_trace_new(r, p, NULL);
 		int64_t clock = 0;
-		tc_rsd_set_callsite(t->seq, SITE_SEND, 0x1111);
-		tc_rsd_set_callsite(t->seq, SITE_RECV, 0x2222);
-		tc_rsd_set_callsite(t->seq, SITE_RED, 0x3333);
-		tc_rsd_set_callsite(t->seq, SITE_BAR, 0x4444);
-		tc_rsd_set_callsite(t->seq, SITE_INIT, 0x5555);
-		add_ev(t, TC_OP_INIT, SITE_INIT, -1, &clock);
+		struct tc_rank_trace *t = new_trace(r, p, &clock);
 		for (int s = 0; s < steps1; s++) {
 			add_ev(t, TC_OP_SEND, SITE_SEND, (r + 1) % p, &clock);
 			add_ev(t, TC_OP_RECV, SITE_RECV, (r + p - 1) % p, &clock);
@@ -315,13 +323,8 @@ static struct tc_rank_trace **make_nobarrier(int32_t p, int steps)
 	struct tc_rank_trace **tr = calloc((size_t)p, sizeof(*tr));
 
 	for (int32_t r = 0; r < p; r++) {
-		struct tc_rank_trace *t = tc_rank_trace_new(r, p, NULL);
 		int64_t clock = 0;
-		tc_rsd_set_callsite(t->seq, SITE_SEND, 0x1111);
-		tc_rsd_set_callsite(t->seq, SITE_RECV, 0x2222);
-		tc_rsd_set_callsite(t->seq, SITE_RED, 0x3333);
-		tc_rsd_set_callsite(t->seq, SITE_INIT, 0x5555);
-		add_ev(t, TC_OP_INIT, SITE_INIT, -1, &clock);
+		struct tc_rank_trace *t = new_trace(r, p, &clock);
 		for (int s = 0; s < steps; s++) {
 			add_ev(t, TC_OP_SEND, SITE_SEND, (r + 1) % p, &clock);
 			add_ev(t, TC_OP_RECV, SITE_RECV, (r + p - 1) % p, &clock);

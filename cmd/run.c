@@ -56,6 +56,11 @@ static const char run_usage[] =
 	"      --shim PATH    the capture library (default: the one for the job's\n"
 	"                     MPI: next to tracecluster, in ../lib, or in the\n"
 	"                     LIBDIR tracecluster was installed with)\n"
+	"      --online M[:K] cluster in the job at MPI_Finalize with mode M (callpath,\n"
+	"                     callpath-param, reference, kfarthest, kmedoid, dynamic)\n"
+	"                     into DIR/global.tct (TRACECLUSTER_ONLINE)\n"
+	"      --keep K       with --online, the raw files kept: leads (default), all\n"
+	"                     or none\n"
 	"  -f, --force        remove an earlier job's rank files and job file in DIR\n"
 	"  -h, --help         this help\n";
 
@@ -311,6 +316,28 @@ fail:
 	return -1;
 }
 
+/* "MODE[:K]" with a mode the in-job clustering runs (cmd/mpi/online.c). */
+static bool online_mode_ok(const char *s)
+{
+	static const char *const modes[] = { "callpath", "callpath-param", "reference",
+					     "kfarthest", "kmedoid", "dynamic" };
+	const char *colon = strchr(s, ':');
+	size_t len = colon ? (size_t)(colon - s) : strlen(s);
+
+	if (colon) {
+		char *end;
+		unsigned long long k;
+		errno = 0;
+		k = strtoull(colon + 1, &end, 10);
+		if (errno || *end || !k || k > UINT32_MAX || colon[1] == '-')
+			return false;
+	}
+	for (size_t i = 0; i < TC_ARRAY_SIZE(modes); i++)
+		if (strlen(modes[i]) == len && !strncmp(s, modes[i], len))
+			return true;
+	return false;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -320,11 +347,13 @@ int cmd_run(int argc, char **argv)
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "shim", required_argument, NULL, 0x2001 },
 		{ "mpi", required_argument, NULL, 0x2002 },
+		{ "online", required_argument, NULL, 0x2003 },
+		{ "keep", required_argument, NULL, 0x2004 },
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = getenv("TRACECLUSTER_DIR"), *shim_opt = NULL;
-	const char *depth = NULL, *buffer = NULL;
+	const char *depth = NULL, *buffer = NULL, *online = NULL, *keep = NULL;
 	enum mpi_kind mpi = MPI_UNKNOWN;
 	bool mpi_auto = true;
 	char shim[PATH_MAX], absdir[PATH_MAX];
@@ -367,6 +396,19 @@ int cmd_run(int argc, char **argv)
 				return tc_usage_error("run", "--mpi: expected auto, openmpi or mpich, got "
 						      "'%s'", optarg);
 			break;
+		case 0x2003:
+			if (!online_mode_ok(optarg))
+				return tc_usage_error("run", "--online: expected MODE[:K] of callpath, "
+						      "callpath-param, reference, kfarthest, kmedoid or "
+						      "dynamic, got '%s'", optarg);
+			online = optarg;
+			break;
+		case 0x2004:
+			if (strcmp(optarg, "leads") && strcmp(optarg, "all") && strcmp(optarg, "none"))
+				return tc_usage_error("run", "--keep: expected leads, all or none, got "
+						      "'%s'", optarg);
+			keep = optarg;
+			break;
 		default:
 			if ((rc = tc_cmd_option("run", c, optarg, argv)))
 				return rc;
@@ -374,6 +416,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return tc_usage_error("run", "missing COMMAND");
+	if (keep && !online)
+		return tc_usage_error("run", "--keep is for --online");
 	if (mpi_auto)
 		mpi = detect_mpi(argv + optind, argc - optind);
 	if (find_shim(shim_opt, mpi, shim, sizeof(shim)) < 0)
@@ -407,6 +451,17 @@ int cmd_run(int argc, char **argv)
 		env_list_add("OMPI_MCA_mca_base_env_list", "TRACECLUSTER_STACK_DEPTH");
 	if (getenv("TRACECLUSTER_BUFFER"))
 		env_list_add("OMPI_MCA_mca_base_env_list", "TRACECLUSTER_BUFFER");
+	if (online)
+		setenv("TRACECLUSTER_ONLINE", online, 1);
+	if (keep)
+		setenv("TRACECLUSTER_ONLINE_KEEP", keep, 1);
+	{
+		static const char *const pass[] = { "TRACECLUSTER_ONLINE", "TRACECLUSTER_ONLINE_KEEP",
+						    "TRACECLUSTER_ONLINE_LIB", "TRACECLUSTER_QUIET" };
+		for (size_t i = 0; i < TC_ARRAY_SIZE(pass); i++)
+			if (getenv(pass[i]))
+				env_list_add("OMPI_MCA_mca_base_env_list", pass[i]);
+	}
 
 	fflush(stdout);
 	/* the launcher handles ^C and ^\ for the job; we wait for it */

@@ -110,3 +110,20 @@ online() {
 	[ -s q/global.tct ]
 	! grep -q tracecluster-online q.err
 }
+
+@test "tracecluster run --online and --keep set the in-job clustering" {
+	need_mpi
+	run tc run --online nosuch -- true
+	assert_failure 2
+	assert_output --partial "--online: expected MODE[:K]"
+	run tc run --keep all -- true
+	assert_failure 2
+	run tc run --online kfarthest:0 -- true
+	assert_failure 2
+	tc run -q --online kfarthest:2 --keep all -o ro -- mpirun -np 4 "$B/testdata/capture/halo2d" >ro.out 2>&1
+	[ "$(jf ro/online.json clusters)" = 2 ]
+	[ "$(jf ro/online.json kept)" = all ]
+	[ "$(ls ro/rank-*.tcr | wc -l)" = 4 ]
+	tc compress -q -m kfarthest -k 2 --lead-only ro -o off.tct
+	cmp off.tct ro/global.tct
+}

@@ -634,10 +634,13 @@ wait_size() {
 	[ -f "$fail" ] && [ -x "$TP/grow" ]
 	# grow NAME [MPIRUN-OPTIONS]: testdata/capture/grow 40 on 4 ranks under the
 	# shim and libfailalloc.so, each rank's exit status printed after its output
+	# no timer flushes: the allocations then come in the same order
+	# however loaded the machine is, so the Nth is the same call
 	grow() {
 		local name=$1
 		shift
-		timeout 120 mpirun -np 4 -x LD_PRELOAD="$fail:$SHIM" -x TRACECLUSTER_DIR="$d/$name" "$@" \
+		timeout 120 mpirun -np 4 -x LD_PRELOAD="$fail:$SHIM" -x TRACECLUSTER_DIR="$d/$name" \
+			-x TRACECLUSTER_FLUSH_MS=0 "$@" \
 			sh -c '"$0" 40; echo "rank exit $?"' "$TP/grow" >"$d/$name.out" 2>"$d/$name.err"
 	}
 	# the records of rank $2 of run $1 without their times

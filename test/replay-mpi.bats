@@ -92,7 +92,7 @@ same_events() {
 	run -2 --separate-stderr "$RP"
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: missing TRACE"
 	run -2 --separate-stderr "$RP" --compute fast x.tct
-	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --compute: expected sleep or spin, not fast"
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --compute: expected sleep, spin or cpu, not fast"
 	run -2 --separate-stderr "$RP" --timeout 0 x.tct
 	run -0 "$RP" --version
 	assert_output --partial "tracecluster-replay "

@@ -304,6 +304,24 @@ assert json.load(sys.stdin)["compute"] == "none"'
 	t0=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
 	# 20 gaps of 5 ms at least
 	python3 -c "import sys; sys.exit(0 if $t >= 0.09 and $t > $t0 else 1)"
+	# CPU time: a whole core's share takes the gaps' time at least
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute cpu --cpu-share 1 st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute"] == "cpu" and d["cpu_share"] == 1, d
+assert d["makespan_s"] >= 0.09, d'
+	# shares from the timeline: no constant one; 4 ranks in their gaps
+	# at once share the cores, a quarter of one each at least: 25 ms of
+	# CPU time, which takes as long at least
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute cpu st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute"] == "cpu" and "cpu_share" not in d, d
+assert d["makespan_s"] >= 0.024 and d["makespan_s"] > '"$t0"', d'
+	run -2 --separate-stderr "$RP" --compute cpu --cpu-share 1.5 st
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --cpu-share: expected a number in (0, 1], not 1.5"
 }
 
 @test "a replay that cannot proceed is reported with rank, event and operation" {

@@ -430,6 +430,7 @@ void tc_replay_mpi_release(struct tc_replay_mpi *s)
 	if (s->bsend)
 		PMPI_Buffer_detach(&b, &size);
 	free(s->idup);
+	free(s->gap_cpu);
 	for (size_t i = 0; i < s->ncomms; i++)
 		free(s->comms[i].w2c);
 	free(s->comms);
@@ -1282,7 +1283,7 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void compute(const struct tc_replay_mpi *s, uint64_t ns)
+static void compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
 {
 	struct timespec ts, now;
 
@@ -1299,7 +1300,8 @@ static void compute(const struct tc_replay_mpi *s, uint64_t ns)
 		/* the gap's CPU time: its wall time at the share of a core the
 		 * rank had when it was recorded; the scheduler stretches it
 		 * back to wall time as it did the application's computing */
-		uint64_t end = cpu_ns() + (uint64_t)((double)ns * s->o->cpu_share);
+		uint64_t end = cpu_ns() + (s->gap_cpu ? s->gap_cpu[i] :
+					   (uint64_t)((double)ns * s->o->cpu_share));
 		while (cpu_ns() < end)
 			;
 		return;
@@ -1374,7 +1376,7 @@ void tc_replay_mpi_run(struct tc_replay_mpi *s)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
 		if (i && ev->t_start > prev_end)
-			compute(s, ev->t_start - prev_end);
+			compute(s, i, ev->t_start - prev_end);
 		if (ev->t_end > prev_end || !i)
 			prev_end = ev->t_end;
 		atomic_store(&s->progress, (uint64_t)i);

@@ -25,7 +25,6 @@
 #include "lib/xalloc.h"
 
 #include <getopt.h>
-#include <sched.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -50,9 +49,10 @@ static const char usage[] =
 	"\n"
 	"      --compute MODE  compute gaps by sleeping (sleep), by busy waiting for\n"
 	"                      their time (spin; the default), or by busy waiting for\n"
-	"                      their time times the CPU share (cpu): CPU time\n"
+	"                      the CPU time they had when recorded (cpu)\n"
 	"      --cpu-share F   --compute cpu: the share of a core each rank had when\n"
-	"                      recorded (default: cores / ranks on the node, at most 1)\n"
+	"                      recorded (default: at each moment, the node's cores\n"
+	"                      divided among the ranks computing then in the trace)\n"
 	"      --no-compute    no compute gaps: the communication alone\n"
 	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
 	"                      it matched in the trace (the default); any: as recorded\n"
@@ -309,27 +309,6 @@ static const char *const compute_names[] = {
 	[TC_COMPUTE_CPU] = "cpu",
 };
 
-/* The share of a core each rank of the node has when all are busy. */
-static double node_share(void)
-{
-	MPI_Comm node;
-	cpu_set_t set;
-	int n = 1, cores = 0;
-
-	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-				 &node) == MPI_SUCCESS) {
-		PMPI_Comm_size(node, &n);
-		PMPI_Comm_free(&node);
-	}
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		cores = CPU_COUNT(&set);
-	if (cores <= 0)
-		cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (cores <= 0 || n <= cores)
-		return 1;
-	return (double)cores / n;
-}
-
 static void usage_error(int rank, const char *msg, const char *arg)
 {
 	if (rank == 0)
@@ -367,7 +346,7 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_str(doc, "input", path);
 	tc_json_set_int(doc, "ranks", world);
 	tc_json_set_str(doc, "compute", compute_names[o->compute]);
-	if (o->compute == TC_COMPUTE_CPU)
+	if (o->compute == TC_COMPUTE_CPU && !o->timeline)
 		tc_json_set_real(doc, "cpu_share", o->cpu_share);
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
 	for (int i = 0; i < world; i++) {
@@ -394,7 +373,9 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	printf("replay:   %s\n", path);
 	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, r->events,
 	       r->skips);
-	if (o->compute == TC_COMPUTE_CPU)
+	if (o->compute == TC_COMPUTE_CPU && o->timeline)
+		printf("compute:  cpu (shares from the recorded timeline)\n");
+	else if (o->compute == TC_COMPUTE_CPU)
 		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
 	else
 		printf("compute:  %s\n", compute_names[o->compute]);
@@ -496,7 +477,13 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &world);
-	o.cpu_share = share > 0 ? share : node_share();
+	if (share > 0) {
+		o.cpu_share = share;
+	} else {
+		int cores, ranks;
+		cores = tc_replay_node_cores(&ranks);
+		o.cpu_share = ranks > cores ? (double)cores / ranks : 1;
+	}
 
 	tc_error_clear(&err);
 	ok = tc_revents_load(&evs, argv[optind], rank, world, &err) == 0;
@@ -513,6 +500,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tc_replay_mpi_init(&s, &o, &evs, rank, world);
+	/* the CPU time of each gap, from the recorded timeline; a rank that
+	 * cannot have it (too many gaps) spins a constant share of each */
+	if (o.compute == TC_COMPUTE_CPU && share <= 0)
+		o.timeline = tc_replay_mpi_shares(&s);
 	/* refused before anything is replayed, by every rank alike */
 	why = tc_replay_mpi_refusal(&s, &at);
 	if (why) {

@@ -42,6 +42,7 @@ enum {
 struct tc_replay_opts {
 	int compute;              /* TC_COMPUTE_* */
 	double cpu_share;         /* TC_COMPUTE_CPU: a rank's share of a core when recorded */
+	bool timeline;            /* TC_COMPUTE_CPU: the shares are the timeline's (gap_cpu) */
 	bool any_recorded;        /* wildcard receives name the recorded source */
 	bool quiet;
 };
@@ -74,6 +75,9 @@ struct tc_replay_mpi {
 	size_t nfiles;
 	char *io_dir;             /* their scratch directory */
 	unsigned io_seq;          /* files opened, for their names */
+	uint64_t *gap_cpu;        /* --compute cpu: the CPU time (ns) of the gap
+				   * before each event, or NULL: its time times
+				   * cpu_share */
 	char *sbuf, *rbuf;        /* zeroed, large enough for any event */
 	size_t buf_bytes;
 	void *bsend;              /* attached for buffered sends */
@@ -95,5 +99,12 @@ const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at);
 void tc_replay_mpi_run(struct tc_replay_mpi *s);
 /* Collective over the world. */
 void tc_replay_mpi_release(struct tc_replay_mpi *s);
+
+/* The cores this rank may run on, and (*ranks) the ranks on its node
+ * (share.c; collective over the world). */
+int tc_replay_node_cores(int *ranks);
+/* Set s->gap_cpu from the recorded timeline of the node's ranks (share.c;
+ * collective over the world). False when it is too large to gather. */
+bool tc_replay_mpi_shares(struct tc_replay_mpi *s);
 
 #endif

@@ -784,16 +784,14 @@ void tc_anl_fidelity(const struct tc_anl *a, const struct tc_gtrace *g, struct t
 	out->err_timing = out->t > 0 ? fabs(out->t_clustered - out->t_own) / out->t : 0;
 }
 
-int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
-		    const struct tc_cluster_opts *copts, struct tc_pool *pool,
-		    const struct tc_replay_params *p, const struct tc_anl_base *base,
-		    const struct tc_matrix *orig, int metric,
-		    struct tc_anl_eval *out, struct tc_error *err)
+void tc_anl_evaluate_built(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+			   const struct tc_cluster_opts *copts, const struct tc_anl_built *b,
+			   struct tc_pool *pool, const struct tc_replay_params *p,
+			   const struct tc_anl_base *base, const struct tc_matrix *orig,
+			   int metric, struct tc_anl_eval *out)
 {
-	struct tc_anl_built b;
 	struct tc_matrix own, clus, delta;
 	double dummy;
-	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->mode = mode->name;
@@ -803,29 +801,42 @@ int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 		tc_cluster_opts_init(&out->opts);
 	out->opts.pool = NULL;
 	out->opts.merge = NULL;
-	if (tc_anl_build(a, mode, copts, pool, &b, err))
-		goto out;
-	out->clusters = b.cl.nclusters;
-	out->mains = b.cl.nmains;
-	out->leads = b.cl.nclusters;
-	out->bytes = b.bytes;
-	out->seconds = b.seconds;
-	out->space = tc_anl_space(a, &b.cl);
-	tc_anl_fidelity(a, b.g, pool, p, base, &out->fid);
+	out->clusters = b->cl.nclusters;
+	out->mains = b->cl.nmains;
+	out->leads = b->cl.nclusters;
+	out->bytes = b->bytes;
+	out->seconds = b->seconds;
+	out->space = tc_anl_space(a, &b->cl);
+	tc_anl_fidelity(a, b->g, pool, p, base, &out->fid);
 	tc_matrix_init(&own, 0);
 	if (!orig) {
 		tc_anl_matrix(a, NULL, metric, false, pool, &own);
 		orig = &own;
 	}
-	tc_anl_matrix(a, b.g, metric, false, pool, &clus);
+	tc_anl_matrix(a, b->g, metric, false, pool, &clus);
 	tc_matrix_diff(&delta, orig, &clus);
 	tc_matrix_norms(&delta, &out->l1, &out->max);
 	tc_matrix_norms(orig, &out->total, &dummy);
 	tc_matrix_release(&own);
 	tc_matrix_release(&clus);
 	tc_matrix_release(&delta);
-	rc = 0;
-out:
+}
+
+int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+		    const struct tc_cluster_opts *copts, struct tc_pool *pool,
+		    const struct tc_replay_params *p, const struct tc_anl_base *base,
+		    const struct tc_matrix *orig, int metric,
+		    struct tc_anl_eval *out, struct tc_error *err)
+{
+	struct tc_anl_built b;
+
+	if (tc_anl_build(a, mode, copts, pool, &b, err)) {
+		tc_anl_built_release(&b);
+		memset(out, 0, sizeof(*out));
+		out->mode = mode->name;
+		return -1;
+	}
+	tc_anl_evaluate_built(a, mode, copts, &b, pool, p, base, orig, metric, out);
 	tc_anl_built_release(&b);
-	return rc;
+	return 0;
 }

@@ -165,5 +165,12 @@ int tc_anl_evaluate(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 		    const struct tc_replay_params *p, const struct tc_anl_base *base,
 		    const struct tc_matrix *orig, int metric,
 		    struct tc_anl_eval *out, struct tc_error *err);
+/* The same of a global trace built already (b, by tc_anl_build of a with
+ * mode and copts), for a caller that uses the trace further. */
+void tc_anl_evaluate_built(const struct tc_anl *a, const struct tc_cluster_mode *mode,
+			   const struct tc_cluster_opts *copts, const struct tc_anl_built *b,
+			   struct tc_pool *pool, const struct tc_replay_params *p,
+			   const struct tc_anl_base *base, const struct tc_matrix *orig,
+			   int metric, struct tc_anl_eval *out);
 
 #endif

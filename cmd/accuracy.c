@@ -84,16 +84,14 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 }
 
 /* The replay on real MPI ranks of the original and of the mode's global
- * trace (written to a temporary file). */
+ * trace g (written to a temporary file). */
 struct real_acc {
 	double t, t_clustered, acc;
 };
 
-static int real_replay(const struct tc_anl *a, const struct tc_cluster_mode *mode,
-		       const struct tc_cluster_opts *copts, struct tc_pool *pool,
+static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 		       const struct tc_mpireplay *mr, struct real_acc *out, struct tc_error *err)
 {
-	struct tc_anl_built b;
 	struct tc_strbuf sb;
 	char path[4096];
 	const char *tmp = getenv("TMPDIR");
@@ -104,10 +102,7 @@ static int real_replay(const struct tc_anl *a, const struct tc_cluster_mode *mod
 		return tc_error_sys(err, path, "create");
 	close(fd);
 	tc_strbuf_init(&sb);
-	if (tc_anl_build(a, mode, copts, pool, &b, err))
-		goto out;
-	tc_tct_format(b.g, TC_TCT_BINARY, &sb);
-	tc_anl_built_release(&b);
+	tc_tct_format(g, TC_TCT_BINARY, &sb);
 	if (tc_tct_write_file(path, sb.buf, sb.len, err) ||
 	    tc_mpireplay_run(mr, a->path, &out->t, err) ||
 	    tc_mpireplay_run(mr, path, &out->t_clustered, err))
@@ -142,11 +137,12 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_mode_args margs;
 	struct tc_anl a;
 	struct tc_anl_eval e;
+	struct tc_anl_built b;
 	struct tc_pool *pool = NULL;
 	struct tc_error err;
 	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "spin" };
 	struct real_acc ra = { 0 };
-	bool json = false, real = false;
+	bool json = false, real = false, built = false;
 	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;
 	double space_none;
 
@@ -200,17 +196,20 @@ int cmd_accuracy(int argc, char **argv)
 		return rc;
 	tc_error_clear(&err);
 	pool = tc_cmd_pool();
+	/* the global trace is built once: measured, then (--replay mpi)
+	 * replayed on MPI ranks */
 	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err) ||
-	    (a.timing = timing, a.what = mode->name, false) ||
-	    tc_anl_evaluate(&a, mode, &margs.o, pool, &p, NULL, NULL, metric, &e, &err)) {
+	    (a.timing = timing, a.what = mode->name, built = true, false) ||
+	    tc_anl_build(&a, mode, &margs.o, pool, &b, &err)) {
 		tc_report(&err);
 		goto out;
 	}
+	tc_anl_evaluate_built(&a, mode, &margs.o, &b, pool, &p, NULL, NULL, metric, &e);
 	space_none = tc_anl_space(&a, NULL);
 	if (!p.gaps)
 		mr.compute = NULL;
 	mr.np = a.world;
-	if (real && real_replay(&a, mode, &margs.o, pool, &mr, &ra, &err)) {
+	if (real && real_replay(&a, b.g, &mr, &ra, &err)) {
 		tc_report(&err);
 		goto out;
 	}
@@ -254,6 +253,8 @@ int cmd_accuracy(int argc, char **argv)
 	}
 	status = TC_EXIT_OK;
 out:
+	if (built)
+		tc_anl_built_release(&b);
 	tc_anl_release(&a);
 	tc_pool_free(pool);
 	return tc_finish_stdout(status);

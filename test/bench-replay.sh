@@ -4,27 +4,37 @@
 # check that every rank's replayed communication equals the recorded one
 # (the replay itself traced with the capture shim, compared per event:
 # op, peer, tag, count, communicator), and compare the replay's time with
-# the application's, REPS times interleaved, for each compute mode. The
-# global trace is written in its text form: the binary form of some traces
-# with --timing stats is refused by its own reader (time entry counts),
-# which is not what this measures.
+# the application's, REPS times interleaved, for each compute mode.
 #
 #   sh test/bench-replay.sh NPBDIR [P] [REPS] [BENCHMARKS]
 #
 # NPBDIR holds the binaries (NAME.S.x), e.g. built with
 #   sh ../shared/bench/npb/build-npb.sh /tmp/npb S "bt cg ft is lu mg sp"
+# MODES (environment) lists the --compute modes replayed (default
+# "spin cpu sleep"); the first is the one judged. MPIRUN_ARGS are added
+# to every mpirun, the application's and the replays' alike (e.g.
+# "--mca mpi_yield_when_idle 1").
+#
 # The application's time is its span from MPI_Init to MPI_Finalize as
 # traced (the largest over ranks), the same span the replay re-enacts.
 # Each run of the application is followed by the replays of its trace, so
-# that the two share the machine's state (other jobs on a shared node);
-# times are medians of REPS runs, a ratio the median of the runs' ratios
-# (replay time / application time). Prints a table; exit status 1 when a
-# replay differs from its trace.
+# that the two share the machine's state (other jobs on a shared node).
+# A run's ratio is its replay's time over its application's time; the
+# table gives the median application and replay times, the median of the
+# runs' ratios and every run's ratio, and PASS when the median ratio is
+# within 10% of 1 (FAIL otherwise). The global trace is written in its
+# text form.
+#
+# Exit status: 0 all exact and every judged ratio within 10%; 1 a run or
+# replay failed or a replay differs from its trace; 3 exact, but a judged
+# ratio is off by more than 10%.
 set -u
 NPB=${1:?usage: bench-replay.sh NPBDIR [P] [REPS] [BENCHMARKS]}
 P=${2:-16}
 REPS=${3:-3}
 LIST=${4:-"bt cg ft is lu mg sp"}
+MODES=${MODES:-"spin cpu sleep"}
+MPIRUN_ARGS=${MPIRUN_ARGS:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B="$ROOT/${TC_BUILD:-build/default}"
 TC="$B/tracecluster"
@@ -48,30 +58,33 @@ jget() {
 }
 
 status=0
-echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), median of $REPS"
-printf '%-5s %8s %8s %8s %7s %8s %7s %s\n' bench events app_s spin_s ratio sleep_s ratio exact
+judged=${MODES%% *}
+echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
+echo "${MPIRUN_ARGS:+mpirun $MPIRUN_ARGS; }judged: --compute $judged, |ratio - 1| <= 0.10"
+printf '%-5s %-6s %8s %8s %8s %7s  %-22s %-4s %s\n' bench mode events app_s replay_s ratio \
+	runs time exact
 for b in $LIST; do
 	x="$NPB/$b.S.x"
 	[ -x "$x" ] || { echo "bench-replay: $x is missing" >&2; status=1; continue; }
-	: >"$W/app" ; : >"$W/spin" ; : >"$W/sleep" ; : >"$W/rspin" ; : >"$W/rsleep"
+	: >"$W/app"
+	for m in $MODES; do : >"$W/t.$m"; : >"$W/r.$m"; done
 	for r in $(seq "$REPS"); do
 		d="$W/$b.$r"
-		(cd "$W" && "$TC" run -f -o "$d" -- mpirun -np "$P" "$x" >"$d.out" 2>&1) ||
+		# shellcheck disable=SC2086
+		(cd "$W" && "$TC" run -f -o "$d" -- mpirun $MPIRUN_ARGS -np "$P" "$x" >"$d.out" 2>&1) ||
 			{ echo "bench-replay: $b failed (see $d.out)" >&2; status=1; continue 2; }
 		"$TC" compress -q --mode none --text -o "$d.tct" "$d" ||
 			{ echo "bench-replay: compress of $b failed" >&2; status=1; continue 2; }
-		for m in spin sleep; do
-			mpirun -np "$P" "$RP" --json --compute $m "$d.tct" >"$d.$m.json" ||
+		for m in $MODES; do
+			# shellcheck disable=SC2086
+			mpirun $MPIRUN_ARGS -np "$P" "$RP" --json --compute $m "$d.tct" >"$d.$m.json" ||
 				{ echo "bench-replay: replay of $b failed" >&2; status=1; continue 3; }
-			jget makespan_s <"$d.$m.json" >>"$W/$m"
+			jget makespan_s <"$d.$m.json" >>"$W/t.$m"
+			jget ratio <"$d.$m.json" >>"$W/r.$m"
 		done
-		app=$(jget recorded_makespan_s <"$d.spin.json")
-		echo "$app" >>"$W/app"
-		for m in spin sleep; do
-			echo "$(jget makespan_s <"$d.$m.json") $app" | awk '{ print $1 / $2 }' >>"$W/r$m"
-		done
+		jget recorded_makespan_s <"$d.$judged.json" >>"$W/app"
 	done
-	ev=$(jget events <"$W/$b.1.spin.json")
+	ev=$(jget events <"$W/$b.1.$judged.json")
 	# exactness: the replay of the first trace, traced, per rank and event
 	rm -rf "$W/$b.rp"
 	mpirun -np "$P" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$W/$b.rp" "$RP" \
@@ -86,8 +99,15 @@ for b in $LIST; do
 			{ exact="no (rank $i: $(cat "$W/cmp.out"))"; status=1; break; }
 		i=$((i + 1))
 	done
-	app=$(median <"$W/app"); spin=$(median <"$W/spin"); slp=$(median <"$W/sleep")
-	printf '%-5s %8s %8.3f %8.3f %7.3f %8.3f %7.3f %s\n' "$b" "$ev" "$app" "$spin" \
-		"$(median <"$W/rspin")" "$slp" "$(median <"$W/rsleep")" "$exact"
+	app=$(median <"$W/app")
+	for m in $MODES; do
+		ratio=$(median <"$W/r.$m")
+		verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.9 && r <= 1.1) ? "PASS" : "FAIL" }')
+		[ "$m" = "$judged" ] || verdict=-
+		[ "$verdict" = FAIL ] && [ $status -eq 0 ] && status=3
+		runs=$(awk '{ printf "%s%.3f", (NR > 1 ? "," : ""), $1 }' "$W/r.$m")
+		printf '%-5s %-6s %8s %8.3f %8.3f %7.3f  %-22s %-4s %s\n' "$b" "$m" "$ev" "$app" \
+			"$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$exact"
+	done
 done
 exit $status

@@ -15,6 +15,8 @@ CMP="$TC_ROOT/test/tools/cmp-events.py"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# one-sided communication through these components (as test/capture.bats)
+export OMPI_MCA_osc=sm,pt2pt
 command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
 
 # A sanitizer build's replay is sanitized, the shim never is: ASan's
@@ -34,11 +36,13 @@ have_mpi() {
 		[ -x "$B/testdata/mpi/cancel" ] && [ -x "$B/testdata/capture/persist" ]
 }
 
-# trace NAME PROG: run PROG on 4 ranks with the shim into $BATS_FILE_TMPDIR/NAME
+# trace NAME PROG [ARGS]: run PROG on 4 ranks with the shim into
+# $BATS_FILE_TMPDIR/NAME
 trace() {
 	local d="$BATS_FILE_TMPDIR/$1"
+	shift
 	rm -rf "$d"
-	timeout 60 mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$2" \
+	timeout 60 mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" "$@" \
 		>"$d.out" 2>&1
 }
 
@@ -53,6 +57,12 @@ setup_file() {
 	trace coll "$B/testdata/capture/coll"
 	trace anysrc "$B/testdata/capture/anysrc"
 	trace halo2d "$B/testdata/capture/halo2d"
+	trace topo "$B/testdata/mpi/topo"
+	trace intercomm "$B/testdata/capture/intercomm"
+	trace neigh "$B/testdata/capture/neigh"
+	trace io "$B/testdata/capture/io" "$BATS_FILE_TMPDIR/io.dat"
+	trace ionb "$B/testdata/capture/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
+	trace rma "$B/testdata/capture/rma"
 }
 
 need_mpi() {
@@ -92,7 +102,7 @@ same_events() {
 	run -2 --separate-stderr "$RP"
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: missing TRACE"
 	run -2 --separate-stderr "$RP" --compute fast x.tct
-	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --compute: expected sleep or spin, not fast"
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --compute: expected sleep, spin or cpu, not fast"
 	run -2 --separate-stderr "$RP" --timeout 0 x.tct
 	run -0 "$RP" --version
 	assert_output --partial "tracecluster-replay "
@@ -118,6 +128,78 @@ same_events() {
 		[[ "$output" == *"0 skipped"* ]] || { echo "$p: $output"; false; }
 		same_events "$BATS_FILE_TMPDIR/$p" "rp-$p" || { echo "in $p"; false; }
 	done
+}
+
+@test "one-sided communication, MPI-IO and intercommunicators replay exactly" {
+	need_mpi
+	mkdir scratch
+	for p in rma io ionb intercomm; do
+		[ -f "$BATS_FILE_TMPDIR/$p/rank-00003.tcr" ] || { cat "$BATS_FILE_TMPDIR/$p.out"; false; }
+		TMPDIR=$PWD/scratch run replay_traced "rp-$p" --no-compute "$BATS_FILE_TMPDIR/$p"
+		[ "$status" -eq 0 ] || { echo "$p: $output"; false; }
+		[[ "$output" == *", 0 skipped"* ]] || { echo "$p: $output"; false; }
+		same_events "$BATS_FILE_TMPDIR/$p" "rp-$p" || { echo "in $p"; false; }
+		# the scratch files of MPI-IO are gone with their directory
+		assert_equal "$(ls -A scratch)" ""
+	done
+	# what the original did, the replay did (not counting on the dump's names)
+	tc dump rp-rma/rank-00002.tcr >rma.txt
+	for op in MPI_Win_create MPI_Put MPI_Get MPI_Accumulate MPI_Fetch_and_op \
+		MPI_Compare_and_swap MPI_Get_accumulate MPI_Rput MPI_Rget MPI_Win_fence \
+		MPI_Win_lock MPI_Win_unlock MPI_Win_lock_all MPI_Win_flush MPI_Win_post \
+		MPI_Win_start MPI_Win_complete MPI_Win_wait MPI_Win_free MPI_Win_allocate; do
+		grep -q " $op " rma.txt || { echo "no $op replayed"; false; }
+	done
+	tc dump rp-ionb/rank-00001.tcr >ionb.txt
+	for op in MPI_File_open MPI_File_iwrite_at MPI_File_iread_all MPI_File_write_ordered \
+		MPI_File_iwrite_shared MPI_File_close; do
+		grep -q " $op " ionb.txt || { echo "no $op replayed"; false; }
+	done
+}
+
+@test "global traces of one-sided, MPI-IO and intercommunicator programs replay exactly" {
+	need_mpi
+	for p in rma ionb intercomm; do
+		tc compress -q --mode none -o "$p.tct" "$BATS_FILE_TMPDIR/$p"
+		run replay_traced "rp-$p.tct" --no-compute "$p.tct"
+		[ "$status" -eq 0 ] || { echo "$p: $output"; false; }
+		same_events "$BATS_FILE_TMPDIR/$p" "rp-$p.tct" || { echo "in $p.tct"; false; }
+	done
+}
+
+@test "neighbourhood collectives on a Cartesian grid, Cart_sub, Comm_idup, Comm_create_group" {
+	need_mpi
+	run replay_traced rp-topo --no-compute "$BATS_FILE_TMPDIR/topo"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_output --partial ", 0 skipped"
+	same_events "$BATS_FILE_TMPDIR/topo" rp-topo
+	# the same communicators: sizes, members, creators, grids
+	for r in 0 1 2 3; do
+		f=$(printf 'rank-%05d.tcr' $r)
+		tc dump --comms --no-events "$BATS_FILE_TMPDIR/topo/$f" >a.txt
+		tc dump --comms --no-events "rp-topo/$f" >b.txt
+		grep -q "creator=MPI_Cart_sub" a.txt
+		diff -u a.txt b.txt
+	done
+	tc dump rp-topo/rank-00002.tcr >topo.txt
+	for op in MPI_Neighbor_allgather MPI_Neighbor_alltoallw MPI_Ineighbor_alltoallv \
+		MPI_Cart_sub MPI_Comm_idup MPI_Comm_create_group; do
+		grep -q " $op " topo.txt || { echo "no $op replayed"; false; }
+	done
+}
+
+@test "what cannot be replayed is refused before the replay, naming the event" {
+	need_mpi
+	# a graph's edges are not in the trace
+	run timeout 60 mpirun -np 4 "$RP" --no-compute "$BATS_FILE_TMPDIR/neigh"
+	[ "$status" -eq 1 ]
+	assert_output --regexp 'tracecluster-replay: rank [0-3]: event [0-9]+ \(MPI_Neighbor_alltoall\): cannot be replayed: neighbourhood collective on a graph topology'
+	refute_output --partial "makespan:"
+	# a global trace has no communicator table: Cart_sub's kept dimensions are unknown
+	tc compress -q --mode none -o topo.tct "$BATS_FILE_TMPDIR/topo"
+	run timeout 60 mpirun -np 4 "$RP" --no-compute topo.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp 'rank [0-3]: event [0-9]+ \(MPI_Cart_sub\): cannot be replayed: '
 }
 
 @test "matched probes replay without taking a message early; polls that found nothing aside" {
@@ -222,6 +304,24 @@ assert json.load(sys.stdin)["compute"] == "none"'
 	t0=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
 	# 20 gaps of 5 ms at least
 	python3 -c "import sys; sys.exit(0 if $t >= 0.09 and $t > $t0 else 1)"
+	# CPU time: a whole core's share takes the gaps' time at least
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute cpu --cpu-share 1 st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute"] == "cpu" and d["cpu_share"] == 1, d
+assert d["makespan_s"] >= 0.09, d'
+	# shares from the timeline: no constant one; 4 ranks in their gaps
+	# at once share the cores, a quarter of one each at least: 25 ms of
+	# CPU time, which takes as long at least
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute cpu st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute"] == "cpu" and "cpu_share" not in d, d
+assert d["makespan_s"] >= 0.024 and d["makespan_s"] > '"$t0"', d'
+	run -2 --separate-stderr "$RP" --compute cpu --cpu-share 1.5 st
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --cpu-share: expected a number in (0, 1], not 1.5"
 }
 
 @test "a replay that cannot proceed is reported with rank, event and operation" {

@@ -5,9 +5,9 @@
  * event's communicator; communicators are created by the same calls with
  * the recorded colours and keys (a Comm_create's group is gathered from
  * which ranks recorded a new communicator; a Cartesian grid's dimensions
- * come from MPI_Dims_create); requests are kept by the ids the trace gives
- * them, so that each completion completes the request it completed when
- * it was recorded. A wait/test call is given the requests it completed in
+ * come from a trace set's communicator table, else MPI_Dims_create);
+ * requests are kept by the ids the trace gives them, so that each
+ * completion completes the request it completed when it was recorded. A wait/test call is given the requests it completed in
  * the trace and nothing else, and a test or a waitsome/waitany/testany/
  * testsome call first waits (without completing them, MPI_Request_get_
  * status) until they are all complete, so that it completes exactly those.
@@ -15,36 +15,20 @@
  * (its completion, found by a backward pass), so that matching is as
  * recorded. Data are zeros of the recorded sizes. Helper communication
  * goes through PMPI_ so that a replay traced with the capture shim
- * records the trace's calls only. One-sided, MPI-IO, neighbourhood
- * collectives, graph topologies and intercommunicators are not replayed
- * (counted in skipped).
+ * records the trace's calls only. One-sided communication is in rma.c,
+ * MPI-IO in io.c; what cannot be replayed is refused before the replay
+ * starts (tc_replay_mpi_refusal), and a call that cannot be issued with
+ * the recorded parameters is counted in skipped.
  */
 #include "lib/compat.h"
-#include "cmd/mpi/replay.h"
+#include "cmd/mpi/internal.h"
 #include "lib/event.h"
 #include "lib/xalloc.h"
 
-#include <mpi.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct tc_rcomm {
-	MPI_Comm c;
-	int32_t *w2c;            /* world rank -> rank in c, -1 if not a member */
-	int size;
-	bool valid;
-};
-
-struct tc_rreq {
-	uint64_t id;
-	MPI_Request h;
-	MPI_Message m;
-	bool msg;                /* a matched message (Mprobe), not a request */
-	bool persistent;
-	int32_t done_src;        /* source of its next completion in the trace */
-};
 
 /* ---- datatypes and reduction ops ------------------------------------------- */
 
@@ -109,7 +93,7 @@ static size_t nbytetypes;
 
 /* The type of the event's elements: its own when predefined and of the
  * recorded size, else *exact = false and a contiguous type of that size. */
-static MPI_Datatype event_dtype(const struct tc_event *ev, bool *exact)
+MPI_Datatype tc_rp_dtype(const struct tc_event *ev, bool *exact)
 {
 	MPI_Datatype t;
 	int size = 0;
@@ -143,27 +127,35 @@ static void noop_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 static MPI_Op noop_op = MPI_OP_NULL;
 
+MPI_Op tc_rp_predef_op(unsigned redop)
+{
+	switch (redop) {
+	case TC_RED_MAX: return MPI_MAX;
+	case TC_RED_MIN: return MPI_MIN;
+	case TC_RED_SUM: return MPI_SUM;
+	case TC_RED_PROD: return MPI_PROD;
+	case TC_RED_LAND: return MPI_LAND;
+	case TC_RED_BAND: return MPI_BAND;
+	case TC_RED_LOR: return MPI_LOR;
+	case TC_RED_BOR: return MPI_BOR;
+	case TC_RED_LXOR: return MPI_LXOR;
+	case TC_RED_BXOR: return MPI_BXOR;
+	case TC_RED_MAXLOC: return MPI_MAXLOC;
+	case TC_RED_MINLOC: return MPI_MINLOC;
+	case TC_RED_REPLACE: return MPI_REPLACE;
+	case TC_RED_NO_OP: return MPI_NO_OP;
+	default: return MPI_OP_NULL;
+	}
+}
+
 /* The event's reduction op, or (a user op, or a type that is not the
  * recorded predefined one) an op that does nothing, valid on any type. */
 static MPI_Op event_redop(const struct tc_event *ev, bool exact_type)
 {
-	if (exact_type && ev->redop > 0 && ev->redop <= TC_RED_NO_OP &&
-	    ev->redop != TC_RED_REPLACE && ev->redop != TC_RED_NO_OP) {
-		switch (ev->redop) {
-		case TC_RED_MAX: return MPI_MAX;
-		case TC_RED_MIN: return MPI_MIN;
-		case TC_RED_SUM: return MPI_SUM;
-		case TC_RED_PROD: return MPI_PROD;
-		case TC_RED_LAND: return MPI_LAND;
-		case TC_RED_BAND: return MPI_BAND;
-		case TC_RED_LOR: return MPI_LOR;
-		case TC_RED_BOR: return MPI_BOR;
-		case TC_RED_LXOR: return MPI_LXOR;
-		case TC_RED_BXOR: return MPI_BXOR;
-		case TC_RED_MAXLOC: return MPI_MAXLOC;
-		case TC_RED_MINLOC: return MPI_MINLOC;
-		}
-	}
+	MPI_Op op = tc_rp_predef_op(ev->redop);
+
+	if (exact_type && op != MPI_OP_NULL && op != MPI_REPLACE && op != MPI_NO_OP)
+		return op;
 	if (noop_op == MPI_OP_NULL)
 		PMPI_Op_create(noop_fn, 1, &noop_op);
 	return noop_op;
@@ -176,6 +168,7 @@ static void comm_set(struct tc_replay_mpi *s, uint32_t id, MPI_Comm c)
 	struct tc_rcomm *rc;
 	MPI_Group wg, g;
 	int32_t *wr;
+	int inter = 0;
 
 	if (id >= s->ncomms) {
 		size_t n = s->ncomms ? s->ncomms : 4;
@@ -193,9 +186,21 @@ static void comm_set(struct tc_replay_mpi *s, uint32_t id, MPI_Comm c)
 	wr = tc_xmalloc(tc_st_mult((size_t)s->world, sizeof(*wr)));
 	for (int32_t i = 0; i < s->world; i++)
 		wr[i] = i;
-	PMPI_Comm_size(c, &rc->size);
+	PMPI_Comm_test_inter(c, &inter);
+	rc->inter = inter != 0;
+	rc->topo = MPI_UNDEFINED;
+	if (!rc->inter)
+		PMPI_Topo_test(c, &rc->topo);
+	/* the peers of an intercommunicator are ranks of its remote group */
+	if (rc->inter)
+		PMPI_Comm_remote_size(c, &rc->size);
+	else
+		PMPI_Comm_size(c, &rc->size);
 	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-	PMPI_Comm_group(c, &g);
+	if (rc->inter)
+		PMPI_Comm_remote_group(c, &g);
+	else
+		PMPI_Comm_group(c, &g);
 	PMPI_Group_translate_ranks(wg, s->world, wr, g, rc->w2c);
 	for (int32_t i = 0; i < s->world; i++)
 		if (rc->w2c[i] == MPI_UNDEFINED)
@@ -205,15 +210,30 @@ static void comm_set(struct tc_replay_mpi *s, uint32_t id, MPI_Comm c)
 	free(wr);
 }
 
-static struct tc_rcomm *comm_get(struct tc_replay_mpi *s, const struct tc_event *ev)
+struct tc_rcomm *tc_rp_comm_get(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
 	uint32_t id = ev->fields & TC_F_COMM ? ev->comm : TC_COMM_WORLD;
 
+	/* a Comm_idup'ed communicator gets its id at its first use, in the
+	 * order of the calls */
+	if ((id >= s->ncomms || !s->comms[id].valid) && s->nidup) {
+		comm_set(s, id, s->idup[0]);
+		memmove(s->idup, s->idup + 1, --s->nidup * sizeof(*s->idup));
+	}
 	return id < s->ncomms && s->comms[id].valid ? &s->comms[id] : NULL;
 }
 
+/* The communicator table's entry of id, or NULL (none: a global trace). */
+static const struct tc_comm *table_comm(const struct tc_replay_mpi *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->evs->ncomms; i++)
+		if (s->evs->comms[i].id == id)
+			return &s->evs->comms[i];
+	return NULL;
+}
+
 /* A world rank as a rank of c: MPI_PROC_NULL etc. kept; false if not a member. */
-static bool comm_rank(const struct tc_rcomm *c, int32_t w, int *out)
+bool tc_rp_comm_rank(const struct tc_rcomm *c, int32_t w, int *out)
 {
 	if (w == TC_ANY_SOURCE)
 		*out = MPI_ANY_SOURCE;
@@ -233,7 +253,7 @@ static int tag_of(int32_t t)
 
 /* ---- requests ------------------------------------------------------------------- */
 
-static struct tc_rreq *req_find(struct tc_replay_mpi *s, uint64_t id)
+struct tc_rreq *tc_rp_req_find(struct tc_replay_mpi *s, uint64_t id)
 {
 	for (size_t i = s->nreqs; i-- > 0;)
 		if (s->reqs[i].id == id)
@@ -241,9 +261,9 @@ static struct tc_rreq *req_find(struct tc_replay_mpi *s, uint64_t id)
 	return NULL;
 }
 
-static struct tc_rreq *req_add(struct tc_replay_mpi *s, uint64_t id)
+struct tc_rreq *tc_rp_req_add(struct tc_replay_mpi *s, uint64_t id)
 {
-	struct tc_rreq *q = req_find(s, id);
+	struct tc_rreq *q = tc_rp_req_find(s, id);
 
 	if (!q) {
 		if (s->nreqs == s->areqs) {
@@ -362,6 +382,7 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 			const struct tc_revents *evs, int32_t rank, int32_t world)
 {
 	size_t need = 64, bsend = 0;
+	uint64_t rma;
 
 	memset(s, 0, sizeof(*s));
 	s->o = o;
@@ -393,6 +414,10 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 		PMPI_Buffer_attach(s->bsend, (int)(bsend > INT32_MAX ? INT32_MAX : bsend));
 	}
 	find_sources(s);
+	/* every window as large as the largest access of any rank */
+	rma = tc_rp_rma_bytes(evs);
+	PMPI_Allreduce(&rma, &s->rma_bytes, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	tc_rp_io_init(s);
 }
 
 void tc_replay_mpi_release(struct tc_replay_mpi *s)
@@ -400,8 +425,12 @@ void tc_replay_mpi_release(struct tc_replay_mpi *s)
 	int size;
 	void *b;
 
+	tc_rp_rma_release(s);
+	tc_rp_io_release(s);
 	if (s->bsend)
 		PMPI_Buffer_detach(&b, &size);
+	free(s->idup);
+	free(s->gap_cpu);
 	for (size_t i = 0; i < s->ncomms; i++)
 		free(s->comms[i].w2c);
 	free(s->comms);
@@ -421,11 +450,6 @@ static void skip(struct tc_replay_mpi *s, const struct tc_event *ev)
 		s->first_skipped = ev->op;
 }
 
-static bool fits_int(uint64_t v)
-{
-	return v <= INT32_MAX;
-}
-
 /* The peer to name: a wildcard names the recorded match (--any-source recorded). */
 static int32_t wild_peer(const struct tc_replay_mpi *s, size_t i, int32_t peer)
 {
@@ -436,18 +460,18 @@ static int32_t wild_peer(const struct tc_replay_mpi *s, size_t i, int32_t peer)
 
 static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 {
-	struct tc_rcomm *c = comm_get(s, ev);
+	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Datatype t;
 	MPI_Request h = MPI_REQUEST_NULL, *hp = NULL;
 	bool exact;
 	int peer, rpeer, cnt = (int)ev->count, rcnt;
 	int32_t want = TC_PEER_NONE;
 
-	if (!c || !fits_int(ev->count))
+	if (!c || !tc_rp_fits_int(ev->count))
 		return false;
-	if (!comm_rank(c, wild_peer(s, i, ev->peer), &peer))
+	if (!tc_rp_comm_rank(c, wild_peer(s, i, ev->peer), &peer))
 		return false;
-	t = event_dtype(ev, &exact);
+	t = tc_rp_dtype(ev, &exact);
 	if (ev->fields & TC_F_REQUEST)
 		hp = &h;
 	switch (ev->op) {
@@ -475,11 +499,11 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		break;
 	case TC_OP_SENDRECV:
 	case TC_OP_SENDRECV_REPLACE:
-		if (!(ev->fields & TC_F_RPEER) || !comm_rank(c, wild_peer(s, i, ev->rpeer), &rpeer))
+		if (!(ev->fields & TC_F_RPEER) || !tc_rp_comm_rank(c, wild_peer(s, i, ev->rpeer), &rpeer))
 			return false;
 		rcnt = cnt;
 		if (ev->ncompl && ev->dtype_size &&
-		    fits_int(ev->compl[0].bytes / ev->dtype_size))
+		    tc_rp_fits_int(ev->compl[0].bytes / ev->dtype_size))
 			rcnt = (int)(ev->compl[0].bytes / ev->dtype_size);
 		if (ev->op == TC_OP_SENDRECV)
 			MPI_Sendrecv(s->sbuf, cnt, t, peer, ev->tag, s->rbuf, rcnt, t, rpeer,
@@ -492,7 +516,7 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		return false;
 	}
 	if (hp) {
-		struct tc_rreq *q = req_add(s, ev->request);
+		struct tc_rreq *q = tc_rp_req_add(s, ev->request);
 		q->h = h;
 		q->persistent = tc_op_kind(ev->op) == TC_K_PERSIST;
 		q->done_src = want;
@@ -502,11 +526,11 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 
 static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 {
-	struct tc_rcomm *c = comm_get(s, ev);
+	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Message m = MPI_MESSAGE_NULL;
 	int peer, flag = 0;
 
-	if (!c || !comm_rank(c, wild_peer(s, i, ev->peer), &peer))
+	if (!c || !tc_rp_comm_rank(c, wild_peer(s, i, ev->peer), &peer))
 		return false;
 	switch (ev->op) {
 	case TC_OP_PROBE:
@@ -540,7 +564,7 @@ static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		return false;
 	}
 	if (m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC && (ev->fields & TC_F_REQUEST)) {
-		struct tc_rreq *q = req_add(s, ev->request);
+		struct tc_rreq *q = tc_rp_req_add(s, ev->request);
 		q->msg = true;
 		q->m = m;
 	}
@@ -549,15 +573,15 @@ static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 
 static bool mrecv(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
-	struct tc_rreq *q = ev->fields & TC_F_REQUEST ? req_find(s, ev->request) : NULL;
+	struct tc_rreq *q = ev->fields & TC_F_REQUEST ? tc_rp_req_find(s, ev->request) : NULL;
 	MPI_Message m;
 	MPI_Datatype t;
 	bool exact;
 	int cnt = (int)ev->count;
 
-	if (!fits_int(ev->count))
+	if (!tc_rp_fits_int(ev->count))
 		return false;
-	t = event_dtype(ev, &exact);
+	t = tc_rp_dtype(ev, &exact);
 	if (!q && ev->peer == TC_PROC_NULL && ev->op == TC_OP_MRECV) {
 		/* the message of a probe of MPI_PROC_NULL */
 		m = MPI_MESSAGE_NO_PROC;
@@ -584,7 +608,7 @@ static void event_reqs(struct tc_replay_mpi *s, const struct tc_event *ev, MPI_R
 {
 	*n = 0;
 	for (uint32_t j = 0; j < ev->ncompl; j++) {
-		struct tc_rreq *r = ev->compl[j].request ? req_find(s, ev->compl[j].request) : NULL;
+		struct tc_rreq *r = ev->compl[j].request ? tc_rp_req_find(s, ev->compl[j].request) : NULL;
 		if (!r || r->msg)
 			continue;
 		h[*n] = r->h;
@@ -607,7 +631,7 @@ static void completed(struct tc_replay_mpi *s, struct tc_rreq **q, MPI_Request *
 	}
 	/* drop by id: dropping moves entries, so q[] goes stale */
 	for (int j = 0; j < k; j++) {
-		struct tc_rreq *r = req_find(s, ids[j]);
+		struct tc_rreq *r = tc_rp_req_find(s, ids[j]);
 		if (r)
 			req_drop(s, r);
 	}
@@ -623,7 +647,7 @@ static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
 
 	if (count < ev->ncompl)
 		count = ev->ncompl;
-	if (!fits_int(count) || count > (1u << 20))
+	if (!tc_rp_fits_int(count) || count > (1u << 20))
 		return false;
 	total = (int)(count ? count : 1);
 	h = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*h)));
@@ -676,7 +700,7 @@ static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
 
 static bool request_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
-	struct tc_rreq *q = ev->fields & TC_F_REQUEST ? req_find(s, ev->request) : NULL;
+	struct tc_rreq *q = ev->fields & TC_F_REQUEST ? tc_rp_req_find(s, ev->request) : NULL;
 	MPI_Request *h, one;
 	struct tc_rreq **qs;
 	int n;
@@ -728,12 +752,71 @@ static void new_comm(struct tc_replay_mpi *s, const struct tc_event *ev, MPI_Com
 		PMPI_Comm_free(&nc);
 }
 
+/* The world ranks of c's ranks, in order (c2w[size]). */
+static void comm_worlds(const struct tc_replay_mpi *s, const struct tc_rcomm *c, int32_t *c2w)
+{
+	for (int32_t w = 0; w < s->world; w++)
+		if (c->w2c[w] >= 0 && c->w2c[w] < c->size)
+			c2w[c->w2c[w]] = w;
+}
+
+/*
+ * The dimensions a Cart_sub kept, found from the new communicator's
+ * recorded grid and members: of the subsets of c's dimensions, the one
+ * whose grid is the recorded one and whose members (the ranks that share
+ * this rank's coordinates in the dimensions dropped, in rank order) are
+ * the recorded ones. False without a communicator table (a global trace)
+ * or when none fits.
+ */
+static bool cart_remain(const struct tc_replay_mpi *s, const struct tc_rcomm *c,
+			const struct tc_event *ev, int *remain)
+{
+	const struct tc_comm *t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
+	int nd = 0, dims[8], periods[8], me[8], at[8], me_c;
+	int32_t *c2w;
+	bool found = false;
+
+	if (!t || c->topo != MPI_CART || PMPI_Cartdim_get(c->c, &nd) != MPI_SUCCESS || nd < 1 ||
+	    nd > 8 || PMPI_Cart_get(c->c, nd, dims, periods, me) != MPI_SUCCESS)
+		return false;
+	me_c = c->w2c[s->rank];
+	c2w = tc_xmalloc(tc_st_mult((size_t)c->size, sizeof(*c2w)));
+	comm_worlds(s, c, c2w);
+	for (unsigned mask = 0; mask < (1u << nd) && !found; mask++) {
+		uint32_t k = 0, m = 0;
+		bool ok = true;
+		for (int d = 0; d < nd; d++) {
+			remain[d] = (mask >> d) & 1;
+			if (remain[d] && (k >= t->ndims || t->dims[k++] != dims[d]))
+				ok = false;
+		}
+		if (!ok || k != t->ndims)
+			continue;
+		for (int r = 0; r < c->size && ok; r++) {
+			bool same = true;
+			PMPI_Cart_coords(c->c, r, nd, at);
+			for (int d = 0; d < nd; d++)
+				if (!remain[d] && at[d] != me[d])
+					same = false;
+			if (!same)
+				continue;
+			ok = m < t->size && tc_comm_member(t, m) == c2w[r];
+			m++;
+		}
+		found = ok && m == t->size && me_c >= 0;
+	}
+	free(c2w);
+	return found;
+}
+
 static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
-	struct tc_rcomm *c = comm_get(s, ev);
+	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Comm nc = MPI_COMM_NULL;
 	MPI_Group g, cg;
-	int color, in, *all, *members, nm = 0, dims[8] = { 0 }, periods[8] = { 0 };
+	const struct tc_comm *t;
+	int color, in, *all, *members, nm = 0, dims[8] = { 0 }, periods[8] = { 0 }, remain[8];
+	int leader, none[1] = { 0 };
 
 	if (!c)
 		return false;
@@ -772,8 +855,83 @@ static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 	case TC_OP_CART_CREATE:
 		if (!(ev->fields & TC_F_COUNT) || ev->count < 1 || ev->count > 8)
 			return false;
-		PMPI_Dims_create(c->size, (int)ev->count, dims);
+		/* the recorded grid, else (a global trace) a balanced one */
+		t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
+		if (t && t->ndims == ev->count) {
+			for (uint32_t d = 0; d < t->ndims; d++) {
+				dims[d] = t->dims[d];
+				periods[d] = (t->periods >> d) & 1;
+			}
+		} else {
+			PMPI_Dims_create(c->size, (int)ev->count, dims);
+		}
 		MPI_Cart_create(c->c, (int)ev->count, dims, periods, 0, &nc);
+		break;
+	case TC_OP_CART_SUB:
+		if (!cart_remain(s, c, ev, remain))
+			return false;
+		MPI_Cart_sub(c->c, remain, &nc);
+		break;
+	case TC_OP_GRAPH_CREATE:
+	case TC_OP_DIST_GRAPH_CREATE:
+	case TC_OP_DIST_GRAPH_CREATE_ADJACENT:
+		/* the trace has no edges: a graph without any (its neighbourhood
+		 * collectives are refused) */
+		if (c->inter)
+			return false;
+		if (ev->op == TC_OP_GRAPH_CREATE) {
+			int *index = tc_xcalloc((size_t)c->size, sizeof(*index)), edge = 0;
+			MPI_Graph_create(c->c, c->size, index, &edge, 0, &nc);
+			free(index);
+		} else if (ev->op == TC_OP_DIST_GRAPH_CREATE) {
+			MPI_Dist_graph_create(c->c, 0, none, none, none, none, MPI_INFO_NULL, 0,
+					      &nc);
+		} else {
+			MPI_Dist_graph_create_adjacent(c->c, 0, none, none, 0, none, none,
+						       MPI_INFO_NULL, 0, &nc);
+		}
+		break;
+	case TC_OP_COMM_IDUP:
+		if (!(ev->fields & TC_F_REQUEST))
+			return false;
+		MPI_Comm_idup(c->c, &nc, &tc_rp_req_add(s, ev->request)->h);
+		s->idup = tc_xrealloc(s->idup, tc_st_mult(s->nidup + 1, sizeof(*s->idup)));
+		s->idup[s->nidup++] = nc;
+		return true;
+	case TC_OP_COMM_CREATE_GROUP:
+		/* the group: the new communicator's recorded members */
+		t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
+		if (!t || c->inter)
+			return false;
+		members = tc_xmalloc(tc_st_mult(t->size ? t->size : 1, sizeof(*members)));
+		for (uint32_t j = 0; j < t->size; j++)
+			if (!tc_rp_comm_rank(c, tc_comm_member(t, j), &members[nm++]))
+				nm = -1 - (int)t->size; /* not a member: refused below */
+		if (nm > 0) {
+			PMPI_Comm_group(c->c, &cg);
+			PMPI_Group_incl(cg, nm, members, &g);
+			MPI_Comm_create_group(c->c, g, ev->tag, &nc);
+			PMPI_Group_free(&g);
+			PMPI_Group_free(&cg);
+		}
+		free(members);
+		if (nm <= 0)
+			return false;
+		break;
+	case TC_OP_INTERCOMM_CREATE:
+		/* the remote leader is a world rank: the world is the peer
+		 * communicator (only the leaders' matters) */
+		if (c->inter || !tc_rp_comm_rank(c, ev->root, &leader))
+			return false;
+		if (leader == c->w2c[s->rank] && ev->peer < 0)
+			return false;
+		MPI_Intercomm_create(c->c, leader, MPI_COMM_WORLD, ev->peer < 0 ? 0 : ev->peer,
+				     ev->tag, &nc);
+		break;
+	case TC_OP_INTERCOMM_MERGE:
+		if (!c->inter)
+			return false;
+		MPI_Intercomm_merge(c->c, ev->key, &nc);
 		break;
 	case TC_OP_COMM_FREE:
 	case TC_OP_COMM_DISCONNECT:
@@ -801,7 +959,7 @@ static bool vec(const uint64_t *v, uint32_t nv, int n, int *cnt, int *disp)
 	if (nv != (uint32_t)n)
 		return false;
 	for (int j = 0; j < n; j++) {
-		if (!fits_int(v[j]) || !fits_int(at))
+		if (!tc_rp_fits_int(v[j]) || !tc_rp_fits_int(at))
 			return false;
 		cnt[j] = (int)v[j];
 		disp[j] = (int)at;
@@ -812,7 +970,7 @@ static bool vec(const uint64_t *v, uint32_t nv, int n, int *cnt, int *disp)
 
 static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
-	struct tc_rcomm *c = comm_get(s, ev);
+	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Request h = MPI_REQUEST_NULL;
 	MPI_Datatype t, *ts = NULL;
 	MPI_Op op;
@@ -820,13 +978,13 @@ static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev)
 	int cnt = (int)ev->count, root = 0, n, *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
 	void *sb = s->sbuf, *rb = s->rbuf;
 
-	if (!c || !fits_int(ev->count))
+	if (!c || !tc_rp_fits_int(ev->count))
 		return false;
-	if ((tc_op_flags(ev->op) & TC_OPF_ROOT) && !comm_rank(c, ev->root, &root))
+	if ((tc_op_flags(ev->op) & TC_OPF_ROOT) && !tc_rp_comm_rank(c, ev->root, &root))
 		return false;
 	root_here = root == c->w2c[s->rank];
 	n = c->size;
-	t = event_dtype(ev, &exact);
+	t = tc_rp_dtype(ev, &exact);
 	op = event_redop(ev, exact);
 	sc = tc_xcalloc((size_t)n, sizeof(int));
 	sd = tc_xcalloc((size_t)n, sizeof(int));
@@ -921,7 +1079,7 @@ static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev)
 		ok = false;
 	}
 	if (ok && (tc_op_flags(ev->op) & TC_OPF_NB) && (ev->fields & TC_F_REQUEST))
-		req_add(s, ev->request)->h = h;
+		tc_rp_req_add(s, ev->request)->h = h;
 	free(sc);
 	free(sd);
 	free(rc);
@@ -930,21 +1088,221 @@ static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev)
 	return ok;
 }
 
+/* Neighbourhood collectives, on a Cartesian communicator: the counts of
+ * the v and w forms are per neighbour (the w form's in bytes). */
+static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
+	MPI_Request h = MPI_REQUEST_NULL, *hp = ev->fields & TC_F_REQUEST ? &h : NULL;
+	MPI_Datatype t, ts[16];
+	MPI_Aint sdw[16], rdw[16];
+	bool exact, ok = true;
+	int cnt = (int)ev->count, nd = 0, n, sc[16], sd[16], rc[16], rd[16];
+	void *sb = s->sbuf, *rb = s->rbuf;
+
+	if (!c || c->topo != MPI_CART || !tc_rp_fits_int(ev->count) ||
+	    PMPI_Cartdim_get(c->c, &nd) != MPI_SUCCESS || nd > 8)
+		return false;
+	n = 2 * nd;
+	t = tc_rp_dtype(ev, &exact);
+	switch (ev->op) {
+	case TC_OP_NEIGHBOR_ALLGATHER:
+	case TC_OP_INEIGHBOR_ALLGATHER:
+		if (hp)
+			MPI_Ineighbor_allgather(sb, cnt, t, rb, cnt, t, c->c, hp);
+		else
+			MPI_Neighbor_allgather(sb, cnt, t, rb, cnt, t, c->c);
+		break;
+	case TC_OP_NEIGHBOR_ALLTOALL:
+	case TC_OP_INEIGHBOR_ALLTOALL:
+		if (hp)
+			MPI_Ineighbor_alltoall(sb, cnt, t, rb, cnt, t, c->c, hp);
+		else
+			MPI_Neighbor_alltoall(sb, cnt, t, rb, cnt, t, c->c);
+		break;
+	case TC_OP_NEIGHBOR_ALLGATHERV:
+	case TC_OP_INEIGHBOR_ALLGATHERV:
+		if (!(ok = vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+			break;
+		if (hp)
+			MPI_Ineighbor_allgatherv(sb, cnt, t, rb, rc, rd, t, c->c, hp);
+		else
+			MPI_Neighbor_allgatherv(sb, cnt, t, rb, rc, rd, t, c->c);
+		break;
+	case TC_OP_NEIGHBOR_ALLTOALLV:
+	case TC_OP_INEIGHBOR_ALLTOALLV:
+		if (!(ok = vec(ev->scounts, ev->nscounts, n, sc, sd) &&
+			   vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+			break;
+		if (hp)
+			MPI_Ineighbor_alltoallv(sb, sc, sd, t, rb, rc, rd, t, c->c, hp);
+		else
+			MPI_Neighbor_alltoallv(sb, sc, sd, t, rb, rc, rd, t, c->c);
+		break;
+	case TC_OP_NEIGHBOR_ALLTOALLW:
+	case TC_OP_INEIGHBOR_ALLTOALLW:
+		if (!(ok = vec(ev->scounts, ev->nscounts, n, sc, sd) &&
+			   vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+			break;
+		for (int j = 0; j < n; j++) {
+			ts[j] = MPI_BYTE;
+			sdw[j] = sd[j];
+			rdw[j] = rd[j];
+		}
+		if (hp)
+			MPI_Ineighbor_alltoallw(sb, sc, sdw, ts, rb, rc, rdw, ts, c->c, hp);
+		else
+			MPI_Neighbor_alltoallw(sb, sc, sdw, ts, rb, rc, rdw, ts, c->c);
+		break;
+	default:
+		ok = false;
+	}
+	if (ok && hp)
+		tc_rp_req_add(s, ev->request)->h = h;
+	return ok;
+}
+
+/* ---- what is refused ------------------------------------------------------------------ */
+
+/* The trace's communicators and windows by id, for the checks before the
+ * replay: which call created each. */
+struct ids {
+	uint32_t *op;
+	size_t n;
+};
+
+static void ids_set(struct ids *m, uint32_t id, uint32_t op)
+{
+	if (id >= m->n) {
+		size_t n = m->n ? m->n : 16;
+		while (n <= id)
+			n *= 2;
+		m->op = tc_xrealloc(m->op, tc_st_mult(n, sizeof(*m->op)));
+		memset(m->op + m->n, 0, (n - m->n) * sizeof(*m->op));
+		m->n = n;
+	}
+	m->op[id] = op;
+}
+
+static uint32_t ids_get(const struct ids *m, uint32_t id)
+{
+	return id < m->n ? m->op[id] : 0;
+}
+
+/* Why ev cannot be replayed, NULL if it can (comms, wins: the creators
+ * so far). */
+static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comms,
+			   const struct ids *wins, const struct tc_event *ev)
+{
+	unsigned creator = ids_get(comms, ev->fields & TC_F_COMM ? ev->comm : TC_COMM_WORLD);
+	bool inter = creator == TC_OP_INTERCOMM_CREATE;
+
+	switch (tc_op_kind(ev->op)) {
+	case TC_K_COLL:
+		if (tc_op_flags(ev->op) & TC_OPF_NEIGH) {
+			if (creator == TC_OP_GRAPH_CREATE || creator == TC_OP_DIST_GRAPH_CREATE ||
+			    creator == TC_OP_DIST_GRAPH_CREATE_ADJACENT)
+				return "neighbourhood collective on a graph topology, whose edges "
+				       "the trace does not record";
+			if (creator != TC_OP_CART_CREATE && creator != TC_OP_CART_SUB)
+				return "neighbourhood collective on a communicator without a "
+				       "Cartesian topology";
+		}
+		if (inter && (tc_op_flags(ev->op) & TC_OPF_ROOT))
+			return "rooted collective on an intercommunicator";
+		return NULL;
+	case TC_K_COMM:
+		switch (ev->op) {
+		case TC_OP_COMM_SPAWN:
+		case TC_OP_COMM_CONNECT:
+		case TC_OP_COMM_ACCEPT:
+			return "dynamic processes are not replayed";
+		case TC_OP_CART_SUB:
+			if (!s->evs->ncomms)
+				return "the dimensions MPI_Cart_sub kept are in the communicator "
+				       "table of a raw trace set, which a global trace does not have";
+			return NULL;
+		case TC_OP_COMM_CREATE_GROUP:
+			if (!s->evs->ncomms)
+				return "the group of MPI_Comm_create_group is in the communicator "
+				       "table of a raw trace set, which a global trace does not have";
+			return NULL;
+		default:
+			return NULL;
+		}
+	case TC_K_RMA:
+		return tc_rp_rma_refusal(ev, ids_get(wins, ev->file));
+	case TC_K_ENV:
+	case TC_K_SEND:
+	case TC_K_RECV:
+	case TC_K_SENDRECV:
+	case TC_K_PROBE:
+	case TC_K_PERSIST:
+	case TC_K_START:
+	case TC_K_WAIT:
+	case TC_K_IO:
+		return NULL;
+	default:
+		return "not an operation the replay knows";
+	}
+}
+
+const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at)
+{
+	struct ids comms = { 0 }, wins = { 0 };
+	const char *why = NULL;
+
+	for (size_t i = 0; i < s->evs->n && !why; i++) {
+		const struct tc_event *ev = &s->evs->ev[i];
+		why = refusal(s, &comms, &wins, ev);
+		*at = i;
+		if (tc_op_kind(ev->op) == TC_K_RMA && (ev->fields & TC_F_FILE) &&
+		    (tc_op_flags(ev->op) & TC_OPF_WSYNC) && ev->op != TC_OP_WIN_FENCE)
+			ids_set(&wins, ev->file, ev->op);
+		if (tc_op_kind(ev->op) == TC_K_COMM && (ev->fields & TC_F_NEWCOMM))
+			ids_set(&comms, ev->newcomm, ev->op == TC_OP_COMM_DUP ||
+				ev->op == TC_OP_COMM_DUP_WITH_INFO ?
+				ids_get(&comms, ev->comm) : ev->op);
+	}
+	free(comms.op);
+	free(wins.op);
+	return why;
+}
+
 /* ---- the loop ---------------------------------------------------------------------- */
 
 /* the last stretch of a gap that is spun without yielding */
 #define SPIN_NEAR_NS 1000000
 
-static void compute(const struct tc_replay_mpi *s, uint64_t ns)
+/* CPU time of the calling thread, ns */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
 {
 	struct timespec ts, now;
 
-	if (!s->o->compute || !ns)
+	if (s->o->compute == TC_COMPUTE_NONE || !ns)
 		return;
-	if (!s->o->spin) {
+	if (s->o->compute == TC_COMPUTE_SLEEP) {
 		ts.tv_sec = (time_t)(ns / 1000000000u);
 		ts.tv_nsec = (long)(ns % 1000000000u);
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts))
+			;
+		return;
+	}
+	if (s->o->compute == TC_COMPUTE_CPU) {
+		/* the gap's CPU time: its wall time at the share of a core the
+		 * rank had when it was recorded; the scheduler stretches it
+		 * back to wall time as it did the application's computing */
+		uint64_t end = cpu_ns() + (s->gap_cpu ? s->gap_cpu[i] :
+					   (uint64_t)((double)ns * s->o->cpu_share));
+		while (cpu_ns() < end)
 			;
 		return;
 	}
@@ -997,8 +1355,12 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 		return wait_test(s, ev);
 	case TC_K_COLL:
 		if (tc_op_flags(ev->op) & TC_OPF_NEIGH)
-			return false;
+			return neigh(s, ev);
 		return coll(s, ev);
+	case TC_K_RMA:
+		return tc_rp_rma(s, i, ev);
+	case TC_K_IO:
+		return tc_rp_io(s, ev);
 	case TC_K_COMM:
 		return comm_op(s, ev);
 	default:
@@ -1014,7 +1376,7 @@ void tc_replay_mpi_run(struct tc_replay_mpi *s)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
 		if (i && ev->t_start > prev_end)
-			compute(s, ev->t_start - prev_end);
+			compute(s, i, ev->t_start - prev_end);
 		if (ev->t_end > prev_end || !i)
 			prev_end = ev->t_end;
 		atomic_store(&s->progress, (uint64_t)i);

@@ -34,8 +34,9 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: mpirun -np P tracecluster-replay [--compute sleep|spin] [--no-compute]\n"
-	"                                        [--any-source recorded|any] [--timeout S]\n"
+	"usage: mpirun -np P tracecluster-replay [--compute sleep|spin|cpu] [--cpu-share F]\n"
+	"                                        [--no-compute] [--any-source recorded|any]\n"
+	"                                        [--timeout S]\n"
 	"                                        [--json] [-q] TRACE\n"
 	"\n"
 	"Replay the communication of TRACE (a global trace .tct in any form, or a raw\n"
@@ -46,8 +47,12 @@ static const char usage[] =
 	"stops making progress for S seconds reports where each rank is stuck and\n"
 	"exits non-zero. See tracecluster-replay(1).\n"
 	"\n"
-	"      --compute MODE  compute gaps by sleeping (sleep) or busy waiting (spin;\n"
-	"                      the default)\n"
+	"      --compute MODE  compute gaps by sleeping (sleep), by busy waiting for\n"
+	"                      their time (spin; the default), or by busy waiting for\n"
+	"                      the CPU time they had when recorded (cpu)\n"
+	"      --cpu-share F   --compute cpu: the share of a core each rank had when\n"
+	"                      recorded (default: at each moment, the node's cores\n"
+	"                      divided among the ranks computing then in the trace)\n"
 	"      --no-compute    no compute gaps: the communication alone\n"
 	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
 	"                      it matched in the trace (the default); any: as recorded\n"
@@ -104,6 +109,24 @@ static int load_event(void *ctx, const struct tc_event *ev)
 	return 0;
 }
 
+static int load_comm(void *ctx, const struct tc_comm *c)
+{
+	struct loader *l = ctx;
+	struct tc_revents *r = l->out;
+	struct tc_comm *e;
+	int32_t *m = NULL;
+
+	if (c->members) {
+		m = tc_xmalloc(tc_st_mult(c->size ? c->size : 1, sizeof(*m)));
+		memcpy(m, c->members, (size_t)c->size * sizeof(*m));
+	}
+	r->comms = tc_xrealloc(r->comms, tc_st_mult(r->ncomms + 1, sizeof(*r->comms)));
+	e = &r->comms[r->ncomms++];
+	*e = *c;
+	e->members = m;
+	return 0;
+}
+
 static const void *fix_ptr(const uint64_t *base, const void *off)
 {
 	uintptr_t o = (uintptr_t)off;
@@ -157,7 +180,7 @@ out:
 static int load_set(const char *path, int32_t rank, int32_t world, struct loader *l,
 		    struct tc_error *err)
 {
-	static const struct tc_read_ops ops = { .event = load_event };
+	static const struct tc_read_ops ops = { .event = load_event, .comm = load_comm };
 	struct tc_traceset *ts = NULL;
 	struct tc_reader *r = NULL;
 	size_t i;
@@ -212,6 +235,9 @@ void tc_revents_release(struct tc_revents *r)
 {
 	free(r->ev);
 	free(r->words);
+	for (size_t i = 0; i < r->ncomms; i++)
+		free((void *)r->comms[i].members);
+	free(r->comms);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -276,6 +302,13 @@ static void *watchdog(void *arg)
 
 /* ---- the program ----------------------------------------------------------- */
 
+static const char *const compute_names[] = {
+	[TC_COMPUTE_NONE] = "none",
+	[TC_COMPUTE_SPIN] = "spin",
+	[TC_COMPUTE_SLEEP] = "sleep",
+	[TC_COMPUTE_CPU] = "cpu",
+};
+
 static void usage_error(int rank, const char *msg, const char *arg)
 {
 	if (rank == 0)
@@ -312,7 +345,9 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_int(doc, "schema", 1);
 	tc_json_set_str(doc, "input", path);
 	tc_json_set_int(doc, "ranks", world);
-	tc_json_set_str(doc, "compute", !o->compute ? "none" : o->spin ? "spin" : "sleep");
+	tc_json_set_str(doc, "compute", compute_names[o->compute]);
+	if (o->compute == TC_COMPUTE_CPU && !o->timeline)
+		tc_json_set_real(doc, "cpu_share", o->cpu_share);
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
 	for (int i = 0; i < world; i++) {
 		struct tc_json *e = tc_json_object();
@@ -338,7 +373,12 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	printf("replay:   %s\n", path);
 	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, r->events,
 	       r->skips);
-	printf("compute:  %s\n", !o->compute ? "none" : o->spin ? "spin" : "sleep");
+	if (o->compute == TC_COMPUTE_CPU && o->timeline)
+		printf("compute:  cpu (shares from the recorded timeline)\n");
+	else if (o->compute == TC_COMPUTE_CPU)
+		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
+	else
+		printf("compute:  %s\n", compute_names[o->compute]);
 	printf("makespan: %.6f s (recorded %.6f s, ratio %.3f)\n", r->max, r->rec_max,
 	       r->rec_max > 0 ? r->max / r->rec_max : 0);
 	printf("\n%8s %14s %14s %12s\n", "rank", "time_s", "recorded_s", "events");
@@ -350,6 +390,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "compute", required_argument, NULL, 'c' },
+		{ "cpu-share", required_argument, NULL, 's' },
 		{ "no-compute", no_argument, NULL, 'n' },
 		{ "any-source", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -359,11 +400,13 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_replay_opts o = { .compute = true, .spin = true, .any_recorded = true };
+	struct tc_replay_opts o = { .compute = TC_COMPUTE_SPIN, .any_recorded = true };
 	struct tc_replay_mpi s;
 	struct tc_revents evs;
 	struct tc_error err;
-	double timeout = 120, t0, elapsed, rec;
+	double timeout = 120, share = 0, t0, elapsed, rec;
+	const char *why;
+	size_t at = 0;
 	struct results res = { 0 };
 	uint64_t nev, skipped;
 	bool json = false;
@@ -378,14 +421,23 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'c':
 			if (!strcmp(optarg, "sleep"))
-				o.spin = false;
+				o.compute = TC_COMPUTE_SLEEP;
 			else if (!strcmp(optarg, "spin"))
-				o.spin = true;
+				o.compute = TC_COMPUTE_SPIN;
+			else if (!strcmp(optarg, "cpu"))
+				o.compute = TC_COMPUTE_CPU;
 			else
-				return usage_error(0, "--compute: expected sleep or spin, not", optarg), 2;
+				return usage_error(0, "--compute: expected sleep, spin or cpu, not",
+						   optarg), 2;
+			break;
+		case 's':
+			share = strtod(optarg, &end);
+			if (*end || end == optarg || !(share > 0 && share <= 1))
+				return usage_error(0, "--cpu-share: expected a number in (0, 1], not",
+						   optarg), 2;
 			break;
 		case 'n':
-			o.compute = false;
+			o.compute = TC_COMPUTE_NONE;
 			break;
 		case 'a':
 			if (!strcmp(optarg, "recorded"))
@@ -425,6 +477,13 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &world);
+	if (share > 0) {
+		o.cpu_share = share;
+	} else {
+		int cores, ranks;
+		cores = tc_replay_node_cores(&ranks);
+		o.cpu_share = ranks > cores ? (double)cores / ranks : 1;
+	}
 
 	tc_error_clear(&err);
 	ok = tc_revents_load(&evs, argv[optind], rank, world, &err) == 0;
@@ -441,6 +500,25 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tc_replay_mpi_init(&s, &o, &evs, rank, world);
+	/* the CPU time of each gap, from the recorded timeline; a rank that
+	 * cannot have it (too many gaps) spins a constant share of each */
+	if (o.compute == TC_COMPUTE_CPU && share <= 0)
+		o.timeline = tc_replay_mpi_shares(&s);
+	/* refused before anything is replayed, by every rank alike */
+	why = tc_replay_mpi_refusal(&s, &at);
+	if (why) {
+		const char *op = tc_op_name(evs.ev[at].op);
+		fprintf(stderr, "tracecluster-replay: rank %d: event %zu (%s): cannot be replayed: %s\n",
+			rank, at, op ? op : "?", why);
+	}
+	ok = !why;
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	if (!all_ok) {
+		tc_replay_mpi_release(&s);
+		tc_revents_release(&evs);
+		PMPI_Finalize();
+		return 1;
+	}
 	w.s = &s;
 	w.timeout = timeout;
 	atomic_init(&w.stop, false);

@@ -7,16 +7,21 @@
 
 #include "lib/compat.h"
 
+#include <mpi.h>
 #include <stdatomic.h>
 
+struct tc_comm;
 struct tc_error;
 struct tc_event;
 
-/* One rank's events, arrays included (owned). */
+/* One rank's events, arrays included (owned), and its communicator table
+ * (a raw trace set's; a global trace has none). */
 struct tc_revents {
 	struct tc_event *ev;
 	size_t n, alloc;
 	uint64_t *words;          /* the events' completion and count arrays */
+	struct tc_comm *comms;    /* members owned */
+	size_t ncomms;
 };
 
 /* The events of rank in path (a .tct global trace expanded for the rank,
@@ -26,9 +31,18 @@ int tc_revents_load(struct tc_revents *r, const char *path, int32_t rank, int32_
 		    struct tc_error *err);
 void tc_revents_release(struct tc_revents *r);
 
+/* How a compute gap passes. */
+enum {
+	TC_COMPUTE_NONE,          /* it does not: the communication alone */
+	TC_COMPUTE_SPIN,          /* busy waiting for its wall time */
+	TC_COMPUTE_SLEEP,         /* sleeping for its wall time */
+	TC_COMPUTE_CPU,           /* busy for its wall time times cpu_share, of CPU time */
+};
+
 struct tc_replay_opts {
-	bool compute;             /* replay the compute gaps */
-	bool spin;                /* by busy waiting (else by sleeping) */
+	int compute;              /* TC_COMPUTE_* */
+	double cpu_share;         /* TC_COMPUTE_CPU: a rank's share of a core when recorded */
+	bool timeline;            /* TC_COMPUTE_CPU: the shares are the timeline's (gap_cpu) */
 	bool any_recorded;        /* wildcard receives name the recorded source */
 	bool quiet;
 };
@@ -38,6 +52,8 @@ struct tc_replay_opts {
 
 struct tc_rcomm;
 struct tc_rreq;
+struct tc_rwin;
+struct tc_rfile;
 
 struct tc_replay_mpi {
 	const struct tc_replay_opts *o;
@@ -50,6 +66,18 @@ struct tc_replay_mpi {
 	size_t ncomms;
 	struct tc_rreq *reqs;     /* live requests and messages */
 	size_t nreqs, areqs;
+	MPI_Comm *idup;           /* Comm_idup'ed, not yet named by an event */
+	size_t nidup;
+	struct tc_rwin *wins;     /* one-sided windows */
+	size_t nwins;
+	size_t rma_bytes;         /* every window's size: the largest access */
+	struct tc_rfile *files;   /* MPI-IO files */
+	size_t nfiles;
+	char *io_dir;             /* their scratch directory */
+	unsigned io_seq;          /* files opened, for their names */
+	uint64_t *gap_cpu;        /* --compute cpu: the CPU time (ns) of the gap
+				   * before each event, or NULL: its time times
+				   * cpu_share */
 	char *sbuf, *rbuf;        /* zeroed, large enough for any event */
 	size_t buf_bytes;
 	void *bsend;              /* attached for buffered sends */
@@ -60,11 +88,23 @@ struct tc_replay_mpi {
 	atomic_bool in_mpi;       /* inside its MPI call */
 };
 
+/* Collective over the world. */
 void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 			const struct tc_revents *evs, int32_t rank, int32_t world);
+/* The first event the replay cannot re-execute (its index in *at, the
+ * reason returned), or NULL when it can replay every one. */
+const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at);
 /* Replay every event (MPI initialised; the trace's own Init and Finalize
  * are the program's). */
 void tc_replay_mpi_run(struct tc_replay_mpi *s);
+/* Collective over the world. */
 void tc_replay_mpi_release(struct tc_replay_mpi *s);
+
+/* The cores this rank may run on, and (*ranks) the ranks on its node
+ * (share.c; collective over the world). */
+int tc_replay_node_cores(int *ranks);
+/* Set s->gap_cpu from the recorded timeline of the node's ranks (share.c;
+ * collective over the world). False when it is too large to gather. */
+bool tc_replay_mpi_shares(struct tc_replay_mpi *s);
 
 #endif

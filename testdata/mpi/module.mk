@@ -10,10 +10,12 @@
 #            "two": a second behaviour on odd ranks
 #   jitter   the same calls on every rank, random compute time between
 #            them (timing noise alone); "jitter roles": two behaviours
+#   topo     neighbourhood collectives on a Cartesian grid, Cart_sub,
+#            Comm_idup and Comm_create_group (test/replay-mpi.bats)
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split cancel subcomm imbalance jitter
+MPI_TEST_C := split cancel subcomm imbalance jitter topo
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

@@ -1,0 +1,86 @@
+/*
+ * internal.h - what the parts of tracecluster-replay's operations share:
+ * the communicators, requests, windows and files of a replay, and the
+ * helpers that turn an event's parameters into MPI ones (ops.c). One-sided
+ * operations are in rma.c, MPI-IO in io.c.
+ */
+#ifndef TC_CMD_MPI_INTERNAL_H
+#define TC_CMD_MPI_INTERNAL_H
+
+#include "cmd/mpi/replay.h"
+
+#include <mpi.h>
+
+struct tc_rcomm {
+	MPI_Comm c;
+	int32_t *w2c;            /* world rank -> rank in c (for an
+				  * intercommunicator, in its remote group),
+				  * -1 if not a member */
+	int size;                /* of c (the remote group's for an inter one) */
+	int topo;                /* MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED */
+	bool inter;
+	bool valid;
+};
+
+struct tc_rreq {
+	uint64_t id;
+	MPI_Request h;
+	MPI_Message m;
+	bool msg;                /* a matched message (Mprobe), not a request */
+	bool persistent;
+	int32_t done_src;        /* source of its next completion in the trace */
+};
+
+struct tc_rwin {
+	uint32_t id;             /* the trace's window id */
+	MPI_Win w;
+	void *mem;               /* of a created window (not allocated by MPI) */
+	uint32_t comm;           /* the trace's id of its communicator */
+	int *post, *start;       /* post and start groups (ranks of comm) */
+	int npost, nstart;
+	bool valid;
+};
+
+struct tc_rfile {
+	uint32_t id;             /* the trace's file id */
+	MPI_File f;
+	bool valid;
+};
+
+/* The communicator of the event (its own, else the world), or NULL when
+ * the replay does not have it. */
+struct tc_rcomm *tc_rp_comm_get(struct tc_replay_mpi *s, const struct tc_event *ev);
+/* World rank w as a rank of c (MPI_ANY_SOURCE and MPI_PROC_NULL kept);
+ * false if w is not a member. */
+bool tc_rp_comm_rank(const struct tc_rcomm *c, int32_t w, int *out);
+/* The event's element type: its own when predefined and of the recorded
+ * size (*exact), else a contiguous type of that size. */
+MPI_Datatype tc_rp_dtype(const struct tc_event *ev, bool *exact);
+/* The MPI op of a predefined reduction (MPI_REPLACE and MPI_NO_OP
+ * included), MPI_OP_NULL for any other. */
+MPI_Op tc_rp_predef_op(unsigned redop);
+/* The request of id, added (reset when it is there) or found. */
+struct tc_rreq *tc_rp_req_add(struct tc_replay_mpi *s, uint64_t id);
+struct tc_rreq *tc_rp_req_find(struct tc_replay_mpi *s, uint64_t id);
+
+static inline bool tc_rp_fits_int(uint64_t v)
+{
+	return v <= INT32_MAX;
+}
+
+/* One-sided (rma.c): the largest access of the window ops of evs, in
+ * bytes; why ev cannot be replayed (NULL: it can), win_creator the op
+ * that created its window; replay event i. */
+size_t tc_rp_rma_bytes(const struct tc_revents *evs);
+const char *tc_rp_rma_refusal(const struct tc_event *ev, unsigned win_creator);
+bool tc_rp_rma(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev);
+void tc_rp_rma_release(struct tc_replay_mpi *s);
+
+/* MPI-IO (io.c) on scratch files in a directory of their own: made by
+ * world rank 0 (collective over the world) when evs has MPI-IO events;
+ * replay one; close what is open and remove the directory (collective). */
+int tc_rp_io_init(struct tc_replay_mpi *s);
+bool tc_rp_io(struct tc_replay_mpi *s, const struct tc_event *ev);
+void tc_rp_io_release(struct tc_replay_mpi *s);
+
+#endif

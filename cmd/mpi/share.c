@@ -1,0 +1,162 @@
+/*
+ * share.c - the CPU time of each recorded compute gap (--compute cpu).
+ *
+ * A gap's recorded time is wall-clock time: on a node with more ranks
+ * than cores it includes the time the rank waited for a core. What it
+ * computed is the gap's time times the share of a core it had, and that
+ * share is estimated from the recorded timeline of the node's ranks: at
+ * any moment the cores are divided among the ranks that are computing (in
+ * a gap) then, a rank waiting in MPI taken to yield its core (Open MPI's
+ * mpi_yield_when_idle, on by default when a node is oversubscribed).
+ * Each rank's timeline starts at the end of its MPI_Init, which the ranks
+ * leave together. The replay then spins for that CPU time, and the
+ * scheduler stretches it back to wall time as it stretched the
+ * application's computing.
+ */
+#include "lib/compat.h"
+#include "cmd/mpi/internal.h"
+#include "lib/event.h"
+#include "lib/xalloc.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* gaps gathered from the node at most, else a share for all (memory) */
+#define MAX_NODE_GAPS (1u << 23)
+
+struct edge {
+	int64_t t;
+	int d;         /* +1 a gap starts, -1 one ends */
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int time_cmp(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+int tc_replay_node_cores(int *ranks)
+{
+	MPI_Comm node;
+	cpu_set_t set;
+	int cores = 0;
+
+	*ranks = 1;
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				 &node) == MPI_SUCCESS) {
+		PMPI_Comm_size(node, ranks);
+		PMPI_Comm_free(&node);
+	}
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		cores = CPU_COUNT(&set);
+	if (cores <= 0)
+		cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return cores > 0 ? cores : 1;
+}
+
+/* The gaps of the rank's events as the replay passes them: (start, end)
+ * pairs from the end of the first event, and the event each precedes. */
+static size_t own_gaps(const struct tc_revents *e, int64_t **out, size_t **at)
+{
+	uint64_t prev_end = 0, base = e->n ? e->ev[0].t_end : 0;
+	int64_t *g = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, 2 * sizeof(*g)));
+	size_t *idx = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, sizeof(*idx))), n = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		const struct tc_event *ev = &e->ev[i];
+		if (i && ev->t_start > prev_end && prev_end >= base) {
+			g[2 * n] = (int64_t)(prev_end - base);
+			g[2 * n + 1] = (int64_t)(ev->t_start - base);
+			idx[n++] = i;
+		}
+		if (ev->t_end > prev_end || !i)
+			prev_end = ev->t_end;
+	}
+	*out = g;
+	*at = idx;
+	return n;
+}
+
+bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
+{
+	MPI_Comm node;
+	int64_t *mine, *all = NULL, *times = NULL;
+	double *cum = NULL;
+	struct edge *edges = NULL;
+	size_t *at, n, total = 0, nt = 0;
+	int64_t busy = 0;
+	int size, cores, ranks, *counts, *displs, in;
+	bool ok = false;
+
+	cores = tc_replay_node_cores(&ranks);
+	n = own_gaps(s->evs, &mine, &at);
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				 &node) != MPI_SUCCESS) {
+		free(mine);
+		free(at);
+		return false;
+	}
+	PMPI_Comm_size(node, &size);
+	counts = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*counts)));
+	displs = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*displs)));
+	in = n > MAX_NODE_GAPS ? -1 : (int)(2 * n);
+	PMPI_Allgather(&in, 1, MPI_INT, counts, 1, MPI_INT, node);
+	for (int r = 0; r < size; r++) {
+		if (counts[r] < 0 || total + (size_t)counts[r] > 2 * (size_t)MAX_NODE_GAPS)
+			goto out; /* every rank sees the same: none gathers */
+		displs[r] = (int)total;
+		total += (size_t)counts[r];
+	}
+	all = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*all)));
+	PMPI_Allgatherv(mine, in, MPI_INT64_T, all, counts, displs, MPI_INT64_T, node);
+	/* the number of ranks in a gap between consecutive edges, and the
+	 * share of a core each had, summed from the first edge on */
+	edges = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*edges)));
+	for (size_t k = 0; k < total; k++) {
+		edges[k].t = all[k];
+		edges[k].d = k % 2 ? -1 : 1;
+	}
+	qsort(edges, total, sizeof(*edges), edge_cmp);
+	times = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*times)));
+	cum = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*cum)));
+	for (size_t k = 0; k < total; k++) {
+		if (!nt || edges[k].t != times[nt - 1]) {
+			double c = nt ? cum[nt - 1] : 0;
+			if (nt && busy)
+				c += (double)(edges[k].t - times[nt - 1]) *
+				     (busy > cores ? (double)cores / (double)busy : 1.0);
+			times[nt] = edges[k].t;
+			cum[nt++] = c;
+		}
+		busy += edges[k].d;
+	}
+	s->gap_cpu = tc_xcalloc(s->evs->n ? s->evs->n : 1, sizeof(*s->gap_cpu));
+	for (size_t j = 0; j < n; j++) {
+		const int64_t *a = bsearch(&mine[2 * j], times, nt, sizeof(*times), time_cmp);
+		const int64_t *b = bsearch(&mine[2 * j + 1], times, nt, sizeof(*times), time_cmp);
+		if (a && b)
+			s->gap_cpu[at[j]] = (uint64_t)(cum[b - times] - cum[a - times]);
+	}
+	ok = true;
+out:
+	PMPI_Comm_free(&node);
+	free(mine);
+	free(at);
+	free(all);
+	free(edges);
+	free(times);
+	free(cum);
+	free(counts);
+	free(displs);
+	return ok;
+}

@@ -26,8 +26,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=isolated
 
-P=16384 I=50
-[ "$quick" = 1 ] && P=2048
+P=16384 I=200
+[ "$quick" = 1 ] && P=2048 I=50
 set_p="$work/stencil2d-$P-$I"
 [ -f "$set_p/truth.json" ] ||
 	"$tc" synth --pattern stencil2d --ranks "$P" --iters "$I" --force -o "$set_p" >/dev/null

@@ -7,7 +7,8 @@
 #    that it gives back a rank's events, 5. draw the communication heatmaps
 #    and report the accuracy of the clustered trace, 6. cluster a synthetic
 #    4x4 stencil with known ground truth, 7. replay the global trace on
-#    real MPI ranks (when MPI is there) and check its communication.
+#    real MPI ranks (when MPI is there) and check its communication,
+# 8. cluster in the job at MPI_Finalize and over MPI processes afterwards.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 tc="$top/bin/tracecluster"
@@ -77,6 +78,23 @@ if command -v mpirun >/dev/null && [ -x "$replay" ] && [ -f "$shim" ] && [ -n "$
 		"$out/rank4-replayed.jsonl" | sed 's/^/rank 4 replayed against the original: /'
 	"$tc" accuracy --mode callpath-param --replay mpi "$set1" | grep '^real replay'
 fi
+tm="$top/$build/tracecluster-mpi"
+if command -v mpirun >/dev/null && [ -x "$tm" ] && [ -f "$top/$build/libtracecluster-online.so" ] &&
+	[ -n "${app_traced:-}" ]; then
+	echo
+	echo "== 8. cluster in the job at MPI_Finalize, and afterwards over 3 MPI processes"
+	"$tc" run -q -f --online callpath-param -o "$out/halo2d-online" -- mpirun -np 9 "$app" 200 64 |
+		sed '/^dims/d'
+	echo "left by the job: $(ls "$out/halo2d-online" | grep -c '^rank-') of 9 raw files" \
+		"(the leads'), global.tct of $(wc -c <"$out/halo2d-online/global.tct") bytes"
+	mpirun -np 3 "$tm" compress -q "$set1" -o "$out/halo2d-mpi.tct"
+	if cmp -s "$out/halo2d.tct" "$out/halo2d-mpi.tct"; then
+		echo "tracecluster-mpi on 3 processes: the same global trace as step 4, byte for byte"
+	else
+		echo "tracecluster-mpi on 3 processes: a DIFFERENT global trace from step 4" >&2
+		exit 1
+	fi
+fi
 echo
 echo "Outputs:"
 echo "  traced run:       $set1/rank-*.tcr"
@@ -91,3 +109,5 @@ echo "  synthetic set:    $out/stencil2d/ (ground truth: truth.json)"
 echo "  signatures:       $out/stencil2d-signatures.json"
 [ ! -d "$out/halo2d-replayed" ] ||
 	echo "  replayed, traced: $out/halo2d-replayed/rank-*.tcr"
+[ ! -d "$out/halo2d-online" ] ||
+	echo "  in-job clustered: $out/halo2d-online/global.tct (report: online.json)"

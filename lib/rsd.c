@@ -1557,17 +1557,21 @@ static void pack_vals(struct tc_strbuf *sb, const struct tc_rsd_vals *v)
 	}
 }
 
+/* The occurrence values as packed, checked for what their readers rely
+ * on: at least one entry, every entry at least one occurrence, the ends
+ * counting them up, the total in len. */
 static struct tc_rsd_vals *unpack_vals(struct tc_unpack *u, uint32_t nevs, unsigned depth)
 {
 	struct tc_rsd_vals *v = tc_xcalloc(1, sizeof(*v));
-	size_t n = tc_unpack_count(u, 4);
+	size_t n = tc_unpack_count(u, 3);
+	uint64_t end = 0;
 
 	v->len = tc_unpack_u64(u);
-	if (depth > PACK_MAX_DEPTH || n > UINT32_MAX)
+	if (depth > PACK_MAX_DEPTH || !n || n > UINT32_MAX)
 		u->bad = true;
 	for (size_t i = 0; i < n && !u->bad; i++) {
 		struct vent *e = vals_push(v);
-		uint64_t ev;
+		uint64_t ev, each = 1;
 		e->end = tc_unpack_u64(u);
 		e->reps = tc_unpack_u64(u);
 		ev = tc_unpack_u64(u);
@@ -1578,8 +1582,15 @@ static struct tc_rsd_vals *unpack_vals(struct tc_unpack *u, uint32_t nevs, unsig
 				e->event = (uint32_t)(ev - 1);
 		} else {
 			e->chunk = unpack_vals(u, nevs, depth + 1);
+			each = e->chunk->len;
 		}
+		if (!e->reps || !each || e->reps > (UINT64_MAX - end) / each ||
+		    e->end != end + e->reps * each)
+			u->bad = true;
+		end = e->end;
 	}
+	if (end != v->len)
+		u->bad = true;
 	return v;
 }
 
@@ -1617,6 +1628,8 @@ static void unpack_node(struct tc_unpack *u, const struct tc_rsd *r, struct tc_r
 	}
 	if (nbody) {
 		nd->iters = tc_unpack_u64(u);
+		if (nd->iters < 2)
+			u->bad = true;
 		nd->body = tc_xcalloc(nbody, sizeof(*nd->body));
 		nd->nbody = (uint32_t)nbody;
 		for (size_t i = 0; i < nbody; i++)
@@ -1629,7 +1642,8 @@ static void unpack_node(struct tc_unpack *u, const struct tc_rsd *r, struct tc_r
 	if (tc_unpack_u64(u))
 		nd->vals = unpack_vals(u, (uint32_t)r->nevs, depth + 1);
 	if (nd->event >= r->nevs ||
-	    nd->key >= (r->match == TC_RSD_MATCH_PARAMS ? r->nevs : r->nkeys))
+	    nd->key >= (r->match == TC_RSD_MATCH_PARAMS ? r->nevs : r->nkeys) || !nd->comp.n ||
+	    (nd->vals && nd->vals->len != nd->comp.n))
 		u->bad = true;
 }
 

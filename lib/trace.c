@@ -309,7 +309,7 @@ struct tc_rank_trace *tc_rank_trace_unpack(struct tc_unpack *u)
 	t->world_size = tc_unpack_s32(u);
 	t->events = tc_unpack_u64(u);
 	t->callsites = tc_unpack_u64(u);
-	n = tc_unpack_count(u, 8);
+	n = tc_unpack_count(u, 7);
 	t->comms = tc_xcalloc(n ? n : 1, sizeof(*t->comms));
 	t->acomms = n ? n : 1;
 	for (size_t i = 0; i < n && !u->bad; i++)

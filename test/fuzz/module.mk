@@ -9,7 +9,7 @@
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build/fuzz
-FUZZ_TARGETS := raw tct_text tct_json tct_bin scalatrace dumpi otf2
+FUZZ_TARGETS := raw tct_text tct_json tct_bin scalatrace dumpi otf2 pack
 # the OTF2 library allocates what an anchor file's counts ask before it
 # reads them (test/fuzz/fuzz_otf2.c): only memory in use counts there
 FUZZ_FLAGS_otf2 := -malloc_limit_mb=65536

@@ -42,4 +42,114 @@
 	X(Irecv, IRECV, irecv)                  \
 	X(Recv_init, RECV_INIT, recv_init)
 
+/*
+ * Collectives as blocking/nonblocking pairs: X(Name, Iname, OP, lc), the
+ * nonblocking form being MPI_<Iname>, TC_OP_I<OP> and mpi_i<lc>, with an
+ * MPI_Request * after the arguments of the blocking one.
+ *
+ * Reductions, (const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+ * MPI_Op op, [int root,] MPI_Comm comm), recorded by tcw_reduce.
+ */
+#define TC_CALLS_REDUCE_ROOT(X) \
+	X(Reduce, Ireduce, REDUCE, reduce)
+
+#define TC_CALLS_REDUCE(X)                                        \
+	X(Allreduce, Iallreduce, ALLREDUCE, allreduce)            \
+	X(Scan, Iscan, SCAN, scan)                                \
+	X(Exscan, Iexscan, EXSCAN, exscan)                        \
+	X(Reduce_scatter_block, Ireduce_scatter_block, REDUCE_SCATTER_BLOCK, \
+	  reduce_scatter_block)
+
+/*
+ * One count and type a side, (const void *sbuf, int scount, MPI_Datatype
+ * stype, void *rbuf, int rcount, MPI_Datatype rtype, [int root,] MPI_Comm
+ * comm), recorded by tcw_gather; the neighbourhood ones by tcw_neighbor.
+ */
+#define TC_CALLS_GATHER_ROOT(X)                    \
+	X(Gather, Igather, GATHER, gather)         \
+	X(Scatter, Iscatter, SCATTER, scatter)
+
+#define TC_CALLS_ALLGATHER(X)                          \
+	X(Allgather, Iallgather, ALLGATHER, allgather) \
+	X(Alltoall, Ialltoall, ALLTOALL, alltoall)
+
+#define TC_CALLS_NEIGHBOR(X)                                                          \
+	X(Neighbor_allgather, Ineighbor_allgather, NEIGHBOR_ALLGATHER, neighbor_allgather) \
+	X(Neighbor_alltoall, Ineighbor_alltoall, NEIGHBOR_ALLTOALL, neighbor_alltoall)
+
+/*
+ * One-sided transfers and their request forms: X(Name, Rname, OP, lc, cq),
+ * the request form being MPI_<Rname>, TC_OP_R<OP>, mpi_r<lc>; cq is const
+ * where the origin buffer is only read. (cq void *addr, int ocount,
+ * MPI_Datatype otype, int target, MPI_Aint disp, int tcount, MPI_Datatype
+ * ttype, MPI_Win win), recorded by tcw_put.
+ */
+#define TC_CALLS_PUT(X)             \
+	X(Put, Rput, PUT, put, const) \
+	X(Get, Rget, GET, get, )
+
+/*
+ * One-sided synchronisation, recorded by tcw_win_sync: X(Name, OP, lc) on
+ * (MPI_Win win); (int rank, MPI_Win win); (int assert, MPI_Win win);
+ * (MPI_Group group, int assert, MPI_Win win). Win_lock and Win_test have
+ * shapes of their own.
+ */
+#define TC_CALLS_WIN(X)                                         \
+	X(Win_unlock_all, WIN_UNLOCK_ALL, win_unlock_all)       \
+	X(Win_flush_all, WIN_FLUSH_ALL, win_flush_all)          \
+	X(Win_flush_local_all, WIN_FLUSH_LOCAL_ALL, win_flush_local_all) \
+	X(Win_complete, WIN_COMPLETE, win_complete)             \
+	X(Win_wait, WIN_WAIT, win_wait)                         \
+	X(Win_sync, WIN_SYNC, win_sync)
+
+#define TC_CALLS_WIN_RANK(X)                                    \
+	X(Win_unlock, WIN_UNLOCK, win_unlock)                   \
+	X(Win_flush, WIN_FLUSH, win_flush)                      \
+	X(Win_flush_local, WIN_FLUSH_LOCAL, win_flush_local)
+
+#define TC_CALLS_WIN_ASSERT(X)                                  \
+	X(Win_fence, WIN_FENCE, win_fence)                      \
+	X(Win_lock_all, WIN_LOCK_ALL, win_lock_all)
+
+#define TC_CALLS_WIN_GROUP(X)                                   \
+	X(Win_post, WIN_POST, win_post)                         \
+	X(Win_start, WIN_START, win_start)
+
+/*
+ * MPI-IO data access: X(Name, OP, lc, cq), cq const for the writes.
+ * (MPI_File fh, cq void *buf, int count, MPI_Datatype dt, MPI_Status *st),
+ * recorded by tcw_file_rw; the _AT tables take an MPI_Offset after fh.
+ * The nonblocking ones (TC_CALLS_FILE_I*) end in MPI_Request *req instead
+ * of the status, recorded by tcw_file_irw.
+ */
+#define TC_CALLS_FILE(X)                                                \
+	X(File_read, FILE_READ, file_read, )                            \
+	X(File_read_all, FILE_READ_ALL, file_read_all, )                \
+	X(File_write, FILE_WRITE, file_write, const)                    \
+	X(File_write_all, FILE_WRITE_ALL, file_write_all, const)        \
+	X(File_read_shared, FILE_READ_SHARED, file_read_shared, )       \
+	X(File_write_shared, FILE_WRITE_SHARED, file_write_shared, const) \
+	X(File_read_ordered, FILE_READ_ORDERED, file_read_ordered, )    \
+	X(File_write_ordered, FILE_WRITE_ORDERED, file_write_ordered, const)
+
+#define TC_CALLS_FILE_AT(X)                                             \
+	X(File_read_at, FILE_READ_AT, file_read_at, )                   \
+	X(File_read_at_all, FILE_READ_AT_ALL, file_read_at_all, )       \
+	X(File_write_at, FILE_WRITE_AT, file_write_at, const)           \
+	X(File_write_at_all, FILE_WRITE_AT_ALL, file_write_at_all, const)
+
+#define TC_CALLS_FILE_I(X)                                              \
+	X(File_iread, FILE_IREAD, file_iread, )                         \
+	X(File_iread_all, FILE_IREAD_ALL, file_iread_all, )             \
+	X(File_iread_shared, FILE_IREAD_SHARED, file_iread_shared, )    \
+	X(File_iwrite, FILE_IWRITE, file_iwrite, const)                 \
+	X(File_iwrite_all, FILE_IWRITE_ALL, file_iwrite_all, const)     \
+	X(File_iwrite_shared, FILE_IWRITE_SHARED, file_iwrite_shared, const)
+
+#define TC_CALLS_FILE_I_AT(X)                                           \
+	X(File_iread_at, FILE_IREAD_AT, file_iread_at, )                \
+	X(File_iread_at_all, FILE_IREAD_AT_ALL, file_iread_at_all, )    \
+	X(File_iwrite_at, FILE_IWRITE_AT, file_iwrite_at, const)        \
+	X(File_iwrite_at_all, FILE_IWRITE_AT_ALL, file_iwrite_at_all, const)
+
 #endif

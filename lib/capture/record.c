@@ -875,26 +875,22 @@ static int pmpi_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI
 		       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_REDUCE:
-		return PMPI_Reduce(sbuf, rbuf, count, dt, redop, root, comm);
-	case TC_OP_IREDUCE:
-		return PMPI_Ireduce(sbuf, rbuf, count, dt, redop, root, comm, req);
-	case TC_OP_IALLREDUCE:
-		return PMPI_Iallreduce(sbuf, rbuf, count, dt, redop, comm, req);
-	case TC_OP_SCAN:
-		return PMPI_Scan(sbuf, rbuf, count, dt, redop, comm);
-	case TC_OP_ISCAN:
-		return PMPI_Iscan(sbuf, rbuf, count, dt, redop, comm, req);
-	case TC_OP_EXSCAN:
-		return PMPI_Exscan(sbuf, rbuf, count, dt, redop, comm);
-	case TC_OP_IEXSCAN:
-		return PMPI_Iexscan(sbuf, rbuf, count, dt, redop, comm, req);
-	case TC_OP_REDUCE_SCATTER_BLOCK:
-		return PMPI_Reduce_scatter_block(sbuf, rbuf, count, dt, redop, comm);
-	case TC_OP_IREDUCE_SCATTER_BLOCK:
-		return PMPI_Ireduce_scatter_block(sbuf, rbuf, count, dt, redop, comm, req);
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP:                                                            \
+		return PMPI_##name(sbuf, rbuf, count, dt, redop, root, comm);       \
+	case TC_OP_I##OP:                                                           \
+		return PMPI_##iname(sbuf, rbuf, count, dt, redop, root, comm, req);
+		TC_CALLS_REDUCE_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP:                                                            \
+		return PMPI_##name(sbuf, rbuf, count, dt, redop, comm);             \
+	case TC_OP_I##OP:                                                           \
+		return PMPI_##iname(sbuf, rbuf, count, dt, redop, comm, req);
+		TC_CALLS_REDUCE(X)
+#undef X
 	default:
-		return PMPI_Allreduce(sbuf, rbuf, count, dt, redop, comm);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -953,22 +949,22 @@ static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype s
 		       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_GATHER:
-		return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-	case TC_OP_IGATHER:
-		return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-	case TC_OP_SCATTER:
-		return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-	case TC_OP_ISCATTER:
-		return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-	case TC_OP_ALLGATHER:
-		return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-	case TC_OP_IALLGATHER:
-		return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-	case TC_OP_IALLTOALL:
-		return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP:                                                                     \
+		return PMPI_##name(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);    \
+	case TC_OP_I##OP:                                                                    \
+		return PMPI_##iname(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+		TC_CALLS_GATHER_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP:                                                                     \
+		return PMPI_##name(sbuf, scount, stype, rbuf, rcount, rtype, comm);          \
+	case TC_OP_I##OP:                                                                    \
+		return PMPI_##iname(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+		TC_CALLS_ALLGATHER(X)
+#undef X
 	default:
-		return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -1496,30 +1492,18 @@ static int pmpi_file_rw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, int
 			MPI_Datatype dt, MPI_Status *st)
 {
 	switch (op) {
-	case TC_OP_FILE_READ:
-		return PMPI_File_read(fh, buf, count, dt, st);
-	case TC_OP_FILE_READ_AT:
-		return PMPI_File_read_at(fh, off, buf, count, dt, st);
-	case TC_OP_FILE_READ_ALL:
-		return PMPI_File_read_all(fh, buf, count, dt, st);
-	case TC_OP_FILE_READ_AT_ALL:
-		return PMPI_File_read_at_all(fh, off, buf, count, dt, st);
-	case TC_OP_FILE_WRITE:
-		return PMPI_File_write(fh, buf, count, dt, st);
-	case TC_OP_FILE_WRITE_AT:
-		return PMPI_File_write_at(fh, off, buf, count, dt, st);
-	case TC_OP_FILE_WRITE_ALL:
-		return PMPI_File_write_all(fh, buf, count, dt, st);
-	case TC_OP_FILE_READ_SHARED:
-		return PMPI_File_read_shared(fh, buf, count, dt, st);
-	case TC_OP_FILE_WRITE_SHARED:
-		return PMPI_File_write_shared(fh, buf, count, dt, st);
-	case TC_OP_FILE_READ_ORDERED:
-		return PMPI_File_read_ordered(fh, buf, count, dt, st);
-	case TC_OP_FILE_WRITE_ORDERED:
-		return PMPI_File_write_ordered(fh, buf, count, dt, st);
+#define X(name, OP, lc, cq)               \
+	case TC_OP_##OP:                    \
+		return PMPI_##name(fh, buf, count, dt, st);
+		TC_CALLS_FILE(X)
+#undef X
+#define X(name, OP, lc, cq)               \
+	case TC_OP_##OP:                    \
+		return PMPI_##name(fh, off, buf, count, dt, st);
+		TC_CALLS_FILE_AT(X)
+#undef X
 	default:
-		return PMPI_File_write_at_all(fh, off, buf, count, dt, st);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -1596,26 +1580,18 @@ static int pmpi_file_irw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, in
 			 MPI_Datatype dt, MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_FILE_IREAD:
-		return PMPI_File_iread(fh, buf, count, dt, req);
-	case TC_OP_FILE_IREAD_AT:
-		return PMPI_File_iread_at(fh, off, buf, count, dt, req);
-	case TC_OP_FILE_IREAD_ALL:
-		return PMPI_File_iread_all(fh, buf, count, dt, req);
-	case TC_OP_FILE_IREAD_AT_ALL:
-		return PMPI_File_iread_at_all(fh, off, buf, count, dt, req);
-	case TC_OP_FILE_IWRITE:
-		return PMPI_File_iwrite(fh, buf, count, dt, req);
-	case TC_OP_FILE_IWRITE_AT:
-		return PMPI_File_iwrite_at(fh, off, buf, count, dt, req);
-	case TC_OP_FILE_IWRITE_ALL:
-		return PMPI_File_iwrite_all(fh, buf, count, dt, req);
-	case TC_OP_FILE_IREAD_SHARED:
-		return PMPI_File_iread_shared(fh, buf, count, dt, req);
-	case TC_OP_FILE_IWRITE_SHARED:
-		return PMPI_File_iwrite_shared(fh, buf, count, dt, req);
+#define X(name, OP, lc, cq)               \
+	case TC_OP_##OP:                    \
+		return PMPI_##name(fh, buf, count, dt, req);
+		TC_CALLS_FILE_I(X)
+#undef X
+#define X(name, OP, lc, cq)               \
+	case TC_OP_##OP:                    \
+		return PMPI_##name(fh, off, buf, count, dt, req);
+		TC_CALLS_FILE_I_AT(X)
+#undef X
 	default:
-		return PMPI_File_iwrite_at_all(fh, off, buf, count, dt, req);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -1795,15 +1771,15 @@ static int pmpi_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype
 			 MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_NEIGHBOR_ALLGATHER:
-		return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-	case TC_OP_INEIGHBOR_ALLGATHER:
-		return PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
-						req);
-	case TC_OP_INEIGHBOR_ALLTOALL:
-		return PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP:                                                                     \
+		return PMPI_##name(sbuf, scount, stype, rbuf, rcount, rtype, comm);          \
+	case TC_OP_I##OP:                                                                    \
+		return PMPI_##iname(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+		TC_CALLS_NEIGHBOR(X)
+#undef X
 	default:
-		return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -2047,14 +2023,15 @@ static int pmpi_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int
 		    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_GET:
-		return PMPI_Get(addr, ocount, otype, target, disp, tcount, ttype, win);
-	case TC_OP_RPUT:
-		return PMPI_Rput(addr, ocount, otype, target, disp, tcount, ttype, win, req);
-	case TC_OP_RGET:
-		return PMPI_Rget(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+#define X(name, rname, OP, lc, cq)                                                         \
+	case TC_OP_##OP:                                                                     \
+		return PMPI_##name(addr, ocount, otype, target, disp, tcount, ttype, win);   \
+	case TC_OP_R##OP:                                                                    \
+		return PMPI_##rname(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+		TC_CALLS_PUT(X)
+#undef X
 	default:
-		return PMPI_Put(addr, ocount, otype, target, disp, tcount, ttype, win);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -2178,36 +2155,32 @@ static int pmpi_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_G
 			 MPI_Win win, int *flag)
 {
 	switch (op) {
-	case TC_OP_WIN_FENCE:
-		return PMPI_Win_fence(assert, win);
 	case TC_OP_WIN_LOCK:
 		return PMPI_Win_lock(lock_type, rank, assert, win);
-	case TC_OP_WIN_UNLOCK:
-		return PMPI_Win_unlock(rank, win);
-	case TC_OP_WIN_LOCK_ALL:
-		return PMPI_Win_lock_all(assert, win);
-	case TC_OP_WIN_UNLOCK_ALL:
-		return PMPI_Win_unlock_all(win);
-	case TC_OP_WIN_FLUSH:
-		return PMPI_Win_flush(rank, win);
-	case TC_OP_WIN_FLUSH_ALL:
-		return PMPI_Win_flush_all(win);
-	case TC_OP_WIN_FLUSH_LOCAL:
-		return PMPI_Win_flush_local(rank, win);
-	case TC_OP_WIN_FLUSH_LOCAL_ALL:
-		return PMPI_Win_flush_local_all(win);
-	case TC_OP_WIN_POST:
-		return PMPI_Win_post(group, assert, win);
-	case TC_OP_WIN_START:
-		return PMPI_Win_start(group, assert, win);
-	case TC_OP_WIN_COMPLETE:
-		return PMPI_Win_complete(win);
-	case TC_OP_WIN_WAIT:
-		return PMPI_Win_wait(win);
 	case TC_OP_WIN_TEST:
 		return PMPI_Win_test(win, flag);
+#define X(name, OP, lc)         \
+	case TC_OP_##OP:          \
+		return PMPI_##name(win);
+		TC_CALLS_WIN(X)
+#undef X
+#define X(name, OP, lc)         \
+	case TC_OP_##OP:          \
+		return PMPI_##name(rank, win);
+		TC_CALLS_WIN_RANK(X)
+#undef X
+#define X(name, OP, lc)         \
+	case TC_OP_##OP:          \
+		return PMPI_##name(assert, win);
+		TC_CALLS_WIN_ASSERT(X)
+#undef X
+#define X(name, OP, lc)         \
+	case TC_OP_##OP:          \
+		return PMPI_##name(group, assert, win);
+		TC_CALLS_WIN_GROUP(X)
+#undef X
 	default:
-		return PMPI_Win_sync(win);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -2446,14 +2419,13 @@ static inline int pmpi_send_c(unsigned op, const void *buf, MPI_Count count, MPI
 			      int dest, int tag, MPI_Comm comm)
 {
 	switch (op) {
-	case TC_OP_BSEND:
-		return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
-	case TC_OP_SSEND:
-		return PMPI_Ssend_c(buf, count, dt, dest, tag, comm);
-	case TC_OP_RSEND:
-		return PMPI_Rsend_c(buf, count, dt, dest, tag, comm);
+#define X(name, OP, lc)            \
+	case TC_OP_##OP:             \
+		return PMPI_##name##_c(buf, count, dt, dest, tag, comm);
+		TC_CALLS_SEND(X)
+#undef X
 	default:
-		return PMPI_Send_c(buf, count, dt, dest, tag, comm);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -2479,26 +2451,18 @@ static inline int pmpi_isend_c(unsigned op, const void *buf, MPI_Count count, MP
 			       int peer, int tag, MPI_Comm comm, MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_IBSEND:
-		return PMPI_Ibsend_c(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_ISSEND:
-		return PMPI_Issend_c(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_IRSEND:
-		return PMPI_Irsend_c(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_IRECV:
-		return PMPI_Irecv_c((void *)buf, count, dt, peer, tag, comm, req);
-	case TC_OP_SEND_INIT:
-		return PMPI_Send_init_c(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_BSEND_INIT:
-		return PMPI_Bsend_init_c(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_SSEND_INIT:
-		return PMPI_Ssend_init_c(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_RSEND_INIT:
-		return PMPI_Rsend_init_c(buf, count, dt, peer, tag, comm, req);
-	case TC_OP_RECV_INIT:
-		return PMPI_Recv_init_c((void *)buf, count, dt, peer, tag, comm, req);
+#define X(name, OP, lc)            \
+	case TC_OP_##OP:             \
+		return PMPI_##name##_c(buf, count, dt, peer, tag, comm, req);
+		TC_CALLS_ISEND(X)
+#undef X
+#define X(name, OP, lc)            \
+	case TC_OP_##OP:             \
+		return PMPI_##name##_c((void *)buf, count, dt, peer, tag, comm, req);
+		TC_CALLS_IRECV(X)
+#undef X
 	default:
-		return PMPI_Isend_c(buf, count, dt, peer, tag, comm, req);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -2581,26 +2545,22 @@ static int pmpi_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count co
 			 MPI_Datatype dt, MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_REDUCE:
-		return PMPI_Reduce_c(sbuf, rbuf, count, dt, redop, root, comm);
-	case TC_OP_IREDUCE:
-		return PMPI_Ireduce_c(sbuf, rbuf, count, dt, redop, root, comm, req);
-	case TC_OP_IALLREDUCE:
-		return PMPI_Iallreduce_c(sbuf, rbuf, count, dt, redop, comm, req);
-	case TC_OP_SCAN:
-		return PMPI_Scan_c(sbuf, rbuf, count, dt, redop, comm);
-	case TC_OP_ISCAN:
-		return PMPI_Iscan_c(sbuf, rbuf, count, dt, redop, comm, req);
-	case TC_OP_EXSCAN:
-		return PMPI_Exscan_c(sbuf, rbuf, count, dt, redop, comm);
-	case TC_OP_IEXSCAN:
-		return PMPI_Iexscan_c(sbuf, rbuf, count, dt, redop, comm, req);
-	case TC_OP_REDUCE_SCATTER_BLOCK:
-		return PMPI_Reduce_scatter_block_c(sbuf, rbuf, count, dt, redop, comm);
-	case TC_OP_IREDUCE_SCATTER_BLOCK:
-		return PMPI_Ireduce_scatter_block_c(sbuf, rbuf, count, dt, redop, comm, req);
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP:                                                            \
+		return PMPI_##name##_c(sbuf, rbuf, count, dt, redop, root, comm);   \
+	case TC_OP_I##OP:                                                           \
+		return PMPI_##iname##_c(sbuf, rbuf, count, dt, redop, root, comm, req);
+		TC_CALLS_REDUCE_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP:                                                            \
+		return PMPI_##name##_c(sbuf, rbuf, count, dt, redop, comm);         \
+	case TC_OP_I##OP:                                                           \
+		return PMPI_##iname##_c(sbuf, rbuf, count, dt, redop, comm, req);
+		TC_CALLS_REDUCE(X)
+#undef X
 	default:
-		return PMPI_Allreduce_c(sbuf, rbuf, count, dt, redop, comm);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -2631,32 +2591,24 @@ static int pmpi_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Da
 			 MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_GATHER:
-		return PMPI_Gather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-	case TC_OP_IGATHER:
-		return PMPI_Igather_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-	case TC_OP_SCATTER:
-		return PMPI_Scatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-	case TC_OP_ISCATTER:
-		return PMPI_Iscatter_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-	case TC_OP_ALLGATHER:
-		return PMPI_Allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-	case TC_OP_IALLGATHER:
-		return PMPI_Iallgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-	case TC_OP_IALLTOALL:
-		return PMPI_Ialltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-	case TC_OP_NEIGHBOR_ALLGATHER:
-		return PMPI_Neighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-	case TC_OP_INEIGHBOR_ALLGATHER:
-		return PMPI_Ineighbor_allgather_c(sbuf, scount, stype, rbuf, rcount, rtype, comm,
-						  req);
-	case TC_OP_NEIGHBOR_ALLTOALL:
-		return PMPI_Neighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-	case TC_OP_INEIGHBOR_ALLTOALL:
-		return PMPI_Ineighbor_alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm,
-						 req);
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP:                                                                     \
+		return PMPI_##name##_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);\
+	case TC_OP_I##OP:                                                                    \
+		return PMPI_##iname##_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm,\
+					req);
+		TC_CALLS_GATHER_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP:                                                                     \
+		return PMPI_##name##_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);      \
+	case TC_OP_I##OP:                                                                    \
+		return PMPI_##iname##_c(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+		TC_CALLS_ALLGATHER(X)
+		TC_CALLS_NEIGHBOR(X)
+#undef X
 	default:
-		return PMPI_Alltoall_c(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+		return MPI_ERR_INTERN;
 	}
 }
 
@@ -2692,14 +2644,16 @@ static int pmpi_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype ot
 		      MPI_Request *req)
 {
 	switch (op) {
-	case TC_OP_GET:
-		return PMPI_Get_c(addr, ocount, otype, target, disp, tcount, ttype, win);
-	case TC_OP_RPUT:
-		return PMPI_Rput_c(addr, ocount, otype, target, disp, tcount, ttype, win, req);
-	case TC_OP_RGET:
-		return PMPI_Rget_c(addr, ocount, otype, target, disp, tcount, ttype, win, req);
+#define X(name, rname, OP, lc, cq)                                                         \
+	case TC_OP_##OP:                                                                     \
+		return PMPI_##name##_c(addr, ocount, otype, target, disp, tcount, ttype, win);\
+	case TC_OP_R##OP:                                                                    \
+		return PMPI_##rname##_c(addr, ocount, otype, target, disp, tcount, ttype, win,\
+					req);
+		TC_CALLS_PUT(X)
+#undef X
 	default:
-		return PMPI_Put_c(addr, ocount, otype, target, disp, tcount, ttype, win);
+		return MPI_ERR_INTERN;
 	}
 }
 

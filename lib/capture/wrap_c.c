@@ -200,35 +200,37 @@ API int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 	return tcw_bcast(buf, count, dt, root, comm, req, TC_RA());
 }
 
-API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-		   MPI_Comm comm)
-{
-	return tcw_reduce(TC_OP_REDUCE, sbuf, rbuf, count, dt, op, root, comm, NULL, TC_RA());
-}
-
-API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-		    MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_reduce(TC_OP_IREDUCE, sbuf, rbuf, count, dt, op, root, comm, req, TC_RA());
-}
-
-#define REDUCE(name, iname, op, iop)                                                      \
-	API int name(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op rop, \
-		     MPI_Comm comm)                                                        \
-	{                                                                                  \
-		return tcw_reduce(op, sbuf, rbuf, count, dt, rop, 0, comm, NULL, TC_RA()); \
-	}                                                                                  \
-	API int iname(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op rop, \
-		      MPI_Comm comm, MPI_Request *req)                                      \
-	{                                                                                   \
-		return tcw_reduce(iop, sbuf, rbuf, count, dt, rop, 0, comm, req, TC_RA());  \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,         \
+			   MPI_Op rop, int root, MPI_Comm comm)                              \
+	{                                                                                    \
+		return tcw_reduce(TC_OP_##OP, sbuf, rbuf, count, dt, rop, root, comm, NULL,  \
+				  TC_RA());                                                  \
+	}                                                                                    \
+	API int MPI_##iname(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,        \
+			    MPI_Op rop, int root, MPI_Comm comm, MPI_Request *req)           \
+	{                                                                                    \
+		return tcw_reduce(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, root, comm, req,  \
+				  TC_RA());                                                  \
 	}
-REDUCE(MPI_Allreduce, MPI_Iallreduce, TC_OP_ALLREDUCE, TC_OP_IALLREDUCE)
-REDUCE(MPI_Scan, MPI_Iscan, TC_OP_SCAN, TC_OP_ISCAN)
-REDUCE(MPI_Exscan, MPI_Iexscan, TC_OP_EXSCAN, TC_OP_IEXSCAN)
-REDUCE(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, TC_OP_REDUCE_SCATTER_BLOCK,
-       TC_OP_IREDUCE_SCATTER_BLOCK)
-#undef REDUCE
+TC_CALLS_REDUCE_ROOT(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,         \
+			   MPI_Op rop, MPI_Comm comm)                                        \
+	{                                                                                    \
+		return tcw_reduce(TC_OP_##OP, sbuf, rbuf, count, dt, rop, 0, comm, NULL,     \
+				  TC_RA());                                                  \
+	}                                                                                    \
+	API int MPI_##iname(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,        \
+			    MPI_Op rop, MPI_Comm comm, MPI_Request *req)                     \
+	{                                                                                    \
+		return tcw_reduce(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, 0, comm, req,     \
+				  TC_RA());                                                  \
+	}
+TC_CALLS_REDUCE(X)
+#undef X
 
 API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
 			   MPI_Op op, MPI_Comm comm)
@@ -242,39 +244,38 @@ API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], M
 	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, TC_RA());
 }
 
-#define GATHER(name, iname, op, iop)                                                       \
-	API int name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		     MPI_Datatype rtype, int root, MPI_Comm comm)                          \
-	{                                                                                  \
-		return tcw_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, \
-				  NULL, TC_RA());                                          \
-	}                                                                                  \
-	API int iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		      MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)        \
-	{                                                                                   \
-		return tcw_gather(iop, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, \
-				  req, TC_RA());                                            \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
+			   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)          \
+	{                                                                                    \
+		return tcw_gather(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype,      \
+				  root, comm, NULL, TC_RA());                                \
+	}                                                                                    \
+	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,    \
+			    int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,         \
+			    MPI_Request *req)                                                \
+	{                                                                                    \
+		return tcw_gather(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,     \
+				  root, comm, req, TC_RA());                                 \
 	}
-GATHER(MPI_Gather, MPI_Igather, TC_OP_GATHER, TC_OP_IGATHER)
-GATHER(MPI_Scatter, MPI_Iscatter, TC_OP_SCATTER, TC_OP_ISCATTER)
-#undef GATHER
+TC_CALLS_GATHER_ROOT(X)
+#undef X
 
-#define ALLGATHER(name, iname, op, iop)                                                    \
-	API int name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		     MPI_Datatype rtype, MPI_Comm comm)                                    \
-	{                                                                                  \
-		return tcw_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,   \
-				  NULL, TC_RA());                                          \
-	}                                                                                  \
-	API int iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)                  \
-	{                                                                                   \
-		return tcw_gather(iop, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm,   \
-				  req, TC_RA());                                            \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
+			   int rcount, MPI_Datatype rtype, MPI_Comm comm)                    \
+	{                                                                                    \
+		return tcw_gather(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype, 0,   \
+				  comm, NULL, TC_RA());                                      \
+	}                                                                                    \
+	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,    \
+			    int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) \
+	{                                                                                    \
+		return tcw_gather(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype, 0,  \
+				  comm, req, TC_RA());                                       \
 	}
-ALLGATHER(MPI_Allgather, MPI_Iallgather, TC_OP_ALLGATHER, TC_OP_IALLGATHER)
-ALLGATHER(MPI_Alltoall, MPI_Ialltoall, TC_OP_ALLTOALL, TC_OP_IALLTOALL)
-#undef ALLGATHER
+TC_CALLS_ALLGATHER(X)
+#undef X
 
 API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		    const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
@@ -358,24 +359,21 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
 
 /* ---- neighbourhood collectives ---- */
 
-#define NEIGHBOR(name, iname, op, iop)                                                     \
-	API int name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		     MPI_Datatype rtype, MPI_Comm comm)                                    \
-	{                                                                                  \
-		return tcw_neighbor(op, sbuf, scount, stype, rbuf, rcount, rtype, comm, NULL, \
-				    TC_RA());                                              \
-	}                                                                                  \
-	API int iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		      MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)                  \
-	{                                                                                   \
-		return tcw_neighbor(iop, sbuf, scount, stype, rbuf, rcount, rtype, comm, req, \
-				    TC_RA());                                               \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
+			   int rcount, MPI_Datatype rtype, MPI_Comm comm)                    \
+	{                                                                                    \
+		return tcw_neighbor(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype,    \
+				    comm, NULL, TC_RA());                                    \
+	}                                                                                    \
+	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,    \
+			    int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) \
+	{                                                                                    \
+		return tcw_neighbor(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,   \
+				    comm, req, TC_RA());                                     \
 	}
-NEIGHBOR(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, TC_OP_NEIGHBOR_ALLGATHER,
-	 TC_OP_INEIGHBOR_ALLGATHER)
-NEIGHBOR(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, TC_OP_NEIGHBOR_ALLTOALL,
-	 TC_OP_INEIGHBOR_ALLTOALL)
-#undef NEIGHBOR
+TC_CALLS_NEIGHBOR(X)
+#undef X
 
 API int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 				const int rcounts[], const int displs[], MPI_Datatype rtype,
@@ -572,33 +570,22 @@ API int MPI_Win_free(MPI_Win *win)
 	return tcw_win_free(win, TC_RA());
 }
 
-API int MPI_Put(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		int tcount, MPI_Datatype ttype, MPI_Win win)
-{
-	return tcw_put(TC_OP_PUT, (void *)addr, ocount, otype, target, disp, tcount, ttype, win,
-		       NULL, TC_RA());
-}
-
-API int MPI_Get(void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		int tcount, MPI_Datatype ttype, MPI_Win win)
-{
-	return tcw_put(TC_OP_GET, addr, ocount, otype, target, disp, tcount, ttype, win, NULL,
-		       TC_RA());
-}
-
-API int MPI_Rput(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		 int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
-{
-	return tcw_put(TC_OP_RPUT, (void *)addr, ocount, otype, target, disp, tcount, ttype, win,
-		       req, TC_RA());
-}
-
-API int MPI_Rget(void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		 int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
-{
-	return tcw_put(TC_OP_RGET, addr, ocount, otype, target, disp, tcount, ttype, win, req,
-		       TC_RA());
-}
+#define X(name, rname, OP, lc, cq)                                                         \
+	API int MPI_##name(cq void *addr, int ocount, MPI_Datatype otype, int target,        \
+			   MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)       \
+	{                                                                                    \
+		return tcw_put(TC_OP_##OP, (void *)addr, ocount, otype, target, disp,        \
+			       tcount, ttype, win, NULL, TC_RA());                           \
+	}                                                                                    \
+	API int MPI_##rname(cq void *addr, int ocount, MPI_Datatype otype, int target,       \
+			    MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win,      \
+			    MPI_Request *req)                                                \
+	{                                                                                    \
+		return tcw_put(TC_OP_R##OP, (void *)addr, ocount, otype, target, disp,       \
+			       tcount, ttype, win, req, TC_RA());                            \
+	}
+TC_CALLS_PUT(X)
+#undef X
 
 API int MPI_Accumulate(const void *addr, int ocount, MPI_Datatype otype, int target,
 		       MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
@@ -643,84 +630,49 @@ API int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr, 
 	return tcw_compare_and_swap(oaddr, caddr, raddr, dt, target, disp, win, TC_RA());
 }
 
-#define WSYNC(op, type, rank, assert, group, win, flag) \
-	tcw_win_sync(op, type, rank, assert, group, win, flag, TC_RA())
-
-API int MPI_Win_fence(int assert, MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_FENCE, 0, 0, assert, MPI_GROUP_NULL, win, NULL);
-}
-
 API int MPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 {
-	return WSYNC(TC_OP_WIN_LOCK, type, rank, assert, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_unlock(int rank, MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_UNLOCK, 0, rank, 0, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_lock_all(int assert, MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_LOCK_ALL, 0, 0, assert, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_unlock_all(MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_UNLOCK_ALL, 0, 0, 0, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_flush(int rank, MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_FLUSH, 0, rank, 0, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_flush_all(MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_FLUSH_ALL, 0, 0, 0, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_flush_local(int rank, MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_FLUSH_LOCAL, 0, rank, 0, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_flush_local_all(MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_FLUSH_LOCAL_ALL, 0, 0, 0, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_POST, 0, 0, assert, group, win, NULL);
-}
-
-API int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_START, 0, 0, assert, group, win, NULL);
-}
-
-API int MPI_Win_complete(MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_COMPLETE, 0, 0, 0, MPI_GROUP_NULL, win, NULL);
-}
-
-API int MPI_Win_wait(MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_WAIT, 0, 0, 0, MPI_GROUP_NULL, win, NULL);
+	return tcw_win_sync(TC_OP_WIN_LOCK, type, rank, assert, MPI_GROUP_NULL, win, NULL, TC_RA());
 }
 
 API int MPI_Win_test(MPI_Win win, int *flag)
 {
-	return WSYNC(TC_OP_WIN_TEST, 0, 0, 0, MPI_GROUP_NULL, win, flag);
+	return tcw_win_sync(TC_OP_WIN_TEST, 0, 0, 0, MPI_GROUP_NULL, win, flag, TC_RA());
 }
 
-API int MPI_Win_sync(MPI_Win win)
-{
-	return WSYNC(TC_OP_WIN_SYNC, 0, 0, 0, MPI_GROUP_NULL, win, NULL);
-}
-#undef WSYNC
+#define X(name, OP, lc)                                                                    \
+	API int MPI_##name(MPI_Win win)                                                      \
+	{                                                                                    \
+		return tcw_win_sync(TC_OP_##OP, 0, 0, 0, MPI_GROUP_NULL, win, NULL, TC_RA());\
+	}
+TC_CALLS_WIN(X)
+#undef X
+
+#define X(name, OP, lc)                                                                    \
+	API int MPI_##name(int rank, MPI_Win win)                                            \
+	{                                                                                    \
+		return tcw_win_sync(TC_OP_##OP, 0, rank, 0, MPI_GROUP_NULL, win, NULL,       \
+				    TC_RA());                                                \
+	}
+TC_CALLS_WIN_RANK(X)
+#undef X
+
+#define X(name, OP, lc)                                                                    \
+	API int MPI_##name(int assert, MPI_Win win)                                          \
+	{                                                                                    \
+		return tcw_win_sync(TC_OP_##OP, 0, 0, assert, MPI_GROUP_NULL, win, NULL,     \
+				    TC_RA());                                                \
+	}
+TC_CALLS_WIN_ASSERT(X)
+#undef X
+
+#define X(name, OP, lc)                                                                    \
+	API int MPI_##name(MPI_Group group, int assert, MPI_Win win)                         \
+	{                                                                                    \
+		return tcw_win_sync(TC_OP_##OP, 0, 0, assert, group, win, NULL, TC_RA());    \
+	}
+TC_CALLS_WIN_GROUP(X)
+#undef X
 
 /* ---- MPI-IO ---- */
 
@@ -734,125 +686,74 @@ API int MPI_File_close(MPI_File *fh)
 	return tcw_file_close(fh, TC_RA());
 }
 
-#define FILE_RW(name, op)                                                                  \
-	API int name(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Status *st)   \
-	{                                                                                  \
-		return tcw_file_rw(op, fh, 0, buf, count, dt, st, TC_RA());                \
+#define X(name, OP, lc, cq)                                                                \
+	API int MPI_##name(MPI_File fh, cq void *buf, int count, MPI_Datatype dt,            \
+			   MPI_Status *st)                                                   \
+	{                                                                                    \
+		return tcw_file_rw(TC_OP_##OP, fh, 0, (void *)buf, count, dt, st, TC_RA());  \
 	}
-#define FILE_RW_AT(name, op)                                                               \
-	API int name(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt,   \
-		     MPI_Status *st)                                                       \
-	{                                                                                  \
-		return tcw_file_rw(op, fh, off, buf, count, dt, st, TC_RA());              \
-	}
-#define FILE_W(name, op)                                                                   \
-	API int name(MPI_File fh, const void *buf, int count, MPI_Datatype dt, MPI_Status *st) \
-	{                                                                                  \
-		return tcw_file_rw(op, fh, 0, (void *)buf, count, dt, st, TC_RA());        \
-	}
-#define FILE_W_AT(name, op)                                                                \
-	API int name(MPI_File fh, MPI_Offset off, const void *buf, int count,              \
-		     MPI_Datatype dt, MPI_Status *st)                                      \
-	{                                                                                  \
-		return tcw_file_rw(op, fh, off, (void *)buf, count, dt, st, TC_RA());      \
-	}
-FILE_RW(MPI_File_read, TC_OP_FILE_READ)
-FILE_RW(MPI_File_read_all, TC_OP_FILE_READ_ALL)
-FILE_RW_AT(MPI_File_read_at, TC_OP_FILE_READ_AT)
-FILE_RW_AT(MPI_File_read_at_all, TC_OP_FILE_READ_AT_ALL)
-FILE_W(MPI_File_write, TC_OP_FILE_WRITE)
-FILE_W(MPI_File_write_all, TC_OP_FILE_WRITE_ALL)
-FILE_W_AT(MPI_File_write_at, TC_OP_FILE_WRITE_AT)
-FILE_W_AT(MPI_File_write_at_all, TC_OP_FILE_WRITE_AT_ALL)
-FILE_RW(MPI_File_read_shared, TC_OP_FILE_READ_SHARED)
-FILE_RW(MPI_File_read_ordered, TC_OP_FILE_READ_ORDERED)
-FILE_W(MPI_File_write_shared, TC_OP_FILE_WRITE_SHARED)
-FILE_W(MPI_File_write_ordered, TC_OP_FILE_WRITE_ORDERED)
-#undef FILE_RW
-#undef FILE_RW_AT
-#undef FILE_W
-#undef FILE_W_AT
+TC_CALLS_FILE(X)
+#undef X
 
-#define FILE_IRW(name, op)                                                                 \
-	API int name(MPI_File fh, void *buf, int count, MPI_Datatype dt, MPI_Request *req) \
-	{                                                                                  \
-		return tcw_file_irw(op, fh, 0, buf, count, dt, req, TC_RA());              \
+#define X(name, OP, lc, cq)                                                                \
+	API int MPI_##name(MPI_File fh, MPI_Offset off, cq void *buf, int count,             \
+			   MPI_Datatype dt, MPI_Status *st)                                  \
+	{                                                                                    \
+		return tcw_file_rw(TC_OP_##OP, fh, off, (void *)buf, count, dt, st, TC_RA());\
 	}
-#define FILE_IRW_AT(name, op)                                                              \
-	API int name(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype dt,   \
-		     MPI_Request *req)                                                     \
-	{                                                                                  \
-		return tcw_file_irw(op, fh, off, buf, count, dt, req, TC_RA());            \
+TC_CALLS_FILE_AT(X)
+#undef X
+
+#define X(name, OP, lc, cq)                                                                \
+	API int MPI_##name(MPI_File fh, cq void *buf, int count, MPI_Datatype dt,            \
+			   MPI_Request *req)                                                 \
+	{                                                                                    \
+		return tcw_file_irw(TC_OP_##OP, fh, 0, (void *)buf, count, dt, req, TC_RA());\
 	}
-#define FILE_IW(name, op)                                                                  \
-	API int name(MPI_File fh, const void *buf, int count, MPI_Datatype dt,             \
-		     MPI_Request *req)                                                     \
-	{                                                                                  \
-		return tcw_file_irw(op, fh, 0, (void *)buf, count, dt, req, TC_RA());      \
+TC_CALLS_FILE_I(X)
+#undef X
+
+#define X(name, OP, lc, cq)                                                                \
+	API int MPI_##name(MPI_File fh, MPI_Offset off, cq void *buf, int count,             \
+			   MPI_Datatype dt, MPI_Request *req)                                \
+	{                                                                                    \
+		return tcw_file_irw(TC_OP_##OP, fh, off, (void *)buf, count, dt, req,        \
+				    TC_RA());                                                \
 	}
-#define FILE_IW_AT(name, op)                                                               \
-	API int name(MPI_File fh, MPI_Offset off, const void *buf, int count,              \
-		     MPI_Datatype dt, MPI_Request *req)                                    \
-	{                                                                                  \
-		return tcw_file_irw(op, fh, off, (void *)buf, count, dt, req, TC_RA());    \
-	}
-FILE_IRW(MPI_File_iread, TC_OP_FILE_IREAD)
-FILE_IRW(MPI_File_iread_all, TC_OP_FILE_IREAD_ALL)
-FILE_IRW(MPI_File_iread_shared, TC_OP_FILE_IREAD_SHARED)
-FILE_IRW_AT(MPI_File_iread_at, TC_OP_FILE_IREAD_AT)
-FILE_IRW_AT(MPI_File_iread_at_all, TC_OP_FILE_IREAD_AT_ALL)
-FILE_IW(MPI_File_iwrite, TC_OP_FILE_IWRITE)
-FILE_IW(MPI_File_iwrite_all, TC_OP_FILE_IWRITE_ALL)
-FILE_IW(MPI_File_iwrite_shared, TC_OP_FILE_IWRITE_SHARED)
-FILE_IW_AT(MPI_File_iwrite_at, TC_OP_FILE_IWRITE_AT)
-FILE_IW_AT(MPI_File_iwrite_at_all, TC_OP_FILE_IWRITE_AT_ALL)
-#undef FILE_IRW
-#undef FILE_IRW_AT
-#undef FILE_IW
-#undef FILE_IW_AT
+TC_CALLS_FILE_I_AT(X)
+#undef X
 
 /* ---- MPI-4 large-count variants ---- */
 
 #if MPI_VERSION >= 4
-#define SEND_C(name, op)                                                                   \
-	API int name(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, \
-		     MPI_Comm comm)                                                        \
-	{                                                                                  \
-		return tcw_send_c(op, buf, count, dt, dest, tag, comm, TC_RA());           \
+#define X(name, OP, lc)                                                                    \
+	API int MPI_##name##_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,  \
+			       int tag, MPI_Comm comm)                                       \
+	{                                                                                    \
+		return tcw_send_c(TC_OP_##OP, buf, count, dt, dest, tag, comm, TC_RA());     \
 	}
-SEND_C(MPI_Send_c, TC_OP_SEND)
-SEND_C(MPI_Bsend_c, TC_OP_BSEND)
-SEND_C(MPI_Ssend_c, TC_OP_SSEND)
-SEND_C(MPI_Rsend_c, TC_OP_RSEND)
-#undef SEND_C
+TC_CALLS_SEND(X)
+#undef X
 
-#define ISEND_C(name, op)                                                                  \
-	API int name(const void *buf, MPI_Count count, MPI_Datatype dt, int peer, int tag, \
-		     MPI_Comm comm, MPI_Request *req)                                      \
-	{                                                                                  \
-		return tcw_isend_c(op, buf, count, dt, peer, tag, comm, req, TC_RA());     \
+#define X(name, OP, lc)                                                                    \
+	API int MPI_##name##_c(const void *buf, MPI_Count count, MPI_Datatype dt, int peer,  \
+			       int tag, MPI_Comm comm, MPI_Request *req)                     \
+	{                                                                                    \
+		return tcw_isend_c(TC_OP_##OP, buf, count, dt, peer, tag, comm, req,         \
+				   TC_RA());                                                 \
 	}
-ISEND_C(MPI_Isend_c, TC_OP_ISEND)
-ISEND_C(MPI_Ibsend_c, TC_OP_IBSEND)
-ISEND_C(MPI_Issend_c, TC_OP_ISSEND)
-ISEND_C(MPI_Irsend_c, TC_OP_IRSEND)
-ISEND_C(MPI_Send_init_c, TC_OP_SEND_INIT)
-ISEND_C(MPI_Bsend_init_c, TC_OP_BSEND_INIT)
-ISEND_C(MPI_Ssend_init_c, TC_OP_SSEND_INIT)
-ISEND_C(MPI_Rsend_init_c, TC_OP_RSEND_INIT)
-#undef ISEND_C
+TC_CALLS_ISEND(X)
+#undef X
 
-API int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
-		    MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_isend_c(TC_OP_IRECV, buf, count, dt, src, tag, comm, req, TC_RA());
-}
-
-API int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
-			MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_isend_c(TC_OP_RECV_INIT, buf, count, dt, src, tag, comm, req, TC_RA());
-}
+#define X(name, OP, lc)                                                                    \
+	API int MPI_##name##_c(void *buf, MPI_Count count, MPI_Datatype dt, int peer,        \
+			       int tag, MPI_Comm comm, MPI_Request *req)                     \
+	{                                                                                    \
+		return tcw_isend_c(TC_OP_##OP, buf, count, dt, peer, tag, comm, req,         \
+				   TC_RA());                                                 \
+	}
+TC_CALLS_IRECV(X)
+#undef X
 
 API int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
 		   MPI_Status *status)
@@ -871,90 +772,91 @@ API int MPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_
 	return tcw_bcast_c(buf, count, dt, root, comm, req, TC_RA());
 }
 
-API int MPI_Reduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-		     int root, MPI_Comm comm)
-{
-	return tcw_reduce_c(TC_OP_REDUCE, sbuf, rbuf, count, dt, op, root, comm, NULL, TC_RA());
-}
-
-API int MPI_Ireduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-		      int root, MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_reduce_c(TC_OP_IREDUCE, sbuf, rbuf, count, dt, op, root, comm, req, TC_RA());
-}
-
-#define REDUCE_C(name, iname, op, iop)                                                     \
-	API int name(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,       \
-		     MPI_Op rop, MPI_Comm comm)                                            \
-	{                                                                                  \
-		return tcw_reduce_c(op, sbuf, rbuf, count, dt, rop, 0, comm, NULL, TC_RA()); \
-	}                                                                                  \
-	API int iname(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,      \
-		      MPI_Op rop, MPI_Comm comm, MPI_Request *req)                         \
-	{                                                                                  \
-		return tcw_reduce_c(iop, sbuf, rbuf, count, dt, rop, 0, comm, req, TC_RA()); \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_c(const void *sbuf, void *rbuf, MPI_Count count,                \
+			       MPI_Datatype dt, MPI_Op rop, int root, MPI_Comm comm)         \
+	{                                                                                    \
+		return tcw_reduce_c(TC_OP_##OP, sbuf, rbuf, count, dt, rop, root, comm,      \
+				    NULL, TC_RA());                                          \
+	}                                                                                    \
+	API int MPI_##iname##_c(const void *sbuf, void *rbuf, MPI_Count count,               \
+				MPI_Datatype dt, MPI_Op rop, int root, MPI_Comm comm,        \
+				MPI_Request *req)                                            \
+	{                                                                                    \
+		return tcw_reduce_c(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, root, comm,     \
+				    req, TC_RA());                                           \
 	}
-REDUCE_C(MPI_Allreduce_c, MPI_Iallreduce_c, TC_OP_ALLREDUCE, TC_OP_IALLREDUCE)
-REDUCE_C(MPI_Scan_c, MPI_Iscan_c, TC_OP_SCAN, TC_OP_ISCAN)
-REDUCE_C(MPI_Exscan_c, MPI_Iexscan_c, TC_OP_EXSCAN, TC_OP_IEXSCAN)
-REDUCE_C(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, TC_OP_REDUCE_SCATTER_BLOCK,
-	 TC_OP_IREDUCE_SCATTER_BLOCK)
-#undef REDUCE_C
+TC_CALLS_REDUCE_ROOT(X)
+#undef X
 
-#define GATHER_C(name, iname, op, iop)                                                     \
-	API int name(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,   \
-		     MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm)        \
-	{                                                                                  \
-		return tcw_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root,    \
-				    comm, NULL, TC_RA());                                  \
-	}                                                                                  \
-	API int iname(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,  \
-		      MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,       \
-		      MPI_Request *req)                                                    \
-	{                                                                                  \
-		return tcw_gather_c(iop, sbuf, scount, stype, rbuf, rcount, rtype, root,   \
-				    comm, req, TC_RA());                                   \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_c(const void *sbuf, void *rbuf, MPI_Count count,                \
+			       MPI_Datatype dt, MPI_Op rop, MPI_Comm comm)                   \
+	{                                                                                    \
+		return tcw_reduce_c(TC_OP_##OP, sbuf, rbuf, count, dt, rop, 0, comm, NULL,   \
+				    TC_RA());                                                \
+	}                                                                                    \
+	API int MPI_##iname##_c(const void *sbuf, void *rbuf, MPI_Count count,               \
+				MPI_Datatype dt, MPI_Op rop, MPI_Comm comm, MPI_Request *req) \
+	{                                                                                    \
+		return tcw_reduce_c(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, 0, comm, req,   \
+				    TC_RA());                                                \
 	}
-GATHER_C(MPI_Gather_c, MPI_Igather_c, TC_OP_GATHER, TC_OP_IGATHER)
-GATHER_C(MPI_Scatter_c, MPI_Iscatter_c, TC_OP_SCATTER, TC_OP_ISCATTER)
-#undef GATHER_C
+TC_CALLS_REDUCE(X)
+#undef X
 
-#define ALLGATHER_C(name, iname, op, iop)                                                  \
-	API int name(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,   \
-		     MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)                  \
-	{                                                                                  \
-		return tcw_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, \
-				    NULL, TC_RA());                                        \
-	}                                                                                  \
-	API int iname(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,  \
-		      MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) \
-	{                                                                                  \
-		return tcw_gather_c(iop, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, \
-				    req, TC_RA());                                         \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,       \
+			       void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,   \
+			       MPI_Comm comm)                                                \
+	{                                                                                    \
+		return tcw_gather_c(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype,    \
+				    root, comm, NULL, TC_RA());                              \
+	}                                                                                    \
+	API int MPI_##iname##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,      \
+				void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,  \
+				MPI_Comm comm, MPI_Request *req)                             \
+	{                                                                                    \
+		return tcw_gather_c(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,   \
+				    root, comm, req, TC_RA());                               \
 	}
-ALLGATHER_C(MPI_Allgather_c, MPI_Iallgather_c, TC_OP_ALLGATHER, TC_OP_IALLGATHER)
-ALLGATHER_C(MPI_Alltoall_c, MPI_Ialltoall_c, TC_OP_ALLTOALL, TC_OP_IALLTOALL)
-ALLGATHER_C(MPI_Neighbor_allgather_c, MPI_Ineighbor_allgather_c, TC_OP_NEIGHBOR_ALLGATHER,
-	    TC_OP_INEIGHBOR_ALLGATHER)
-ALLGATHER_C(MPI_Neighbor_alltoall_c, MPI_Ineighbor_alltoall_c, TC_OP_NEIGHBOR_ALLTOALL,
-	    TC_OP_INEIGHBOR_ALLTOALL)
-#undef ALLGATHER_C
+TC_CALLS_GATHER_ROOT(X)
+#undef X
 
-#define PUT_C(name, iname, op, iop, cq)                                                    \
-	API int name(cq void *addr, MPI_Count ocount, MPI_Datatype otype, int target,      \
-		     MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)     \
-	{                                                                                  \
-		return tcw_put_c(op, (void *)addr, ocount, otype, target, disp, tcount,    \
-				 ttype, win, NULL, TC_RA());                               \
-	}                                                                                  \
-	API int iname(cq void *addr, MPI_Count ocount, MPI_Datatype otype, int target,     \
-		      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win,    \
-		      MPI_Request *req)                                                    \
-	{                                                                                  \
-		return tcw_put_c(iop, (void *)addr, ocount, otype, target, disp, tcount,   \
-				 ttype, win, req, TC_RA());                                \
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,       \
+			       void *rbuf, MPI_Count rcount, MPI_Datatype rtype,             \
+			       MPI_Comm comm)                                                \
+	{                                                                                    \
+		return tcw_gather_c(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype, 0, \
+				    comm, NULL, TC_RA());                                    \
+	}                                                                                    \
+	API int MPI_##iname##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,      \
+				void *rbuf, MPI_Count rcount, MPI_Datatype rtype,            \
+				MPI_Comm comm, MPI_Request *req)                             \
+	{                                                                                    \
+		return tcw_gather_c(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,   \
+				    0, comm, req, TC_RA());                                  \
 	}
-PUT_C(MPI_Put_c, MPI_Rput_c, TC_OP_PUT, TC_OP_RPUT, const)
-PUT_C(MPI_Get_c, MPI_Rget_c, TC_OP_GET, TC_OP_RGET, )
-#undef PUT_C
+TC_CALLS_ALLGATHER(X)
+TC_CALLS_NEIGHBOR(X)
+#undef X
+
+#define X(name, rname, OP, lc, cq)                                                         \
+	API int MPI_##name##_c(cq void *addr, MPI_Count ocount, MPI_Datatype otype,          \
+			       int target, MPI_Aint disp, MPI_Count tcount,                  \
+			       MPI_Datatype ttype, MPI_Win win)                              \
+	{                                                                                    \
+		return tcw_put_c(TC_OP_##OP, (void *)addr, ocount, otype, target, disp,      \
+				 tcount, ttype, win, NULL, TC_RA());                         \
+	}                                                                                    \
+	API int MPI_##rname##_c(cq void *addr, MPI_Count ocount, MPI_Datatype otype,         \
+				int target, MPI_Aint disp, MPI_Count tcount,                 \
+				MPI_Datatype ttype, MPI_Win win, MPI_Request *req)           \
+	{                                                                                    \
+		return tcw_put_c(TC_OP_R##OP, (void *)addr, ocount, otype, target, disp,     \
+				 tcount, ttype, win, req, TC_RA());                          \
+	}
+TC_CALLS_PUT(X)
+#undef X
 #endif

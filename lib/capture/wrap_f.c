@@ -667,46 +667,43 @@ FDEF(mpi_ibcast, MPI_IBCAST, (void *buf, F *count, F *dt, F *root, F *comm, F *r
 	ret(ierr, rc);
 }
 
-FDEF(mpi_reduce, MPI_REDUCE, (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root,
-			      F *comm, F *ierr))
-{
-	ret(ierr, tcw_reduce(TC_OP_REDUCE, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(op),
-			     *root, COMM(comm), NULL, TC_RA()));
-}
-
-FDEF(mpi_ireduce, MPI_IREDUCE, (void *sbuf, void *rbuf, F *count, F *dt, F *op, F *root,
-				F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_reduce(TC_OP_IREDUCE, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(op),
-			    *root, COMM(comm), &c, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-#define FREDUCE(lc, UC, ilc, IUC, op, iop)                                                    \
-	FDEF(lc, UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *comm, F *ierr))     \
-	{                                                                                     \
-		ret(ierr, tcw_reduce(op, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(rop),   \
-				     0, COMM(comm), NULL, TC_RA()));                          \
-	}                                                                                     \
-	FDEF(ilc, IUC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *comm, F *req,     \
-			F *ierr))                                                             \
-	{                                                                                     \
-		MPI_Request c;                                                                \
-		int rc = tcw_reduce(iop, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt), OP(rop),   \
-				    0, COMM(comm), &c, TC_RA());                              \
-		REQ_OUT(rc, c, req);                                                          \
-		ret(ierr, rc);                                                                \
+#define X(name, iname, UC, lc)                                                                \
+	FDEF(mpi_##lc, MPI_##UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *root,     \
+				  F *comm, F *ierr))                                            \
+	{                                                                                       \
+		ret(ierr, tcw_reduce(TC_OP_##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
+				     OP(rop), *root, COMM(comm), NULL, TC_RA()));               \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *root,   \
+				    F *comm, F *req, F *ierr))                                  \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = tcw_reduce(TC_OP_I##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
+				    OP(rop), *root, COMM(comm), &c, TC_RA());                   \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
 	}
-FREDUCE(mpi_allreduce, MPI_ALLREDUCE, mpi_iallreduce, MPI_IALLREDUCE, TC_OP_ALLREDUCE,
-	TC_OP_IALLREDUCE)
-FREDUCE(mpi_scan, MPI_SCAN, mpi_iscan, MPI_ISCAN, TC_OP_SCAN, TC_OP_ISCAN)
-FREDUCE(mpi_exscan, MPI_EXSCAN, mpi_iexscan, MPI_IEXSCAN, TC_OP_EXSCAN, TC_OP_IEXSCAN)
-FREDUCE(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, mpi_ireduce_scatter_block,
-	MPI_IREDUCE_SCATTER_BLOCK, TC_OP_REDUCE_SCATTER_BLOCK, TC_OP_IREDUCE_SCATTER_BLOCK)
-#undef FREDUCE
+TC_CALLS_REDUCE_ROOT(X)
+#undef X
+
+#define X(name, iname, UC, lc)                                                                \
+	FDEF(mpi_##lc, MPI_##UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *comm,     \
+				  F *ierr))                                                     \
+	{                                                                                       \
+		ret(ierr, tcw_reduce(TC_OP_##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
+				     OP(rop), 0, COMM(comm), NULL, TC_RA()));                   \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *comm,   \
+				    F *req, F *ierr))                                           \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = tcw_reduce(TC_OP_I##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
+				    OP(rop), 0, COMM(comm), &c, TC_RA());                       \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_REDUCE(X)
+#undef X
 
 FDEF(mpi_reduce_scatter, MPI_REDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt, F *op,
 					      F *comm, F *ierr))
@@ -726,47 +723,56 @@ FDEF(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcoun
 	ret(ierr, rc);
 }
 
-#define FGATHER(lc, UC, ilc, IUC, op, iop)                                                    \
-	FDEF(lc, UC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,       \
-		      F *root, F *comm, F *ierr))                                             \
-	{                                                                                     \
-		ret(ierr, tcw_gather(op, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
-				     *rcount, TYPE(rtype), *root, COMM(comm), NULL, TC_RA())); \
-	}                                                                                     \
-	FDEF(ilc, IUC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,     \
-			F *root, F *comm, F *req, F *ierr))                                   \
-	{                                                                                     \
-		MPI_Request c;                                                                \
-		int rc = tcw_gather(iop, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
-				    *rcount, TYPE(rtype), *root, COMM(comm), &c, TC_RA());    \
-		REQ_OUT(rc, c, req);                                                          \
-		ret(ierr, rc);                                                                \
+#define X(name, iname, OP, lc)                                                                \
+	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,       \
+				  F *rtype, F *root, F *comm, F *ierr))                         \
+	{                                                                                       \
+		ret(ierr, tcw_gather(TC_OP_##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
+				     *rcount, TYPE(rtype), *root, COMM(comm), NULL, TC_RA()));  \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,     \
+				    F *rtype, F *root, F *comm, F *req, F *ierr))               \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = tcw_gather(TC_OP_I##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
+				    *rcount, TYPE(rtype), *root, COMM(comm), &c, TC_RA());      \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
 	}
-FGATHER(mpi_gather, MPI_GATHER, mpi_igather, MPI_IGATHER, TC_OP_GATHER, TC_OP_IGATHER)
-FGATHER(mpi_scatter, MPI_SCATTER, mpi_iscatter, MPI_ISCATTER, TC_OP_SCATTER, TC_OP_ISCATTER)
-#undef FGATHER
+TC_CALLS_GATHER_ROOT(X)
+#undef X
 
-#define FALLGATHER(lc, UC, ilc, IUC, op, iop)                                                 \
-	FDEF(lc, UC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,       \
-		      F *comm, F *ierr))                                                      \
-	{                                                                                     \
-		ret(ierr, tcw_gather(op, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
-				     *rcount, TYPE(rtype), 0, COMM(comm), NULL, TC_RA()));    \
-	}                                                                                     \
-	FDEF(ilc, IUC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,     \
-			F *comm, F *req, F *ierr))                                            \
-	{                                                                                     \
-		MPI_Request c;                                                                \
-		int rc = tcw_gather(iop, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),        \
-				    *rcount, TYPE(rtype), 0, COMM(comm), &c, TC_RA());        \
-		REQ_OUT(rc, c, req);                                                          \
-		ret(ierr, rc);                                                                \
+static inline int gather0(unsigned op, const void *sbuf, int scount, MPI_Datatype stype,
+			  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
+			  MPI_Request *req, void *ra)
+{
+	return tcw_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req, ra);
+}
+
+/* rooted at 0 for tcw_gather: the allgathers; tcw_neighbor: the neighbourhood ones */
+#define X(name, iname, OP, lc, fn)                                                            \
+	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,       \
+				  F *rtype, F *comm, F *ierr))                                  \
+	{                                                                                       \
+		ret(ierr, fn(TC_OP_##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),          \
+			     *rcount, TYPE(rtype), COMM(comm), NULL, TC_RA()));                 \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,     \
+				    F *rtype, F *comm, F *req, F *ierr))                        \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = fn(TC_OP_I##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),          \
+			    *rcount, TYPE(rtype), COMM(comm), &c, TC_RA());                     \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
 	}
-FALLGATHER(mpi_allgather, MPI_ALLGATHER, mpi_iallgather, MPI_IALLGATHER, TC_OP_ALLGATHER,
-	   TC_OP_IALLGATHER)
-FALLGATHER(mpi_alltoall, MPI_ALLTOALL, mpi_ialltoall, MPI_IALLTOALL, TC_OP_ALLTOALL,
-	   TC_OP_IALLTOALL)
-#undef FALLGATHER
+#define ALLGATHER(name, iname, OP, lc) X(name, iname, OP, lc, gather0)
+#define NEIGHBOR(name, iname, OP, lc) X(name, iname, OP, lc, tcw_neighbor)
+TC_CALLS_ALLGATHER(ALLGATHER)
+TC_CALLS_NEIGHBOR(NEIGHBOR)
+#undef ALLGATHER
+#undef NEIGHBOR
+#undef X
 
 FDEF(mpi_gatherv, MPI_GATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
 				F *displs, F *rtype, F *root, F *comm, F *ierr))
@@ -902,28 +908,6 @@ FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *sty
 }
 
 /* ---- neighbourhood collectives ------------------------------------------ */
-
-#define FNEIGHBOR(lc, UC, ilc, IUC, op, iop)                                              \
-	FDEF(lc, UC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype,   \
-		      F *comm, F *ierr))                                                  \
-	{                                                                                 \
-		ret(ierr, tcw_neighbor(op, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
-				       *rcount, TYPE(rtype), COMM(comm), NULL, TC_RA())); \
-	}                                                                                 \
-	FDEF(ilc, IUC, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount, F *rtype, \
-			F *comm, F *req, F *ierr))                                        \
-	{                                                                                 \
-		MPI_Request c;                                                            \
-		int rc = tcw_neighbor(iop, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
-				      *rcount, TYPE(rtype), COMM(comm), &c, TC_RA());     \
-		REQ_OUT(rc, c, req);                                                      \
-		ret(ierr, rc);                                                            \
-	}
-FNEIGHBOR(mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, mpi_ineighbor_allgather,
-	  MPI_INEIGHBOR_ALLGATHER, TC_OP_NEIGHBOR_ALLGATHER, TC_OP_INEIGHBOR_ALLGATHER)
-FNEIGHBOR(mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, mpi_ineighbor_alltoall,
-	  MPI_INEIGHBOR_ALLTOALL, TC_OP_NEIGHBOR_ALLTOALL, TC_OP_INEIGHBOR_ALLTOALL)
-#undef FNEIGHBOR
 
 FDEF(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV,
      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
@@ -1267,25 +1251,25 @@ FDEF(mpi_win_free, MPI_WIN_FREE, (F *win, F *ierr))
 	ret(ierr, rc);
 }
 
-#define FPUT(lc, UC, ilc, IUC, op, iop)                                                   \
-	FDEF(lc, UC, (void *addr, F *ocount, F *otype, F *target, MPI_Aint *disp,         \
-		      F *tcount, F *ttype, F *win, F *ierr))                              \
-	{                                                                                 \
-		ret(ierr, tcw_put(op, fbuf(addr), *ocount, TYPE(otype), *target, *disp,   \
-				  *tcount, TYPE(ttype), WIN(win), NULL, TC_RA()));        \
-	}                                                                                 \
-	FDEF(ilc, IUC, (void *addr, F *ocount, F *otype, F *target, MPI_Aint *disp,       \
-			F *tcount, F *ttype, F *win, F *req, F *ierr))                    \
-	{                                                                                 \
-		MPI_Request c;                                                            \
-		int rc = tcw_put(iop, fbuf(addr), *ocount, TYPE(otype), *target, *disp,   \
-				 *tcount, TYPE(ttype), WIN(win), &c, TC_RA());            \
-		REQ_OUT(rc, c, req);                                                      \
-		ret(ierr, rc);                                                            \
+#define X(name, rname, OP, lc, cq)                                                            \
+	FDEF(mpi_##lc, MPI_##OP, (void *addr, F *ocount, F *otype, F *target, MPI_Aint *disp,   \
+				  F *tcount, F *ttype, F *win, F *ierr))                        \
+	{                                                                                       \
+		ret(ierr, tcw_put(TC_OP_##OP, fbuf(addr), *ocount, TYPE(otype), *target,        \
+				  *disp, *tcount, TYPE(ttype), WIN(win), NULL, TC_RA()));       \
+	}                                                                                       \
+	FDEF(mpi_r##lc, MPI_R##OP, (void *addr, F *ocount, F *otype, F *target,                 \
+				    MPI_Aint *disp, F *tcount, F *ttype, F *win, F *req,        \
+				    F *ierr))                                                   \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = tcw_put(TC_OP_R##OP, fbuf(addr), *ocount, TYPE(otype), *target, *disp, \
+				 *tcount, TYPE(ttype), WIN(win), &c, TC_RA());                  \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
 	}
-FPUT(mpi_put, MPI_PUT, mpi_rput, MPI_RPUT, TC_OP_PUT, TC_OP_RPUT)
-FPUT(mpi_get, MPI_GET, mpi_rget, MPI_RGET, TC_OP_GET, TC_OP_RGET)
-#undef FPUT
+TC_CALLS_PUT(X)
+#undef X
 
 FDEF(mpi_accumulate, MPI_ACCUMULATE, (void *addr, F *ocount, F *otype, F *target,
 				      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
@@ -1346,56 +1330,42 @@ FDEF(mpi_compare_and_swap, MPI_COMPARE_AND_SWAP, (void *oaddr, void *caddr, void
 #define FWSYNC(op, type, rank, assert, group, win, flag) \
 	tcw_win_sync(op, type, rank, assert, group, win, flag, TC_RA())
 
-FDEF(mpi_win_fence, MPI_WIN_FENCE, (F *assert, F *win, F *ierr))
-{
-	ret(ierr, FWSYNC(TC_OP_WIN_FENCE, 0, 0, *assert, MPI_GROUP_NULL, WIN(win), NULL));
-}
-
 FDEF(mpi_win_lock, MPI_WIN_LOCK, (F *type, F *rank, F *assert, F *win, F *ierr))
 {
 	ret(ierr, FWSYNC(TC_OP_WIN_LOCK, *type, *rank, *assert, MPI_GROUP_NULL, WIN(win), NULL));
 }
 
-FDEF(mpi_win_lock_all, MPI_WIN_LOCK_ALL, (F *assert, F *win, F *ierr))
-{
-	ret(ierr, FWSYNC(TC_OP_WIN_LOCK_ALL, 0, 0, *assert, MPI_GROUP_NULL, WIN(win), NULL));
-}
-
-/* Win_unlock, Win_flush, Win_flush_local: (rank, win) */
-#define FWIN_RANK(lc, UC, op)                                                              \
-	FDEF(lc, UC, (F *rank, F *win, F *ierr))                                           \
-	{                                                                                  \
-		ret(ierr, FWSYNC(op, 0, *rank, 0, MPI_GROUP_NULL, WIN(win), NULL));        \
+#define X(name, OP, lc)                                                                    \
+	FDEF(mpi_##lc, MPI_##OP, (F *win, F *ierr))                                          \
+	{                                                                                    \
+		ret(ierr, FWSYNC(TC_OP_##OP, 0, 0, 0, MPI_GROUP_NULL, WIN(win), NULL));      \
 	}
-FWIN_RANK(mpi_win_unlock, MPI_WIN_UNLOCK, TC_OP_WIN_UNLOCK)
-FWIN_RANK(mpi_win_flush, MPI_WIN_FLUSH, TC_OP_WIN_FLUSH)
-FWIN_RANK(mpi_win_flush_local, MPI_WIN_FLUSH_LOCAL, TC_OP_WIN_FLUSH_LOCAL)
-#undef FWIN_RANK
+TC_CALLS_WIN(X)
+#undef X
 
-/* Win_unlock_all, Win_flush_all, Win_flush_local_all, Win_complete,
- * Win_wait, Win_sync: (win) */
-#define FWIN_ONLY(lc, UC, op)                                                              \
-	FDEF(lc, UC, (F *win, F *ierr))                                                    \
-	{                                                                                  \
-		ret(ierr, FWSYNC(op, 0, 0, 0, MPI_GROUP_NULL, WIN(win), NULL));            \
+#define X(name, OP, lc)                                                                    \
+	FDEF(mpi_##lc, MPI_##OP, (F *rank, F *win, F *ierr))                                 \
+	{                                                                                    \
+		ret(ierr, FWSYNC(TC_OP_##OP, 0, *rank, 0, MPI_GROUP_NULL, WIN(win), NULL));  \
 	}
-FWIN_ONLY(mpi_win_unlock_all, MPI_WIN_UNLOCK_ALL, TC_OP_WIN_UNLOCK_ALL)
-FWIN_ONLY(mpi_win_flush_all, MPI_WIN_FLUSH_ALL, TC_OP_WIN_FLUSH_ALL)
-FWIN_ONLY(mpi_win_flush_local_all, MPI_WIN_FLUSH_LOCAL_ALL, TC_OP_WIN_FLUSH_LOCAL_ALL)
-FWIN_ONLY(mpi_win_complete, MPI_WIN_COMPLETE, TC_OP_WIN_COMPLETE)
-FWIN_ONLY(mpi_win_wait, MPI_WIN_WAIT, TC_OP_WIN_WAIT)
-FWIN_ONLY(mpi_win_sync, MPI_WIN_SYNC, TC_OP_WIN_SYNC)
-#undef FWIN_ONLY
+TC_CALLS_WIN_RANK(X)
+#undef X
 
-FDEF(mpi_win_post, MPI_WIN_POST, (F *group, F *assert, F *win, F *ierr))
-{
-	ret(ierr, FWSYNC(TC_OP_WIN_POST, 0, 0, *assert, GROUP(group), WIN(win), NULL));
-}
+#define X(name, OP, lc)                                                                    \
+	FDEF(mpi_##lc, MPI_##OP, (F *assert, F *win, F *ierr))                               \
+	{                                                                                    \
+		ret(ierr, FWSYNC(TC_OP_##OP, 0, 0, *assert, MPI_GROUP_NULL, WIN(win), NULL));\
+	}
+TC_CALLS_WIN_ASSERT(X)
+#undef X
 
-FDEF(mpi_win_start, MPI_WIN_START, (F *group, F *assert, F *win, F *ierr))
-{
-	ret(ierr, FWSYNC(TC_OP_WIN_START, 0, 0, *assert, GROUP(group), WIN(win), NULL));
-}
+#define X(name, OP, lc)                                                                    \
+	FDEF(mpi_##lc, MPI_##OP, (F *group, F *assert, F *win, F *ierr))                     \
+	{                                                                                    \
+		ret(ierr, FWSYNC(TC_OP_##OP, 0, 0, *assert, GROUP(group), WIN(win), NULL));  \
+	}
+TC_CALLS_WIN_GROUP(X)
+#undef X
 
 FDEF(mpi_win_test, MPI_WIN_TEST, (F *win, F *flag, F *ierr))
 {
@@ -1445,70 +1415,43 @@ FDEF(mpi_file_close, MPI_FILE_CLOSE, (F *fh, F *ierr))
 	ret(ierr, rc);
 }
 
-#define FFILE(lc, UC, op)                                                                 \
-	FDEF(lc, UC, (F *fh, void *buf, F *count, F *dt, F *status, F *ierr))             \
-	{                                                                                 \
-		MPI_Status cs;                                                            \
-		int rc = tcw_file_rw(op, PMPI_File_f2c(*fh), 0, fbuf(buf), *count,        \
-				     TYPE(dt), status_for(status, &cs), TC_RA());         \
-		if (rc == MPI_SUCCESS)                                                    \
-			status_out(&cs, status);                                          \
-		ret(ierr, rc);                                                            \
+/* the explicit-offset forms take an MPI_Offset after fh: AT, or nothing */
+#define AT , MPI_Offset *off
+#define NOAT
+#define X(name, OP, lc, cq, at, off)                                                          \
+	FDEF(mpi_##lc, MPI_##OP, (F *fh at, void *buf, F *count, F *dt, F *status, F *ierr))   \
+	{                                                                                       \
+		MPI_Status cs;                                                                  \
+		int rc = tcw_file_rw(TC_OP_##OP, PMPI_File_f2c(*fh), off, fbuf(buf), *count,    \
+				     TYPE(dt), status_for(status, &cs), TC_RA());               \
+		if (rc == MPI_SUCCESS)                                                          \
+			status_out(&cs, status);                                                \
+		ret(ierr, rc);                                                                  \
 	}
-#define FFILE_AT(lc, UC, op)                                                              \
-	FDEF(lc, UC, (F *fh, MPI_Offset *off, void *buf, F *count, F *dt, F *status,      \
-		      F *ierr))                                                           \
-	{                                                                                 \
-		MPI_Status cs;                                                            \
-		int rc = tcw_file_rw(op, PMPI_File_f2c(*fh), *off, fbuf(buf), *count,     \
-				     TYPE(dt), status_for(status, &cs), TC_RA());         \
-		if (rc == MPI_SUCCESS)                                                    \
-			status_out(&cs, status);                                          \
-		ret(ierr, rc);                                                            \
-	}
-FFILE(mpi_file_read, MPI_FILE_READ, TC_OP_FILE_READ)
-FFILE(mpi_file_read_all, MPI_FILE_READ_ALL, TC_OP_FILE_READ_ALL)
-FFILE(mpi_file_write, MPI_FILE_WRITE, TC_OP_FILE_WRITE)
-FFILE(mpi_file_write_all, MPI_FILE_WRITE_ALL, TC_OP_FILE_WRITE_ALL)
-FFILE_AT(mpi_file_read_at, MPI_FILE_READ_AT, TC_OP_FILE_READ_AT)
-FFILE_AT(mpi_file_read_at_all, MPI_FILE_READ_AT_ALL, TC_OP_FILE_READ_AT_ALL)
-FFILE_AT(mpi_file_write_at, MPI_FILE_WRITE_AT, TC_OP_FILE_WRITE_AT)
-FFILE_AT(mpi_file_write_at_all, MPI_FILE_WRITE_AT_ALL, TC_OP_FILE_WRITE_AT_ALL)
-FFILE(mpi_file_read_shared, MPI_FILE_READ_SHARED, TC_OP_FILE_READ_SHARED)
-FFILE(mpi_file_write_shared, MPI_FILE_WRITE_SHARED, TC_OP_FILE_WRITE_SHARED)
-FFILE(mpi_file_read_ordered, MPI_FILE_READ_ORDERED, TC_OP_FILE_READ_ORDERED)
-FFILE(mpi_file_write_ordered, MPI_FILE_WRITE_ORDERED, TC_OP_FILE_WRITE_ORDERED)
-#undef FFILE
-#undef FFILE_AT
+#define FILE_RW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0)
+#define FILE_RW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, *off)
+TC_CALLS_FILE(FILE_RW)
+TC_CALLS_FILE_AT(FILE_RW_AT)
+#undef FILE_RW
+#undef FILE_RW_AT
+#undef X
 
-#define FIFILE(lc, UC, op)                                                                \
-	FDEF(lc, UC, (F *fh, void *buf, F *count, F *dt, F *req, F *ierr))                \
-	{                                                                                 \
-		MPI_Request c;                                                            \
-		int rc = tcw_file_irw(op, PMPI_File_f2c(*fh), 0, fbuf(buf), *count,       \
-				      TYPE(dt), &c, TC_RA());                             \
-		REQ_OUT(rc, c, req);                                                      \
-		ret(ierr, rc);                                                            \
+#define X(name, OP, lc, cq, at, off)                                                          \
+	FDEF(mpi_##lc, MPI_##OP, (F *fh at, void *buf, F *count, F *dt, F *req, F *ierr))      \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = tcw_file_irw(TC_OP_##OP, PMPI_File_f2c(*fh), off, fbuf(buf), *count,   \
+				      TYPE(dt), &c, TC_RA());                                   \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
 	}
-#define FIFILE_AT(lc, UC, op)                                                             \
-	FDEF(lc, UC, (F *fh, MPI_Offset *off, void *buf, F *count, F *dt, F *req,         \
-		      F *ierr))                                                           \
-	{                                                                                 \
-		MPI_Request c;                                                            \
-		int rc = tcw_file_irw(op, PMPI_File_f2c(*fh), *off, fbuf(buf), *count,    \
-				      TYPE(dt), &c, TC_RA());                             \
-		REQ_OUT(rc, c, req);                                                      \
-		ret(ierr, rc);                                                            \
-	}
-FIFILE(mpi_file_iread, MPI_FILE_IREAD, TC_OP_FILE_IREAD)
-FIFILE(mpi_file_iread_all, MPI_FILE_IREAD_ALL, TC_OP_FILE_IREAD_ALL)
-FIFILE(mpi_file_iread_shared, MPI_FILE_IREAD_SHARED, TC_OP_FILE_IREAD_SHARED)
-FIFILE(mpi_file_iwrite, MPI_FILE_IWRITE, TC_OP_FILE_IWRITE)
-FIFILE(mpi_file_iwrite_all, MPI_FILE_IWRITE_ALL, TC_OP_FILE_IWRITE_ALL)
-FIFILE(mpi_file_iwrite_shared, MPI_FILE_IWRITE_SHARED, TC_OP_FILE_IWRITE_SHARED)
-FIFILE_AT(mpi_file_iread_at, MPI_FILE_IREAD_AT, TC_OP_FILE_IREAD_AT)
-FIFILE_AT(mpi_file_iread_at_all, MPI_FILE_IREAD_AT_ALL, TC_OP_FILE_IREAD_AT_ALL)
-FIFILE_AT(mpi_file_iwrite_at, MPI_FILE_IWRITE_AT, TC_OP_FILE_IWRITE_AT)
-FIFILE_AT(mpi_file_iwrite_at_all, MPI_FILE_IWRITE_AT_ALL, TC_OP_FILE_IWRITE_AT_ALL)
-#undef FIFILE
+#define FILE_IRW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0)
+#define FILE_IRW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, *off)
+TC_CALLS_FILE_I(FILE_IRW)
+TC_CALLS_FILE_I_AT(FILE_IRW_AT)
+#undef FILE_IRW
+#undef FILE_IRW_AT
+#undef X
+#undef AT
+#undef NOAT
 #undef FIFILE_AT

@@ -11,7 +11,7 @@
 # NPBDIR holds the binaries (NAME.S.x), e.g. built with
 #   sh ../shared/bench/npb/build-npb.sh /tmp/npb S "bt cg ft is lu mg sp"
 # MODES (environment) lists the --compute modes replayed (default
-# "spin cpu sleep"); the first is the one judged. MPIRUN_ARGS are added
+# "cpu spin sleep"); the first is the one judged. MPIRUN_ARGS are added
 # to every mpirun, the application's and the replays' alike (e.g.
 # "--mca mpi_yield_when_idle 1").
 #
@@ -33,7 +33,7 @@ NPB=${1:?usage: bench-replay.sh NPBDIR [P] [REPS] [BENCHMARKS]}
 P=${2:-16}
 REPS=${3:-3}
 LIST=${4:-"bt cg ft is lu mg sp"}
-MODES=${MODES:-"spin cpu sleep"}
+MODES=${MODES:-"cpu spin sleep"}
 MPIRUN_ARGS=${MPIRUN_ARGS:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B="$ROOT/${TC_BUILD:-build/default}"

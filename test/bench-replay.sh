@@ -59,7 +59,13 @@ jget() {
 
 status=0
 judged=${MODES%% *}
+# the machine's load before and after: other jobs on a shared machine
+# change both times, the application's and the replay's
+load() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown
+}
 echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
+echo "load average before: $(load)"
 echo "${MPIRUN_ARGS:+mpirun $MPIRUN_ARGS; }judged: --compute $judged, |ratio - 1| <= 0.10"
 printf '%-5s %-6s %8s %8s %8s %7s  %-22s %-4s %s\n' bench mode events app_s replay_s ratio \
 	runs time exact
@@ -110,4 +116,5 @@ for b in $LIST; do
 			"$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$exact"
 	done
 done
+echo "load average after: $(load)"
 exit $status

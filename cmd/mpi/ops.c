@@ -1240,8 +1240,9 @@ static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comm
 	case TC_K_PERSIST:
 	case TC_K_START:
 	case TC_K_WAIT:
-	case TC_K_IO:
 		return NULL;
+	case TC_K_IO:
+		return s->io_dir ? NULL : "MPI-IO without a scratch directory to replay it in";
 	default:
 		return "not an operation the replay knows";
 	}

@@ -7,9 +7,10 @@
  * share is estimated from the recorded timeline of the node's ranks: at
  * any moment the cores are divided among the ranks that are computing (in
  * a gap) then, a rank waiting in MPI taken to yield its core (Open MPI's
- * mpi_yield_when_idle, on by default when a node is oversubscribed); a
- * gap no longer than the scheduler's slice is taken to have run
- * uninterrupted, and a longer one its first slice so.
+ * mpi_yield_when_idle, on by default when a node is oversubscribed);
+ * the rank runs on uninterrupted for the rest of the scheduler's slice it
+ * was in when its MPI call returned (half of one on average), and at that
+ * share after.
  * Each rank's timeline starts at the end of its MPI_Init, which the ranks
  * leave together. The replay then spins for that CPU time, and the
  * scheduler stretches it back to wall time as it stretched the
@@ -172,13 +173,14 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 		double g = (double)(mine[2 * j + 1] - mine[2 * j]), c;
 		if (!a || !b)
 			continue;
-		/* the first slice of a gap runs uninterrupted; the rest at the
-		 * gap's mean share */
+		/* the rest of the slice the rank was in when its MPI call
+		 * returned (half of one, on average) runs uninterrupted; the
+		 * rest of the gap at the gap's mean share */
 		c = cum[b - times] - cum[a - times];
-		if (g <= slice)
+		if (g <= slice / 2)
 			c = g;
 		else
-			c = slice + (g - slice) * (c / g);
+			c = slice / 2 + (g - slice / 2) * (c / g);
 		s->gap_cpu[at[j]] = (uint64_t)c;
 	}
 	ok = true;

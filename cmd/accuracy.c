@@ -140,7 +140,7 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_anl_built b;
 	struct tc_pool *pool = NULL;
 	struct tc_error err;
-	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "spin" };
+	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "cpu" };
 	struct real_acc ra = { 0 };
 	bool json = false, real = false, built = false;
 	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;

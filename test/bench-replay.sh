@@ -11,7 +11,7 @@
 # NPBDIR holds the binaries (NAME.S.x), e.g. built with
 #   sh ../shared/bench/npb/build-npb.sh /tmp/npb S "bt cg ft is lu mg sp"
 # MODES (environment) lists the --compute modes replayed (default
-# "spin cpu sleep"); the first is the one judged. MPIRUN_ARGS are added
+# "cpu spin sleep"); the first is the one judged. MPIRUN_ARGS are added
 # to every mpirun, the application's and the replays' alike (e.g.
 # "--mca mpi_yield_when_idle 1").
 #
@@ -33,7 +33,7 @@ NPB=${1:?usage: bench-replay.sh NPBDIR [P] [REPS] [BENCHMARKS]}
 P=${2:-16}
 REPS=${3:-3}
 LIST=${4:-"bt cg ft is lu mg sp"}
-MODES=${MODES:-"spin cpu sleep"}
+MODES=${MODES:-"cpu spin sleep"}
 MPIRUN_ARGS=${MPIRUN_ARGS:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B="$ROOT/${TC_BUILD:-build/default}"
@@ -59,7 +59,13 @@ jget() {
 
 status=0
 judged=${MODES%% *}
+# the machine's load before and after: other jobs on a shared machine
+# change both times, the application's and the replay's
+load() {
+	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown
+}
 echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
+echo "load average before: $(load)"
 echo "${MPIRUN_ARGS:+mpirun $MPIRUN_ARGS; }judged: --compute $judged, |ratio - 1| <= 0.10"
 printf '%-5s %-6s %8s %8s %8s %7s  %-22s %-4s %s\n' bench mode events app_s replay_s ratio \
 	runs time exact
@@ -110,4 +116,5 @@ for b in $LIST; do
 			"$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$exact"
 	done
 done
+echo "load average after: $(load)"
 exit $status

@@ -102,7 +102,7 @@ same_events() {
 	run -2 --separate-stderr "$RP"
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: missing TRACE"
 	run -2 --separate-stderr "$RP" --compute fast x.tct
-	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --compute: expected sleep, spin or cpu, not fast"
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --compute: expected cpu, spin or sleep, not fast"
 	run -2 --separate-stderr "$RP" --timeout 0 x.tct
 	run -0 "$RP" --version
 	assert_output --partial "tracecluster-replay "
@@ -258,7 +258,7 @@ same_events() {
 	run -2 --separate-stderr tc accuracy --mode callpath --replay bogus "$BATS_FILE_TMPDIR/halo2d"
 	run -0 --separate-stderr tc accuracy --mode callpath --replay mpi "$BATS_FILE_TMPDIR/halo2d"
 	assert_line --partial "replay:     "
-	assert_line --regexp "^real replay: t [0-9.]+ s, t' [0-9.]+ s, ACC -?[0-9.]+ \(4 MPI ranks, compute spin\)$"
+	assert_line --regexp "^real replay: t [0-9.]+ s, t' [0-9.]+ s, ACC -?[0-9.]+ \(4 MPI ranks, compute cpu\)$"
 	run -0 --separate-stderr tc accuracy --mode callpath --replay mpi --no-compute --json \
 		"$BATS_FILE_TMPDIR/halo2d"
 	echo "$output" | python3 -c '

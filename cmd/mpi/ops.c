@@ -1240,8 +1240,9 @@ static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comm
 	case TC_K_PERSIST:
 	case TC_K_START:
 	case TC_K_WAIT:
-	case TC_K_IO:
 		return NULL;
+	case TC_K_IO:
+		return s->io_dir ? NULL : "MPI-IO without a scratch directory to replay it in";
 	default:
 		return "not an operation the replay knows";
 	}
@@ -1274,13 +1275,38 @@ const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at)
 /* the last stretch of a gap that is spun without yielding */
 #define SPIN_NEAR_NS 1000000
 
-/* CPU time of the calling thread, ns */
+/* CPU time of the calling thread, ns (a system call) */
 static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* a CPU-time gap shorter than this is spun on the wall clock alone: the
+ * CPU clock costs a system call a reading, as much as such a gap */
+#define CPU_CHECK_NS 50000
+
+/* Busy for ns of CPU time: the wall clock's time at least, then as much
+ * longer as the rank was without a core meanwhile. */
+static void spin_cpu(uint64_t ns)
+{
+	uint64_t c0 = ns >= CPU_CHECK_NS ? cpu_ns() : 0, used = 0, end;
+
+	do {
+		end = wall_ns() + (ns - used);
+		while (wall_ns() < end)
+			;
+	} while (c0 && (used = cpu_ns() - c0) < ns);
 }
 
 static void compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
@@ -1300,10 +1326,7 @@ static void compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
 		/* the gap's CPU time: its wall time at the share of a core the
 		 * rank had when it was recorded; the scheduler stretches it
 		 * back to wall time as it did the application's computing */
-		uint64_t end = cpu_ns() + (s->gap_cpu ? s->gap_cpu[i] :
-					   (uint64_t)((double)ns * s->o->cpu_share));
-		while (cpu_ns() < end)
-			;
+		spin_cpu(s->gap_cpu ? s->gap_cpu[i] : (uint64_t)((double)ns * s->o->cpu_share));
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);

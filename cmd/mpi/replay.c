@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: mpirun -np P tracecluster-replay [--compute sleep|spin|cpu] [--cpu-share F]\n"
+	"usage: mpirun -np P tracecluster-replay [--compute cpu|spin|sleep] [--cpu-share F]\n"
 	"                                        [--no-compute] [--any-source recorded|any]\n"
 	"                                        [--timeout S]\n"
 	"                                        [--json] [-q] TRACE\n"
@@ -47,9 +47,9 @@ static const char usage[] =
 	"stops making progress for S seconds reports where each rank is stuck and\n"
 	"exits non-zero. See tracecluster-replay(1).\n"
 	"\n"
-	"      --compute MODE  compute gaps by sleeping (sleep), by busy waiting for\n"
-	"                      their time (spin; the default), or by busy waiting for\n"
-	"                      the CPU time they had when recorded (cpu)\n"
+	"      --compute MODE  compute gaps by busy waiting for the CPU time they had\n"
+	"                      when recorded (cpu; the default), for their time (spin),\n"
+	"                      or by sleeping (sleep)\n"
 	"      --cpu-share F   --compute cpu: the share of a core each rank had when\n"
 	"                      recorded (default: at each moment, the node's cores\n"
 	"                      divided among the ranks computing then in the trace)\n"
@@ -400,7 +400,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_replay_opts o = { .compute = TC_COMPUTE_SPIN, .any_recorded = true };
+	struct tc_replay_opts o = { .compute = TC_COMPUTE_CPU, .any_recorded = true };
 	struct tc_replay_mpi s;
 	struct tc_revents evs;
 	struct tc_error err;
@@ -427,7 +427,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "cpu"))
 				o.compute = TC_COMPUTE_CPU;
 			else
-				return usage_error(0, "--compute: expected sleep, spin or cpu, not",
+				return usage_error(0, "--compute: expected cpu, spin or sleep, not",
 						   optarg), 2;
 			break;
 		case 's':

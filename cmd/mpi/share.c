@@ -7,7 +7,10 @@
  * share is estimated from the recorded timeline of the node's ranks: at
  * any moment the cores are divided among the ranks that are computing (in
  * a gap) then, a rank waiting in MPI taken to yield its core (Open MPI's
- * mpi_yield_when_idle, on by default when a node is oversubscribed).
+ * mpi_yield_when_idle, on by default when a node is oversubscribed);
+ * the rank runs on uninterrupted for the rest of the scheduler's slice it
+ * was in when its MPI call returned (half of one on average), and at that
+ * share after.
  * Each rank's timeline starts at the end of its MPI_Init, which the ranks
  * leave together. The replay then spins for that CPU time, and the
  * scheduler stretches it back to wall time as it stretched the
@@ -19,6 +22,7 @@
 #include "lib/xalloc.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +68,26 @@ int tc_replay_node_cores(int *ranks)
 	return cores > 0 ? cores : 1;
 }
 
+/* The time a task runs before the scheduler may give its core to another,
+ * ns: Linux's base slice (0.75 ms times 1 + log2 of the cores, as the
+ * kernel scales it), read where the kernel tells it. */
+static double base_slice(int cores)
+{
+	FILE *f = fopen("/sys/kernel/debug/sched/base_slice_ns", "r");
+	double ns = 0, scale = 1;
+
+	if (f) {
+		if (fscanf(f, "%lf", &ns) != 1)
+			ns = 0;
+		fclose(f);
+		if (ns > 0)
+			return ns;
+	}
+	for (int c = cores; c > 1; c /= 2)
+		scale += 1;
+	return 750000.0 * (scale < 4 ? scale : 4);
+}
+
 /* The gaps of the rank's events as the replay passes them: (start, end)
  * pairs from the end of the first event, and the event each precedes. */
 static size_t own_gaps(const struct tc_revents *e, int64_t **out, size_t **at)
@@ -95,10 +119,12 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	struct edge *edges = NULL;
 	size_t *at, n, total = 0, nt = 0;
 	int64_t busy = 0;
+	double slice;
 	int size, cores, ranks, *counts, *displs, in;
 	bool ok = false;
 
 	cores = tc_replay_node_cores(&ranks);
+	slice = base_slice(cores);
 	n = own_gaps(s->evs, &mine, &at);
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node) != MPI_SUCCESS) {
@@ -144,8 +170,18 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	for (size_t j = 0; j < n; j++) {
 		const int64_t *a = bsearch(&mine[2 * j], times, nt, sizeof(*times), time_cmp);
 		const int64_t *b = bsearch(&mine[2 * j + 1], times, nt, sizeof(*times), time_cmp);
-		if (a && b)
-			s->gap_cpu[at[j]] = (uint64_t)(cum[b - times] - cum[a - times]);
+		double g = (double)(mine[2 * j + 1] - mine[2 * j]), c;
+		if (!a || !b)
+			continue;
+		/* the rest of the slice the rank was in when its MPI call
+		 * returned (half of one, on average) runs uninterrupted; the
+		 * rest of the gap at the gap's mean share */
+		c = cum[b - times] - cum[a - times];
+		if (g <= slice / 2)
+			c = g;
+		else
+			c = slice / 2 + (g - slice / 2) * (c / g);
+		s->gap_cpu[at[j]] = (uint64_t)c;
 	}
 	ok = true;
 out:

@@ -2772,6 +2772,7 @@ int tcw_pinit(unsigned op, void *buf, int partitions, MPI_Count count, MPI_Datat
 	ci = tc_comm_get(comm);
 	set_p2p(&r.ev, ci, peer, tag, partitions > 0 ? count * partitions : 0, dt);
 	r.ev.fields |= TC_F_FILE;
+	r.ev.file = 0;
 	r.ev.offset = partitions > 0 ? (uint64_t)partitions : 0;
 	set_request(&r.ev, rc, req, op, recv ? TC_REQ_RECV : TC_REQ_SEND, true, ci);
 	set_rc(&r.ev, rc);
@@ -2827,6 +2828,7 @@ int tcw_pready(unsigned op, int lo, int hi, int n, const int list[], MPI_Request
 		hi = lo + (n > 0 ? n : 0) - 1;
 	}
 	r.ev.fields |= TC_F_COUNT | TC_F_FILE;
+	r.ev.file = 0;
 	r.ev.count = hi >= lo ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
 	r.ev.offset = lo > 0 ? (uint64_t)lo : 0;
 	set_rc(&r.ev, rc);

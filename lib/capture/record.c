@@ -979,6 +979,7 @@ int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 	return rc;
 }
 
+/* the one-count-a-side collectives, the neighbourhood ones too (root unused) */
 static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
 			const MPI_Info *init)
@@ -998,6 +999,7 @@ static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype s
 	case TC_OP_I##OP:                                                                    \
 		return PMPI_##iname(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
 		TC_CALLS_ALLGATHER(X)
+		TC_CALLS_NEIGHBOR(X)
 #undef X
 #if MPI_VERSION >= 4
 #define X(name, iname, OP, lc)                                                             \
@@ -1011,6 +1013,7 @@ static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype s
 		return PMPI_##name##_init(sbuf, scount, stype, rbuf, rcount, rtype, comm, *init, \
 					  req);
 		TC_CALLS_ALLGATHER(X)
+		TC_CALLS_NEIGHBOR(X)
 #undef X
 #endif
 	default:
@@ -1838,33 +1841,6 @@ static void neighbours(struct tc_comm_info *ci, MPI_Comm comm)
 	ci->degs = true;
 }
 
-static int pmpi_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype,
-			 void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
-			 MPI_Request *req,
-			const MPI_Info *init)
-{
-	(void)init; /* the persistent forms' info, MPI-4 only */
-	switch (op) {
-#define X(name, iname, OP, lc)                                                             \
-	case TC_OP_##OP:                                                                     \
-		return PMPI_##name(sbuf, scount, stype, rbuf, rcount, rtype, comm);          \
-	case TC_OP_I##OP:                                                                    \
-		return PMPI_##iname(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-		TC_CALLS_NEIGHBOR(X)
-#undef X
-#if MPI_VERSION >= 4
-#define X(name, iname, OP, lc)                                                             \
-	case TC_OP_##OP##_INIT:                                                              \
-		return PMPI_##name##_init(sbuf, scount, stype, rbuf, rcount, rtype, comm, *init, \
-					  req);
-		TC_CALLS_NEIGHBOR(X)
-#undef X
-#endif
-	default:
-		return MPI_ERR_INTERN;
-	}
-}
-
 /* Neighbor_allgather, Neighbor_alltoall and I-forms: count is per neighbour */
 int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
@@ -1874,9 +1850,9 @@ int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, 
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_neighbor(op, sbuf, scount, stype, rbuf, rcount, rtype, comm, req, init));
+	PASS_IF_OFF(pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req, init));
 	t0 = tc_cap_clock();
-	rc = pmpi_neighbor(op, sbuf, scount, stype, rbuf, rcount, rtype, comm, req, init);
+	rc = pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req, init);
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);

@@ -29,7 +29,7 @@ CC := cc
 endif
 
 DEPS_PKGS := zlib1g-dev libdeflate-dev libzstd-dev libjansson-dev libcmph-dev libotf2-trace-dev otf2-tools pkg-config bats bats-assert \
-	bats-support openmpi-bin libopenmpi-dev gfortran groff-base python3 clang \
+	bats-support openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran groff-base python3 clang \
 	libcairo2-dev fonts-dejavu-core
 
 comma := ,

@@ -321,7 +321,7 @@ static bool is_send_side(unsigned op)
 	case TC_K_SENDRECV:
 		return true;
 	case TC_K_PERSIST:
-		return op != TC_OP_RECV_INIT;
+		return op != TC_OP_RECV_INIT && op != TC_OP_PRECV_INIT;
 	default:
 		return false;
 	}
@@ -331,7 +331,8 @@ static bool is_recv_side(unsigned op)
 {
 	enum tc_op_kind k = tc_op_kind(op);
 
-	return k == TC_K_RECV || k == TC_K_PROBE || op == TC_OP_RECV_INIT;
+	return k == TC_K_RECV || k == TC_K_PROBE || op == TC_OP_RECV_INIT ||
+	       op == TC_OP_PRECV_INIT;
 }
 
 static int64_t clamp_mean(double m)

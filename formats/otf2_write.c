@@ -230,7 +230,7 @@ static uint64_t clamp_t(struct o2w *w, uint64_t t)
 
 static OTF2_CollectiveOp coll_op(unsigned op)
 {
-	switch (op) {
+	switch (tc_op_base(op)) {
 	case TC_OP_BARRIER: case TC_OP_IBARRIER: return OTF2_COLLECTIVE_OP_BARRIER;
 	case TC_OP_BCAST: case TC_OP_IBCAST: return OTF2_COLLECTIVE_OP_BCAST;
 	case TC_OP_GATHER: case TC_OP_IGATHER: return OTF2_COLLECTIVE_OP_GATHER;
@@ -385,6 +385,7 @@ static OTF2_RegionRole region_role(unsigned op)
 {
 	unsigned f = tc_op_flags(op);
 
+	op = tc_op_base(op);
 	switch (tc_op_kind(op)) {
 	case TC_K_SEND: case TC_K_RECV: case TC_K_SENDRECV: case TC_K_PROBE:
 	case TC_K_PERSIST: case TC_K_START: case TC_K_WAIT:

@@ -8,7 +8,7 @@
 struct op_info {
 	const char *name;
 	unsigned char kind;
-	unsigned char flags;
+	unsigned short flags;
 };
 
 static const struct op_info op_table[TC_OP_MAX] = {
@@ -35,6 +35,24 @@ enum tc_op_kind tc_op_kind(unsigned op)
 unsigned tc_op_flags(unsigned op)
 {
 	return op < TC_OP_MAX ? op_table[op].flags : 0;
+}
+
+unsigned tc_op_base(unsigned op)
+{
+	switch (op) {
+#define TC_X_(id) \
+	case TC_OP_##id##_INIT: \
+		return TC_OP_##id;
+		TC_X_(BARRIER) TC_X_(BCAST) TC_X_(REDUCE) TC_X_(ALLREDUCE) TC_X_(REDUCE_SCATTER)
+		TC_X_(REDUCE_SCATTER_BLOCK) TC_X_(SCAN) TC_X_(EXSCAN) TC_X_(GATHER) TC_X_(GATHERV)
+		TC_X_(SCATTER) TC_X_(SCATTERV) TC_X_(ALLGATHER) TC_X_(ALLGATHERV) TC_X_(ALLTOALL)
+		TC_X_(ALLTOALLV) TC_X_(ALLTOALLW) TC_X_(NEIGHBOR_ALLGATHER)
+		TC_X_(NEIGHBOR_ALLGATHERV) TC_X_(NEIGHBOR_ALLTOALL) TC_X_(NEIGHBOR_ALLTOALLV)
+		TC_X_(NEIGHBOR_ALLTOALLW)
+#undef TC_X_
+	default:
+		return op;
+	}
 }
 
 unsigned tc_op_from_name(const char *name)

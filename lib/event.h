@@ -175,7 +175,47 @@
 	X(WIN_COMPLETE, 196, "MPI_Win_complete", TC_K_RMA, 0)                \
 	X(WIN_WAIT, 197, "MPI_Win_wait", TC_K_RMA, 0)                        \
 	X(WIN_TEST, 198, "MPI_Win_test", TC_K_RMA, 0)                        \
-	X(WIN_SYNC, 199, "MPI_Win_sync", TC_K_RMA, 0)
+	X(WIN_SYNC, 199, "MPI_Win_sync", TC_K_RMA, 0)                        \
+	X(PSEND_INIT, 200, "MPI_Psend_init", TC_K_PERSIST, TC_OPF_NB | TC_OPF_PART) \
+	X(PRECV_INIT, 201, "MPI_Precv_init", TC_K_PERSIST, TC_OPF_NB | TC_OPF_PART) \
+	X(PREADY, 202, "MPI_Pready", TC_K_START, TC_OPF_PART)                \
+	X(PREADY_RANGE, 203, "MPI_Pready_range", TC_K_START, TC_OPF_PART)    \
+	X(PREADY_LIST, 204, "MPI_Pready_list", TC_K_START, TC_OPF_PART)      \
+	X(PARRIVED, 205, "MPI_Parrived", TC_K_WAIT, TC_OPF_PART)             \
+	X(ISENDRECV, 206, "MPI_Isendrecv", TC_K_SENDRECV, TC_OPF_NB)         \
+	X(ISENDRECV_REPLACE, 207, "MPI_Isendrecv_replace", TC_K_SENDRECV, TC_OPF_NB) \
+	X(COMM_IDUP_WITH_INFO, 208, "MPI_Comm_idup_with_info", TC_K_COMM, TC_OPF_NB) \
+	X(COMM_CREATE_FROM_GROUP, 209, "MPI_Comm_create_from_group", TC_K_COMM, 0) \
+	X(INTERCOMM_CREATE_FROM_GROUPS, 210, "MPI_Intercomm_create_from_groups", TC_K_COMM, 0) \
+	X(BARRIER_INIT, 220, "MPI_Barrier_init", TC_K_COLL, TC_PCOLL)        \
+	X(BCAST_INIT, 221, "MPI_Bcast_init", TC_K_COLL, TC_PCOLL | TC_OPF_ROOT) \
+	X(REDUCE_INIT, 222, "MPI_Reduce_init", TC_K_COLL, TC_PCOLL | TC_OPF_ROOT | TC_OPF_RED) \
+	X(ALLREDUCE_INIT, 223, "MPI_Allreduce_init", TC_K_COLL, TC_PCOLL | TC_OPF_RED) \
+	X(REDUCE_SCATTER_INIT, 224, "MPI_Reduce_scatter_init", TC_K_COLL,    \
+	  TC_PCOLL | TC_OPF_RED | TC_OPF_V)                                  \
+	X(REDUCE_SCATTER_BLOCK_INIT, 225, "MPI_Reduce_scatter_block_init", TC_K_COLL, \
+	  TC_PCOLL | TC_OPF_RED)                                             \
+	X(SCAN_INIT, 226, "MPI_Scan_init", TC_K_COLL, TC_PCOLL | TC_OPF_RED) \
+	X(EXSCAN_INIT, 227, "MPI_Exscan_init", TC_K_COLL, TC_PCOLL | TC_OPF_RED) \
+	X(GATHER_INIT, 228, "MPI_Gather_init", TC_K_COLL, TC_PCOLL | TC_OPF_ROOT) \
+	X(GATHERV_INIT, 229, "MPI_Gatherv_init", TC_K_COLL, TC_PCOLL | TC_OPF_ROOT | TC_OPF_V) \
+	X(SCATTER_INIT, 230, "MPI_Scatter_init", TC_K_COLL, TC_PCOLL | TC_OPF_ROOT) \
+	X(SCATTERV_INIT, 231, "MPI_Scatterv_init", TC_K_COLL, TC_PCOLL | TC_OPF_ROOT | TC_OPF_V) \
+	X(ALLGATHER_INIT, 232, "MPI_Allgather_init", TC_K_COLL, TC_PCOLL)    \
+	X(ALLGATHERV_INIT, 233, "MPI_Allgatherv_init", TC_K_COLL, TC_PCOLL | TC_OPF_V) \
+	X(ALLTOALL_INIT, 234, "MPI_Alltoall_init", TC_K_COLL, TC_PCOLL)      \
+	X(ALLTOALLV_INIT, 235, "MPI_Alltoallv_init", TC_K_COLL, TC_PCOLL | TC_OPF_V) \
+	X(ALLTOALLW_INIT, 236, "MPI_Alltoallw_init", TC_K_COLL, TC_PCOLL | TC_OPF_V) \
+	X(NEIGHBOR_ALLGATHER_INIT, 237, "MPI_Neighbor_allgather_init", TC_K_COLL, \
+	  TC_PCOLL | TC_OPF_NEIGH)                                           \
+	X(NEIGHBOR_ALLGATHERV_INIT, 238, "MPI_Neighbor_allgatherv_init", TC_K_COLL, \
+	  TC_PCOLL | TC_OPF_NEIGH | TC_OPF_V)                                \
+	X(NEIGHBOR_ALLTOALL_INIT, 239, "MPI_Neighbor_alltoall_init", TC_K_COLL, \
+	  TC_PCOLL | TC_OPF_NEIGH)                                           \
+	X(NEIGHBOR_ALLTOALLV_INIT, 240, "MPI_Neighbor_alltoallv_init", TC_K_COLL, \
+	  TC_PCOLL | TC_OPF_NEIGH | TC_OPF_V)                                \
+	X(NEIGHBOR_ALLTOALLW_INIT, 241, "MPI_Neighbor_alltoallw_init", TC_K_COLL, \
+	  TC_PCOLL | TC_OPF_NEIGH | TC_OPF_V)
 
 enum tc_op {
 	TC_OP_NONE = 0,
@@ -211,7 +251,11 @@ enum {
 	TC_OPF_PUT = 1u << 5,  /* RMA: moves data from origin to target */
 	TC_OPF_GET = 1u << 6,  /* RMA: moves data from target to origin */
 	TC_OPF_WSYNC = 1u << 7, /* RMA: collective over the window's communicator */
+	TC_OPF_PERSIST = 1u << 8, /* collective: creates a persistent request (MPI_Start runs it) */
+	TC_OPF_PART = 1u << 9,  /* partitioned communication */
 };
+/* a persistent collective's init */
+#define TC_PCOLL (TC_OPF_NB | TC_OPF_PERSIST)
 
 /* "MPI_Send", or NULL for an unknown number. */
 const char *tc_op_name(unsigned op);
@@ -219,6 +263,9 @@ const char *tc_op_name(unsigned op);
 unsigned tc_op_from_name(const char *name);
 enum tc_op_kind tc_op_kind(unsigned op);
 unsigned tc_op_flags(unsigned op);
+/* The blocking collective of a persistent collective's init (MPI_Allreduce
+ * for MPI_Allreduce_init); any other op itself. */
+unsigned tc_op_base(unsigned op);
 /* Whether op is a known op number. */
 bool tc_op_valid(unsigned op);
 

@@ -123,7 +123,8 @@ double tc_replay_coll_cost(const struct tc_replay_params *p, unsigned op, uint64
 
 	if (P <= 1)
 		return 0;
-	switch (op) {
+	/* a persistent collective is replayed at its init, as the collective */
+	switch (tc_op_base(op)) {
 	case TC_OP_BARRIER:
 	case TC_OP_IBARRIER:
 		return l * a;

@@ -42,6 +42,7 @@ setup_file() {
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
 	trace large 4 "$TP/large"
+	trace mpi4 4 "$B/mpich/testdata/mpi/mpi4"
 }
 
 setup() {
@@ -151,6 +152,121 @@ setup() {
 	run -0 --separate-stderr tc -v run -f -o m4 --mpi openmpi -- true
 	[[ ${stderr_lines[0]} == "tracecluster run: MPI openmpi, shim "* ]]
 	run -2 tc run --mpi lam -- true
+}
+
+# req_of NAME RANK PATTERN: the request id of the one event matching PATTERN
+req_of() {
+	local l
+	l=$(ev "$1" "$2" | grep '^E ' | grep -E -- "$3") || true
+	[ -n "$l" ] && [ "$(echo "$l" | wc -l)" = 1 ] ||
+		{ echo "rank $2: not one event matches $3" >&2; ev "$1" "$2" | grep -E "^E" | head -4 >&2; return 1; }
+	echo "$l" | sed -E 's/.* req=([0-9]+) .*/\1/'
+}
+
+@test "capture-mpich: MPI-4 partitioned communication: inits, Pready forms and Parrived linked to their request" {
+	ran_ok mpi4 4
+	for r in 0 1 2 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		s=$(req_of mpi4 $r "op=MPI_Psend_init .* comm=0 peer=$next tag=5 count=32 dtype=MPI_INT dsize=4 bytes=128 req=[0-9]+ file=0 off=4 ")
+		v=$(req_of mpi4 $r "op=MPI_Precv_init .* comm=0 peer=$prev tag=5 count=32 dtype=MPI_INT dsize=4 bytes=128 req=[0-9]+ file=0 off=4 ")
+		[ "$s" != "$v" ]
+		[ "$(nev mpi4 $r "op=MPI_Start .* peer=$next tag=5 count=32 .* req=$s ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Start .* peer=$prev tag=5 count=32 .* req=$v ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Pready .* peer=$next tag=5 count=1 req=$s file=0 off=0 ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Pready_range .* peer=$next tag=5 count=2 req=$s file=0 off=1 ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Pready_list .* peer=$next tag=5 count=1 req=$s file=0 off=3 ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Parrived ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Parrived .* peer=$prev tag=5 count=1 req=$v file=0 off=0 ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Wait .* compl=$s:-1:-1:0 ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Wait .* compl=$v:$prev:5:128 ")" = 1 ]
+		[ "$(nev mpi4 $r "op=MPI_Request_free .* req=($s|$v) ")" = 2 ]
+	done
+}
+
+@test "capture-mpich: MPI-4 persistent collectives: each init, its two Starts with its parameters, its Waits" {
+	ran_ok mpi4 4
+	for r in 0 1 2 3; do
+		# op, then what its init and its starts record
+		while read -r op params; do
+			q=$(req_of mpi4 $r "op=MPI_${op}_init .*$params.* req=[0-9]+ ") || { echo "rank $r $op"; return 1; }
+			[ "$(nev mpi4 $r "op=MPI_Start .* req=$q ")" = 2 ]
+			[ "$(nev mpi4 $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 2 ]
+			[ "$(nev mpi4 $r "op=MPI_Request_free .* req=$q ")" = 1 ]
+		done <<-'EOF'
+			Barrier comm=0
+			Bcast comm=0 count=3 dtype=MPI_INT .* root=1
+			Reduce comm=0 count=2 .* redop=MPI_SUM root=2
+			Allreduce comm=0 count=4 .* redop=MPI_MAX
+			Reduce_scatter comm=0 count=4 .* redop=MPI_SUM
+			Reduce_scatter_block comm=0 count=1 .* redop=MPI_SUM
+			Scan comm=0 count=2
+			Exscan comm=0 count=2
+			Gather comm=0 count=1 .* root=0
+			Gatherv comm=0 count=1 .* root=3
+			Scatterv comm=0 count=1 .* root=2
+			Allgather comm=0 count=1
+			Allgatherv comm=0 count=1
+			Alltoall comm=0 count=1
+			Alltoallv comm=0 count=4
+			Alltoallw comm=0 count=16 dtype=MPI_BYTE
+			Neighbor_allgather comm=2 count=2
+			Neighbor_allgatherv comm=2 count=1
+			Neighbor_alltoall comm=2 count=2
+			Neighbor_alltoallv comm=2 count=2
+			Neighbor_alltoallw comm=2 count=8
+		EOF
+		# a start carries the collective's communicator and count, no peer
+		q=$(req_of mpi4 $r "op=MPI_Allreduce_init ")
+		[ "$(nev mpi4 $r "op=MPI_Start .* comm=0 count=4 dtype=MPI_INT dsize=4 bytes=16 req=$q ")" = 2 ]
+		[ "$(nev mpi4 $r "op=MPI_Start .* peer=.* req=$q ")" = 0 ]
+	done
+}
+
+@test "capture-mpich: MPI-4 Isendrecv(_replace), Comm_idup_with_info, communicators from groups, _c calls" {
+	ran_ok mpi4 4
+	for r in 0 1 2 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		q=$(req_of mpi4 $r "op=MPI_Isendrecv .* comm=0 peer=$next tag=7 rpeer=$prev rtag=7 count=4 dtype=MPI_INT dsize=4 bytes=16 req=[0-9]+ ")
+		[ "$(nev mpi4 $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		q=$(req_of mpi4 $r "op=MPI_Isendrecv_replace .* comm=0 peer=$prev tag=8 rpeer=$next rtag=8 count=2 .* req=[0-9]+ ")
+		[ "$(nev mpi4 $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		q=$(req_of mpi4 $r "op=MPI_Comm_idup_with_info .* comm=0 req=[0-9]+ ")
+		[ "$(nev mpi4 $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		c=$(ev mpi4 $r | grep 'op=MPI_Comm_create_from_group ' | sed -E 's/.* newcomm=([0-9]+) .*/\1/')
+		[ -n "$c" ] && [ "$(nev mpi4 $r "op=MPI_Allreduce .* comm=$c count=1 ")" = 1 ]
+		c=$(ev mpi4 $r | grep 'op=MPI_Intercomm_create_from_groups .* peer=0 root=0 ' |
+			sed -E 's/.* newcomm=([0-9]+) .*/\1/')
+		[ -n "$c" ] && [ "$(nev mpi4 $r "op=MPI_Barrier .* comm=$c ")" = 1 ]
+		if ((r % 2 == 0)); then
+			[ "$(nev mpi4 $r "op=MPI_Send .* comm=0 peer=$next tag=10 count=3 ")" = 1 ]
+		else
+			[ "$(nev mpi4 $r "op=MPI_Recv .* comm=0 peer=$prev tag=10 count=3 .* compl=0:$prev:10:12 ")" = 1 ]
+		fi
+		[ "$(nev mpi4 $r "op=MPI_Allreduce .* comm=0 count=2 ")" = 1 ]
+		ev mpi4 $r | tail -1 | grep -q "^S .* trailer=1 dropped=0 bad_blocks=0"
+	done
+}
+
+@test "capture-mpich: the MPI-4 trace dumps by op name, round-trips exactly through compress --mode none, replays" {
+	ran_ok mpi4 4
+	run -0 tc dump --rank 1 "$BATS_FILE_TMPDIR/mpi4"
+	assert_output --partial MPI_Psend_init
+	assert_output --partial MPI_Neighbor_alltoallw_init
+	assert_output --partial MPI_Intercomm_create_from_groups
+	run -0 tc compress -q --mode none "$BATS_FILE_TMPDIR/mpi4" -o m4.tct
+	for r in 0 1 2 3; do
+		tc dump --json --rank $r "$BATS_FILE_TMPDIR/mpi4" | sed -E 's/"(callsite_id|t_start|t_end)":[0-9]+,?//g' >d$r
+		tc expand --json --rank $r m4.tct | sed -E 's/"(callsite_id|t_start|t_end)":[0-9]+,?//g' >e$r
+		[ "$(grep -c '"op":"MPI_Pready_range"' d$r)" = 1 ]
+		diff d$r e$r
+	done
+	# the simulated replay takes every new op: no deadlock, nothing unmatched
+	run -0 tc replay --json "$BATS_FILE_TMPDIR/mpi4"
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+assert not d["deadlock"] and d["unmatched_sends"] == 0 and d["forced"] == 0, d
+assert d["collectives"] >= 21, d' "$output"
+	run -0 tc replay --json m4.tct
 }
 
 @test "make install: both shims, found by the installed run for a LIBDIR of its own; pkg-config links with an rpath" {

@@ -245,12 +245,14 @@ static void coll_messages(const struct msg_out *o, int32_t rank, const struct tc
 	uint64_t k = tc_event_bytes(ev);
 	double us = ev->t_end > ev->t_start ? (double)(ev->t_end - ev->t_start) * 1e-3 : 0;
 	uint32_t rounds = 0;
+	/* a persistent collective counts once, at its init */
+	unsigned op = tc_op_base(ev->op);
 
 	if ((!comm && ev->comm != TC_COMM_WORLD) || P <= 1 || (r = rank_in(c, rank)) < 0)
 		return;
 	while (((int64_t)1 << rounds) < P)
 		rounds++;
-	switch (ev->op) {
+	switch (op) {
 	case TC_OP_BCAST: case TC_OP_IBCAST:
 	case TC_OP_SCATTER: case TC_OP_ISCATTER:
 	case TC_OP_SCATTERV: case TC_OP_ISCATTERV:
@@ -288,7 +290,7 @@ static void coll_messages(const struct msg_out *o, int32_t rank, const struct tc
 	case TC_OP_BARRIER: case TC_OP_IBARRIER:
 		for (uint32_t i = 0; i < rounds; i++)
 			msg(o, rank, world_of(c, (int32_t)(((int64_t)r + ((int64_t)1 << i)) % P)),
-			    (ev->op == TC_OP_BARRIER || ev->op == TC_OP_IBARRIER) ? 0 : k,
+			    (op == TC_OP_BARRIER || op == TC_OP_IBARRIER) ? 0 : k,
 			    us / rounds);
 		return;
 	case TC_OP_SCAN: case TC_OP_ISCAN:

@@ -473,11 +473,17 @@ int tcw_probe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status, vo
 /* The parameters of a persistent request, copied into its Start event. */
 static void start_params(struct tc_event *ev, const struct tc_req_info *ri)
 {
-	ev->fields |= TC_F_REQUEST | TC_F_COMM | TC_F_PEER | TC_F_TAG | TC_F_COUNT | TC_F_DTYPE;
+	ev->fields |= TC_F_REQUEST | TC_F_COMM;
 	ev->request = ri->id;
 	ev->comm = ri->comm_id;
-	ev->peer = ri->peer;
-	ev->tag = ri->tag;
+	/* a persistent collective has no peer, a barrier no data */
+	if (ri->kind != TC_REQ_COLL) {
+		ev->fields |= TC_F_PEER | TC_F_TAG;
+		ev->peer = ri->peer;
+		ev->tag = ri->tag;
+	}
+	if (ri->kind != TC_REQ_COLL || ri->dtype)
+		ev->fields |= TC_F_COUNT | TC_F_DTYPE;
 	ev->count = ri->count;
 	ev->dtype = ri->dtype;
 	ev->dtype_size = ri->dtype_size;
@@ -819,23 +825,37 @@ int tcw_waitsome(unsigned op, int n, MPI_Request reqs[], int *outcount, int indi
 
 /* ---- collectives -------------------------------------------------------- */
 
+/*
+ * The persistent collectives (MPI_<Name>_init, MPI-4) share the wrapper of
+ * their blocking and nonblocking forms: init points to their MPI_Info
+ * argument, NULL for the other forms; INIT_OR(call) puts call first in a
+ * wrapper's choice of PMPI function where the MPI has it.
+ */
+#if MPI_VERSION >= 4
+#define INIT_OR(call) init ? (call) :
+#else
+#define INIT_OR(call) (void)init,
+#endif
+
 #define COLL_END(req, op, ci)                                                   \
 	do {                                                                    \
-		set_request(&r.ev, rc, req, op, TC_REQ_COLL, false, ci);        \
+		set_request(&r.ev, rc, req, op, TC_REQ_COLL,                    \
+			    (tc_op_flags(op) & TC_OPF_PERSIST) != 0, ci);       \
 		set_rc(&r.ev, rc);                                              \
 		tc_cap_commit(&r);                                              \
 		tc_cap_leave();                                                 \
 	} while (0)
 
-int tcw_barrier(MPI_Comm comm, MPI_Request *req, void *ra)
+int tcw_barrier(MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
-	unsigned op = req ? TC_OP_IBARRIER : TC_OP_BARRIER;
+	unsigned op = init ? TC_OP_BARRIER_INIT : req ? TC_OP_IBARRIER : TC_OP_BARRIER;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Ibarrier(comm, req) : PMPI_Barrier(comm))
+#define CALL (INIT_OR(PMPI_Barrier_init(comm, *init, req)) \
+	      req ? PMPI_Ibarrier(comm, req) : PMPI_Barrier(comm))
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -848,15 +868,16 @@ int tcw_barrier(MPI_Comm comm, MPI_Request *req, void *ra)
 }
 
 int tcw_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-	      MPI_Request *req, void *ra)
+	      MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
-	unsigned op = req ? TC_OP_IBCAST : TC_OP_BCAST;
+	unsigned op = init ? TC_OP_BCAST_INIT : req ? TC_OP_IBCAST : TC_OP_BCAST;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Ibcast(buf, count, dt, root, comm, req) \
+#define CALL (INIT_OR(PMPI_Bcast_init(buf, count, dt, root, comm, *init, req)) \
+	      req ? PMPI_Ibcast(buf, count, dt, root, comm, req) \
 		  : PMPI_Bcast(buf, count, dt, root, comm))
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
@@ -872,8 +893,10 @@ int tcw_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 }
 
 static int pmpi_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-		       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req)
+		       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req,
+			const MPI_Info *init)
 {
+	(void)init; /* the persistent forms' info, MPI-4 only */
 	switch (op) {
 #define X(name, iname, OP, lc)                                                    \
 	case TC_OP_##OP:                                                            \
@@ -889,22 +912,34 @@ static int pmpi_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI
 		return PMPI_##iname(sbuf, rbuf, count, dt, redop, comm, req);
 		TC_CALLS_REDUCE(X)
 #undef X
+#if MPI_VERSION >= 4
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP##_INIT:                                                     \
+		return PMPI_##name##_init(sbuf, rbuf, count, dt, redop, root, comm, *init, req);
+		TC_CALLS_REDUCE_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP##_INIT:                                                     \
+		return PMPI_##name##_init(sbuf, rbuf, count, dt, redop, comm, *init, req);
+		TC_CALLS_REDUCE(X)
+#undef X
+#endif
 	default:
 		return MPI_ERR_INTERN;
 	}
 }
 
 int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-	       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra)
+	       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_reduce(op, sbuf, rbuf, count, dt, redop, root, comm, req));
+	PASS_IF_OFF(pmpi_reduce(op, sbuf, rbuf, count, dt, redop, root, comm, req, init));
 	t0 = tc_cap_clock();
-	rc = pmpi_reduce(op, sbuf, rbuf, count, dt, redop, root, comm, req);
+	rc = pmpi_reduce(op, sbuf, rbuf, count, dt, redop, root, comm, req, init);
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
@@ -917,16 +952,19 @@ int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatyp
 }
 
 int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, void *ra)
+		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = req ? TC_OP_IREDUCE_SCATTER : TC_OP_REDUCE_SCATTER;
+	unsigned op = init ? TC_OP_REDUCE_SCATTER_INIT
+		    : req ? TC_OP_IREDUCE_SCATTER : TC_OP_REDUCE_SCATTER;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (req ? PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm, req) \
+#define CALL (INIT_OR(PMPI_Reduce_scatter_init(sbuf, rbuf, rcounts, dt, redop, comm, *init, \
+					       req)) \
+	      req ? PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm, req) \
 		  : PMPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm))
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
@@ -945,9 +983,12 @@ int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 	return rc;
 }
 
+/* the one-count-a-side collectives, the neighbourhood ones too (root unused) */
 static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req)
+		       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
+			const MPI_Info *init)
 {
+	(void)init; /* the persistent forms' info, MPI-4 only */
 	switch (op) {
 #define X(name, iname, OP, lc)                                                             \
 	case TC_OP_##OP:                                                                     \
@@ -962,7 +1003,23 @@ static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype s
 	case TC_OP_I##OP:                                                                    \
 		return PMPI_##iname(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
 		TC_CALLS_ALLGATHER(X)
+		TC_CALLS_NEIGHBOR(X)
 #undef X
+#if MPI_VERSION >= 4
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP##_INIT:                                                              \
+		return PMPI_##name##_init(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, \
+					  *init, req);
+		TC_CALLS_GATHER_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP##_INIT:                                                              \
+		return PMPI_##name##_init(sbuf, scount, stype, rbuf, rcount, rtype, comm, *init, \
+					  req);
+		TC_CALLS_ALLGATHER(X)
+		TC_CALLS_NEIGHBOR(X)
+#undef X
+#endif
 	default:
 		return MPI_ERR_INTERN;
 	}
@@ -970,17 +1027,17 @@ static int pmpi_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype s
 
 int tcw_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 	       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
-	       void *ra)
+	       const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
-	bool scatter = op == TC_OP_SCATTER || op == TC_OP_ISCATTER;
+	bool scatter = op == TC_OP_SCATTER || op == TC_OP_ISCATTER || op == TC_OP_SCATTER_INIT;
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+	PASS_IF_OFF(pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, init));
 	t0 = tc_cap_clock();
-	rc = pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	rc = pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, init);
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
@@ -1003,17 +1060,22 @@ static inline bool is_root(const struct tc_comm_info *ci, int root)
 
 int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		MPI_Comm comm, MPI_Request *req, void *ra)
+		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	bool all = op == TC_OP_ALLGATHERV || op == TC_OP_IALLGATHERV;
+	bool all = op == TC_OP_ALLGATHERV || op == TC_OP_IALLGATHERV || op == TC_OP_ALLGATHERV_INIT;
 	uint64_t t0;
 	int rc;
 
 #define CALL                                                                               \
-	(op == TC_OP_GATHERV ? PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,   \
+	(INIT_OR(op == TC_OP_GATHERV_INIT                                                        \
+		 ? PMPI_Gatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,    \
+				     comm, *init, req)                                           \
+		 : PMPI_Allgatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, \
+					*init, req))                                             \
+	 op == TC_OP_GATHERV ? PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,   \
 					    root, comm)                                        \
 	 : op == TC_OP_IGATHERV ? PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs,     \
 						rtype, root, comm, req)                        \
@@ -1043,16 +1105,18 @@ int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, v
 
 int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
 		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		 MPI_Comm comm, MPI_Request *req, void *ra)
+		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = req ? TC_OP_ISCATTERV : TC_OP_SCATTERV;
+	unsigned op = init ? TC_OP_SCATTERV_INIT : req ? TC_OP_ISCATTERV : TC_OP_SCATTERV;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, \
+#define CALL (INIT_OR(PMPI_Scatterv_init(sbuf, scounts, displs, stype, rbuf, rcount, rtype, \
+					root, comm, *init, req)) \
+	      req ? PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, \
 				   comm, req)                                              \
 		  : PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
 	PASS_IF_OFF(CALL);
@@ -1077,17 +1141,18 @@ int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
 
 int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, void *ra)
+		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = req ? TC_OP_IALLTOALLV : TC_OP_ALLTOALLV;
+	unsigned op = init ? TC_OP_ALLTOALLV_INIT : req ? TC_OP_IALLTOALLV : TC_OP_ALLTOALLV;
 	bool inplace = sbuf == MPI_IN_PLACE;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (req ? PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, \
+#define CALL (INIT_OR(PMPI_Alltoallv_init(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, *init, req)) \
+	      req ? PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, \
 				    rtype, comm, req)                                     \
 		  : PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
 				   comm))
@@ -1128,17 +1193,18 @@ static bool bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
 int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 		  const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
 		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		  MPI_Request *req, void *ra)
+		  MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = req ? TC_OP_IALLTOALLW : TC_OP_ALLTOALLW;
+	unsigned op = init ? TC_OP_ALLTOALLW_INIT : req ? TC_OP_IALLTOALLW : TC_OP_ALLTOALLW;
 	bool inplace = sbuf == MPI_IN_PLACE;
 	uint64_t t0, sum = 0;
 	int rc, n;
 
-#define CALL (req ? PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, \
+#define CALL (INIT_OR(PMPI_Alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, *init, req)) \
+	      req ? PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, \
 				    rtypes, comm, req)                                     \
 		  : PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,      \
 				   rtypes, comm))
@@ -1178,15 +1244,28 @@ static inline void set_newcomm(struct tc_event *ev, uint32_t id)
 }
 
 /* Comm_dup (req NULL) and Comm_idup */
-int tcw_comm_dup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, void *ra)
+#if MPI_VERSION >= 4
+#define PMPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, req) \
+	PMPI_Comm_idup_with_info(comm, info, newcomm, req)
+#else
+#define PMPI_COMM_IDUP_WITH_INFO(comm, info, newcomm, req) MPI_ERR_INTERN
+#endif
+
+/* Comm_dup, Comm_idup, Comm_dup_with_info, Comm_idup_with_info (MPI-4) */
+int tcw_comm_dup(MPI_Comm comm, const MPI_Info *info, MPI_Comm *newcomm, MPI_Request *req,
+		 void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
-	unsigned op = req ? TC_OP_COMM_IDUP : TC_OP_COMM_DUP;
+	unsigned op = info ? (req ? TC_OP_COMM_IDUP_WITH_INFO : TC_OP_COMM_DUP_WITH_INFO)
+			   : (req ? TC_OP_COMM_IDUP : TC_OP_COMM_DUP);
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Comm_idup(comm, newcomm, req) : PMPI_Comm_dup(comm, newcomm))
+#define CALL                                                                     \
+	(info ? (req ? PMPI_COMM_IDUP_WITH_INFO(comm, *info, newcomm, req)       \
+		     : PMPI_Comm_dup_with_info(comm, *info, newcomm))            \
+	      : req ? PMPI_Comm_idup(comm, newcomm, req) : PMPI_Comm_dup(comm, newcomm))
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1766,35 +1845,18 @@ static void neighbours(struct tc_comm_info *ci, MPI_Comm comm)
 	ci->degs = true;
 }
 
-static int pmpi_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype,
-			 void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
-			 MPI_Request *req)
-{
-	switch (op) {
-#define X(name, iname, OP, lc)                                                             \
-	case TC_OP_##OP:                                                                     \
-		return PMPI_##name(sbuf, scount, stype, rbuf, rcount, rtype, comm);          \
-	case TC_OP_I##OP:                                                                    \
-		return PMPI_##iname(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-		TC_CALLS_NEIGHBOR(X)
-#undef X
-	default:
-		return MPI_ERR_INTERN;
-	}
-}
-
 /* Neighbor_allgather, Neighbor_alltoall and I-forms: count is per neighbour */
 int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, void *ra)
+		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_neighbor(op, sbuf, scount, stype, rbuf, rcount, rtype, comm, req));
+	PASS_IF_OFF(pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req, init));
 	t0 = tc_cap_clock();
-	rc = pmpi_neighbor(op, sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+	rc = pmpi_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req, init);
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
@@ -1805,16 +1867,17 @@ int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, 
 
 int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Request *req, void *ra)
+			    MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = req ? TC_OP_INEIGHBOR_ALLGATHERV : TC_OP_NEIGHBOR_ALLGATHERV;
+	unsigned op = init ? TC_OP_NEIGHBOR_ALLGATHERV_INIT : req ? TC_OP_INEIGHBOR_ALLGATHERV : TC_OP_NEIGHBOR_ALLGATHERV;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, \
+#define CALL (INIT_OR(PMPI_Neighbor_allgatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, *init, req)) \
+	      req ? PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, \
 					      rtype, comm, req)                          \
 		  : PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, \
 					     comm))
@@ -1836,16 +1899,17 @@ int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
 int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 			   MPI_Datatype stype, void *rbuf, const int rcounts[],
 			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-			   MPI_Request *req, void *ra)
+			   MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = req ? TC_OP_INEIGHBOR_ALLTOALLV : TC_OP_NEIGHBOR_ALLTOALLV;
+	unsigned op = init ? TC_OP_NEIGHBOR_ALLTOALLV_INIT : req ? TC_OP_INEIGHBOR_ALLTOALLV : TC_OP_NEIGHBOR_ALLTOALLV;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (req ? PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, \
+#define CALL (INIT_OR(PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, *init, req)) \
+	      req ? PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, \
 					     rdispls, rtype, comm, req)                   \
 		  : PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,      \
 					    rdispls, rtype, comm))
@@ -1871,16 +1935,17 @@ int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
 int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
 			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
 			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Request *req, void *ra)
+			   MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = req ? TC_OP_INEIGHBOR_ALLTOALLW : TC_OP_NEIGHBOR_ALLTOALLW;
+	unsigned op = init ? TC_OP_NEIGHBOR_ALLTOALLW_INIT : req ? TC_OP_INEIGHBOR_ALLTOALLW : TC_OP_NEIGHBOR_ALLTOALLW;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (req ? PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, \
+#define CALL (INIT_OR(PMPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, *init, req)) \
+	      req ? PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, \
 					     rdispls, rtypes, comm, req)                   \
 		  : PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,      \
 					    rdispls, rtypes, comm))
@@ -2232,28 +2297,6 @@ int tcw_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_Group gro
 }
 
 /* ---- more communicator creation ----------------------------------------- */
-
-int tcw_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, void *ra)
-{
-	struct tc_rec r;
-	struct tc_comm_info *ci;
-	uint64_t t0;
-	int rc;
-
-	PASS_IF_OFF(PMPI_Comm_dup_with_info(comm, info, newcomm));
-	t0 = tc_cap_clock();
-	rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-	tc_cap_begin(&r, TC_OP_COMM_DUP_WITH_INFO, t0, ra);
-	ci = tc_comm_get(comm);
-	set_comm(&r.ev, ci);
-	if (rc == MPI_SUCCESS)
-		set_newcomm(&r.ev, tc_comm_new(*newcomm, ci->id, TC_OP_COMM_DUP_WITH_INFO, 0, NULL,
-					       NULL));
-	set_rc(&r.ev, rc);
-	tc_cap_commit(&r);
-	tc_cap_leave();
-	return rc;
-}
 
 /* root= the local leader, peer= the remote leader (world ranks) */
 int tcw_intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer_comm, int remote_leader,
@@ -2680,6 +2723,192 @@ int tcw_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int
 	set_rc(&r.ev, rc);
 	tc_cap_commit(&r);
 	tc_cap_leave();
+	return rc;
+}
+
+/* ---- MPI-4: partitioned communication ---------------------------------- */
+
+/*
+ * Psend_init, Precv_init: a persistent request like Send_init/Recv_init,
+ * count the elements of all partitions, the number of partitions in
+ * offset (with file 0).
+ */
+int tcw_pinit(unsigned op, void *buf, int partitions, MPI_Count count, MPI_Datatype dt,
+	      int peer, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	bool recv = op == TC_OP_PRECV_INIT;
+	uint64_t t0;
+	int rc;
+
+#define CALL (recv ? PMPI_Precv_init(buf, partitions, count, dt, peer, tag, comm, info, req) \
+		   : PMPI_Psend_init(buf, partitions, count, dt, peer, tag, comm, info, req))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, peer, tag, partitions > 0 ? count * partitions : 0, dt);
+	r.ev.fields |= TC_F_FILE;
+	r.ev.file = 0;
+	r.ev.offset = partitions > 0 ? (uint64_t)partitions : 0;
+	set_request(&r.ev, rc, req, op, recv ? TC_REQ_RECV : TC_REQ_SEND, true, ci);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+static int pmpi_pready(unsigned op, int lo, int hi, int n, const int list[], MPI_Request req,
+		       int *flag)
+{
+	switch (op) {
+	case TC_OP_PREADY:
+		return PMPI_Pready(lo, req);
+	case TC_OP_PREADY_RANGE:
+		return PMPI_Pready_range(lo, hi, req);
+	case TC_OP_PREADY_LIST:
+		return PMPI_Pready_list(n, (int *)list, req);
+	case TC_OP_PARRIVED:
+		return PMPI_Parrived(req, lo, flag);
+	default:
+		return MPI_ERR_INTERN;
+	}
+}
+
+/*
+ * Pready (partition lo), Pready_range (lo..hi), Pready_list (n of list),
+ * Parrived (partition lo): the request id of the partitioned request with
+ * its communicator, peer and tag; offset the first partition, count the
+ * number of partitions.
+ */
+int tcw_pready(unsigned op, int lo, int hi, int n, const int list[], MPI_Request req, int *flag,
+	       void *ra)
+{
+	struct tc_rec r;
+	struct tc_req_info ri;
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(pmpi_pready(op, lo, hi, n, list, req, flag));
+	t0 = tc_cap_clock();
+	rc = pmpi_pready(op, lo, hi, n, list, req, flag);
+	tc_cap_begin(&r, op, t0, ra);
+	if (tc_req_peek(req, tc_req_stamp(), &ri)) {
+		r.ev.fields |= TC_F_REQUEST | TC_F_COMM | TC_F_PEER | TC_F_TAG;
+		r.ev.request = ri.id;
+		r.ev.comm = ri.comm_id;
+		r.ev.peer = ri.peer;
+		r.ev.tag = ri.tag;
+	}
+	if (op == TC_OP_PREADY_LIST) {
+		lo = n > 0 && list ? list[0] : 0;
+		hi = lo + (n > 0 ? n : 0) - 1;
+	}
+	r.ev.fields |= TC_F_COUNT | TC_F_FILE;
+	r.ev.file = 0;
+	r.ev.count = hi >= lo ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
+	r.ev.offset = lo > 0 ? (uint64_t)lo : 0;
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/* ---- MPI-4: nonblocking sendrecv, communicators ------------------------ */
+
+/*
+ * Isendrecv, Isendrecv_replace (rbuf, rcount and rtype ignored): recorded
+ * like Sendrecv, with a request whose completion carries no status (MPICH
+ * 4.0.2 leaves the status of these requests empty).
+ */
+int tcw_isendrecv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, int dest,
+		  int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
+		  MPI_Comm comm, MPI_Request *req, void *ra)
+{
+	struct tc_rec r;
+	struct tc_comm_info *ci;
+	uint64_t t0;
+	int rc;
+
+#define CALL                                                                               \
+	(op == TC_OP_ISENDRECV_REPLACE                                                     \
+		 ? PMPI_Isendrecv_replace((void *)sbuf, scount, stype, dest, stag, src, rtag, \
+					  comm, req)                                        \
+		 : PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, \
+				  rtag, comm, req))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	ci = tc_comm_get(comm);
+	set_p2p(&r.ev, ci, dest, stag, scount, stype);
+	r.ev.fields |= TC_F_RPEER;
+	r.ev.rpeer = tc_comm_peer(ci, src);
+	r.ev.rtag = rtag;
+	set_request(&r.ev, rc, req, op, TC_REQ_OTHER, false, ci);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
+/*
+ * Comm_create_from_group, Intercomm_create_from_groups: no parent
+ * communicator (the group may come from a session); the new one is
+ * recorded with its members as a child of MPI_COMM_WORLD, the leaders of
+ * the intercommunicator form as root (local) and peer (remote), in the
+ * ranks of their groups.
+ */
+static void from_group(unsigned op, int rc, MPI_Comm *newcomm, uint64_t t0, void *ra,
+		       int local_leader, int remote_leader)
+{
+	struct tc_rec r;
+
+	tc_cap_begin(&r, op, t0, ra);
+	if (op == TC_OP_INTERCOMM_CREATE_FROM_GROUPS) {
+		r.ev.fields |= TC_F_ROOT | TC_F_PEER;
+		r.ev.root = local_leader;
+		r.ev.peer = remote_leader;
+	}
+	if (rc == MPI_SUCCESS)
+		set_newcomm(&r.ev, tc_comm_new(*newcomm, TC_COMM_WORLD, op, 0, NULL, NULL));
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+}
+
+int tcw_comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
+			       MPI_Errhandler eh, MPI_Comm *newcomm, void *ra)
+{
+	uint64_t t0;
+	int rc;
+
+	PASS_IF_OFF(PMPI_Comm_create_from_group(group, tag, info, eh, newcomm));
+	t0 = tc_cap_clock();
+	rc = PMPI_Comm_create_from_group(group, tag, info, eh, newcomm);
+	from_group(TC_OP_COMM_CREATE_FROM_GROUP, rc, newcomm, t0, ra, 0, 0);
+	return rc;
+}
+
+int tcw_intercomm_create_from_groups(MPI_Group local, int local_leader, MPI_Group remote,
+				     int remote_leader, const char *tag, MPI_Info info,
+				     MPI_Errhandler eh, MPI_Comm *newcomm, void *ra)
+{
+	uint64_t t0;
+	int rc;
+
+#define CALL PMPI_Intercomm_create_from_groups(local, local_leader, remote, remote_leader, tag, \
+					       info, eh, newcomm)
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	from_group(TC_OP_INTERCOMM_CREATE_FROM_GROUPS, rc, newcomm, t0, ra, local_leader,
+		   remote_leader);
 	return rc;
 }
 #endif

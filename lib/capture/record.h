@@ -55,50 +55,52 @@ int tcw_waitany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 int tcw_waitsome(unsigned op, int n, MPI_Request reqs[], int *outcount, int indices[],
 		 MPI_Status sts[], void *ra);
 
-int tcw_barrier(MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_barrier(MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
-	      MPI_Request *req, void *ra);
+	      MPI_Request *req, const MPI_Info *init, void *ra);
 /* Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block and I-forms;
  * root is ignored where the call has none */
 int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-	       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra);
+	       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, void *ra);
+		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 /* Gather, Scatter, Allgather, Alltoall and I-forms */
 int tcw_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 	       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
-	       void *ra);
+	       const MPI_Info *init, void *ra);
 /* Gatherv, Allgatherv (root ignored) */
 int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		MPI_Comm comm, MPI_Request *req, void *ra);
+		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
 		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		 MPI_Comm comm, MPI_Request *req, void *ra);
+		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, void *ra);
+		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 		  const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
 		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		  MPI_Request *req, void *ra);
+		  MPI_Request *req, const MPI_Info *init, void *ra);
 
 /* Neighbor_allgather, Neighbor_alltoall and their I-forms */
 int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, void *ra);
+		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Request *req, void *ra);
+			    MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 			   MPI_Datatype stype, void *rbuf, const int rcounts[],
 			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-			   MPI_Request *req, void *ra);
+			   MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
 			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
 			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Request *req, void *ra);
+			   MPI_Request *req, const MPI_Info *init, void *ra);
 
-int tcw_comm_dup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, void *ra);
+/* Comm_dup, Comm_idup (req), and with info the _with_info forms */
+int tcw_comm_dup(MPI_Comm comm, const MPI_Info *info, MPI_Comm *newcomm, MPI_Request *req,
+		 void *ra);
 int tcw_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, void *ra);
 int tcw_comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm,
 			void *ra);
@@ -116,7 +118,6 @@ int tcw_dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int srcs[],
 				   const int sw[], int outdeg, const int dsts[], const int dw[],
 				   MPI_Info info, int reorder, MPI_Comm *newcomm, void *ra);
 
-int tcw_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, void *ra);
 int tcw_intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer_comm, int remote_leader,
 			 int tag, MPI_Comm *newcomm, void *ra);
 int tcw_intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newcomm, void *ra);
@@ -183,6 +184,25 @@ int tcw_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype s
 int tcw_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
 	      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req,
 	      void *ra);
+#endif
+
+#if MPI_VERSION >= 4
+/* Psend_init, Precv_init */
+int tcw_pinit(unsigned op, void *buf, int partitions, MPI_Count count, MPI_Datatype dt,
+	      int peer, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req, void *ra);
+/* Pready (partition lo), Pready_range (lo..hi), Pready_list (n, list),
+ * Parrived (partition lo, flag) */
+int tcw_pready(unsigned op, int lo, int hi, int n, const int list[], MPI_Request req, int *flag,
+	       void *ra);
+/* Isendrecv, Isendrecv_replace (sbuf the buffer; rbuf, rcount, rtype ignored) */
+int tcw_isendrecv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, int dest,
+		  int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
+		  MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
+			       MPI_Errhandler eh, MPI_Comm *newcomm, void *ra);
+int tcw_intercomm_create_from_groups(MPI_Group local, int local_leader, MPI_Group remote,
+				     int remote_leader, const char *tag, MPI_Info info,
+				     MPI_Errhandler eh, MPI_Comm *newcomm, void *ra);
 #endif
 
 #endif

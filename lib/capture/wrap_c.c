@@ -181,23 +181,23 @@ API int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MP
 
 API int MPI_Barrier(MPI_Comm comm)
 {
-	return tcw_barrier(comm, NULL, TC_RA());
+	return tcw_barrier(comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
-	return tcw_barrier(comm, req, TC_RA());
+	return tcw_barrier(comm, req, NULL, TC_RA());
 }
 
 API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-	return tcw_bcast(buf, count, dt, root, comm, NULL, TC_RA());
+	return tcw_bcast(buf, count, dt, root, comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 		   MPI_Request *req)
 {
-	return tcw_bcast(buf, count, dt, root, comm, req, TC_RA());
+	return tcw_bcast(buf, count, dt, root, comm, req, NULL, TC_RA());
 }
 
 #define X(name, iname, OP, lc)                                                             \
@@ -205,13 +205,13 @@ API int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 			   MPI_Op rop, int root, MPI_Comm comm)                              \
 	{                                                                                    \
 		return tcw_reduce(TC_OP_##OP, sbuf, rbuf, count, dt, rop, root, comm, NULL,  \
-				  TC_RA());                                                  \
+				  NULL, TC_RA());                                                  \
 	}                                                                                    \
 	API int MPI_##iname(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,        \
 			    MPI_Op rop, int root, MPI_Comm comm, MPI_Request *req)           \
 	{                                                                                    \
 		return tcw_reduce(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, root, comm, req,  \
-				  TC_RA());                                                  \
+				  NULL, TC_RA());                                                  \
 	}
 TC_CALLS_REDUCE_ROOT(X)
 #undef X
@@ -221,13 +221,13 @@ TC_CALLS_REDUCE_ROOT(X)
 			   MPI_Op rop, MPI_Comm comm)                                        \
 	{                                                                                    \
 		return tcw_reduce(TC_OP_##OP, sbuf, rbuf, count, dt, rop, 0, comm, NULL,     \
-				  TC_RA());                                                  \
+				  NULL, TC_RA());                                                  \
 	}                                                                                    \
 	API int MPI_##iname(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,        \
 			    MPI_Op rop, MPI_Comm comm, MPI_Request *req)                     \
 	{                                                                                    \
 		return tcw_reduce(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, 0, comm, req,     \
-				  TC_RA());                                                  \
+				  NULL, TC_RA());                                                  \
 	}
 TC_CALLS_REDUCE(X)
 #undef X
@@ -235,13 +235,13 @@ TC_CALLS_REDUCE(X)
 API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
 			   MPI_Op op, MPI_Comm comm)
 {
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, NULL, TC_RA());
+	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
 			    MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, TC_RA());
+	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, NULL, TC_RA());
 }
 
 #define X(name, iname, OP, lc)                                                             \
@@ -249,14 +249,14 @@ API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], M
 			   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)          \
 	{                                                                                    \
 		return tcw_gather(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype,      \
-				  root, comm, NULL, TC_RA());                                \
+				  root, comm, NULL, NULL, TC_RA());                                \
 	}                                                                                    \
 	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,    \
 			    int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,         \
 			    MPI_Request *req)                                                \
 	{                                                                                    \
 		return tcw_gather(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,     \
-				  root, comm, req, TC_RA());                                 \
+				  root, comm, req, NULL, TC_RA());                                 \
 	}
 TC_CALLS_GATHER_ROOT(X)
 #undef X
@@ -266,13 +266,13 @@ TC_CALLS_GATHER_ROOT(X)
 			   int rcount, MPI_Datatype rtype, MPI_Comm comm)                    \
 	{                                                                                    \
 		return tcw_gather(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype, 0,   \
-				  comm, NULL, TC_RA());                                      \
+				  comm, NULL, NULL, TC_RA());                                      \
 	}                                                                                    \
 	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,    \
 			    int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) \
 	{                                                                                    \
 		return tcw_gather(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype, 0,  \
-				  comm, req, TC_RA());                                       \
+				  comm, req, NULL, TC_RA());                                       \
 	}
 TC_CALLS_ALLGATHER(X)
 #undef X
@@ -282,7 +282,7 @@ API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 		    MPI_Comm comm)
 {
 	return tcw_gatherv(TC_OP_GATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,
-			   comm, NULL, TC_RA());
+			   comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -290,14 +290,14 @@ API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 		     MPI_Comm comm, MPI_Request *req)
 {
 	return tcw_gatherv(TC_OP_IGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   root, comm, req, TC_RA());
+			   root, comm, req, NULL, TC_RA());
 }
 
 API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		       const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
 	return tcw_gatherv(TC_OP_ALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0,
-			   comm, NULL, TC_RA());
+			   comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -305,7 +305,7 @@ API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *
 			MPI_Request *req)
 {
 	return tcw_gatherv(TC_OP_IALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   0, comm, req, TC_RA());
+			   0, comm, req, NULL, TC_RA());
 }
 
 API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
@@ -313,7 +313,7 @@ API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
 		     MPI_Comm comm)
 {
 	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, NULL,
-			    TC_RA());
+			    NULL, TC_RA());
 }
 
 API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
@@ -321,7 +321,7 @@ API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
 		      MPI_Comm comm, MPI_Request *req)
 {
 	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
-			    TC_RA());
+			    NULL, TC_RA());
 }
 
 API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
@@ -329,7 +329,7 @@ API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[]
 		      MPI_Datatype rtype, MPI_Comm comm)
 {
 	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-			     NULL, TC_RA());
+			     NULL, NULL, TC_RA());
 }
 
 API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
@@ -337,7 +337,7 @@ API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[
 		       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
 {
 	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-			     req, TC_RA());
+			     req, NULL, TC_RA());
 }
 
 API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
@@ -345,7 +345,7 @@ API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[]
 		      const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
 	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     NULL, TC_RA());
+			     NULL, NULL, TC_RA());
 }
 
 API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
@@ -354,7 +354,7 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
 		       MPI_Request *req)
 {
 	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     req, TC_RA());
+			     req, NULL, TC_RA());
 }
 
 /* ---- neighbourhood collectives ---- */
@@ -364,13 +364,13 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
 			   int rcount, MPI_Datatype rtype, MPI_Comm comm)                    \
 	{                                                                                    \
 		return tcw_neighbor(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype,    \
-				    comm, NULL, TC_RA());                                    \
+				    comm, NULL, NULL, TC_RA());                                    \
 	}                                                                                    \
 	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,    \
 			    int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req) \
 	{                                                                                    \
 		return tcw_neighbor(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,   \
-				    comm, req, TC_RA());                                     \
+				    comm, req, NULL, TC_RA());                                     \
 	}
 TC_CALLS_NEIGHBOR(X)
 #undef X
@@ -380,7 +380,7 @@ API int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype
 				MPI_Comm comm)
 {
 	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       NULL, TC_RA());
+				       NULL, NULL, TC_RA());
 }
 
 API int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -388,7 +388,7 @@ API int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype styp
 				 MPI_Comm comm, MPI_Request *req)
 {
 	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       req, TC_RA());
+				       req, NULL, TC_RA());
 }
 
 API int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
@@ -396,7 +396,7 @@ API int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int 
 			       const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
 {
 	return tcw_neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-				      rtype, comm, NULL, TC_RA());
+				      rtype, comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
@@ -405,7 +405,7 @@ API int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int
 				MPI_Request *req)
 {
 	return tcw_neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-				      rtype, comm, req, TC_RA());
+				      rtype, comm, req, NULL, TC_RA());
 }
 
 API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
@@ -414,7 +414,7 @@ API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_
 			       MPI_Comm comm)
 {
 	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, NULL, TC_RA());
+				      rtypes, comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
@@ -423,19 +423,19 @@ API int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI
 				MPI_Comm comm, MPI_Request *req)
 {
 	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, req, TC_RA());
+				      rtypes, comm, req, NULL, TC_RA());
 }
 
 /* ---- communicators ---- */
 
 API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-	return tcw_comm_dup(comm, newcomm, NULL, TC_RA());
+	return tcw_comm_dup(comm, NULL, newcomm, NULL, TC_RA());
 }
 
 API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
-	return tcw_comm_dup(comm, newcomm, req, TC_RA());
+	return tcw_comm_dup(comm, NULL, newcomm, req, TC_RA());
 }
 
 API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -496,7 +496,7 @@ API int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indeg, const int srcs[
 
 API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-	return tcw_comm_dup_with_info(comm, info, newcomm, TC_RA());
+	return tcw_comm_dup(comm, &info, newcomm, NULL, TC_RA());
 }
 
 API int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer_comm,
@@ -686,42 +686,39 @@ API int MPI_File_close(MPI_File *fh)
 	return tcw_file_close(fh, TC_RA());
 }
 
-#define X(name, OP, lc, cq)                                                                \
-	API int MPI_##name(MPI_File fh, cq void *buf, int count, MPI_Datatype dt,            \
+/* the explicit-offset forms take an MPI_Offset after fh: AT, or nothing */
+#define AT , MPI_Offset off
+#define NOAT
+#define X(name, OP, lc, cq, at, offv)                                                      \
+	API int MPI_##name(MPI_File fh at, cq void *buf, int count, MPI_Datatype dt,         \
 			   MPI_Status *st)                                                   \
 	{                                                                                    \
-		return tcw_file_rw(TC_OP_##OP, fh, 0, (void *)buf, count, dt, st, TC_RA());  \
+		return tcw_file_rw(TC_OP_##OP, fh, offv, (void *)buf, count, dt, st, TC_RA());\
 	}
-TC_CALLS_FILE(X)
+#define FILE_RW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0)
+#define FILE_RW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off)
+TC_CALLS_FILE(FILE_RW)
+TC_CALLS_FILE_AT(FILE_RW_AT)
+#undef FILE_RW
+#undef FILE_RW_AT
 #undef X
 
-#define X(name, OP, lc, cq)                                                                \
-	API int MPI_##name(MPI_File fh, MPI_Offset off, cq void *buf, int count,             \
-			   MPI_Datatype dt, MPI_Status *st)                                  \
-	{                                                                                    \
-		return tcw_file_rw(TC_OP_##OP, fh, off, (void *)buf, count, dt, st, TC_RA());\
-	}
-TC_CALLS_FILE_AT(X)
-#undef X
-
-#define X(name, OP, lc, cq)                                                                \
-	API int MPI_##name(MPI_File fh, cq void *buf, int count, MPI_Datatype dt,            \
+#define X(name, OP, lc, cq, at, offv)                                                      \
+	API int MPI_##name(MPI_File fh at, cq void *buf, int count, MPI_Datatype dt,         \
 			   MPI_Request *req)                                                 \
 	{                                                                                    \
-		return tcw_file_irw(TC_OP_##OP, fh, 0, (void *)buf, count, dt, req, TC_RA());\
-	}
-TC_CALLS_FILE_I(X)
-#undef X
-
-#define X(name, OP, lc, cq)                                                                \
-	API int MPI_##name(MPI_File fh, MPI_Offset off, cq void *buf, int count,             \
-			   MPI_Datatype dt, MPI_Request *req)                                \
-	{                                                                                    \
-		return tcw_file_irw(TC_OP_##OP, fh, off, (void *)buf, count, dt, req,        \
+		return tcw_file_irw(TC_OP_##OP, fh, offv, (void *)buf, count, dt, req,       \
 				    TC_RA());                                                \
 	}
-TC_CALLS_FILE_I_AT(X)
+#define FILE_IRW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0)
+#define FILE_IRW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off)
+TC_CALLS_FILE_I(FILE_IRW)
+TC_CALLS_FILE_I_AT(FILE_IRW_AT)
+#undef FILE_IRW
+#undef FILE_IRW_AT
 #undef X
+#undef AT
+#undef NOAT
 
 /* ---- MPI-4 large-count variants ---- */
 
@@ -859,4 +856,219 @@ TC_CALLS_NEIGHBOR(X)
 	}
 TC_CALLS_PUT(X)
 #undef X
+
+/* ---- MPI-4 persistent collectives: the wrapper of the blocking form with
+ * the info argument (a non-NULL init) ---- */
+
+API int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+	return tcw_barrier(comm, req, &info, TC_RA());
+}
+
+API int MPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+		       MPI_Info info, MPI_Request *req)
+{
+	return tcw_bcast(buf, count, dt, root, comm, req, &info, TC_RA());
+}
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,  \
+				  MPI_Op rop, int root, MPI_Comm comm, MPI_Info info,        \
+				  MPI_Request *req)                                          \
+	{                                                                                    \
+		return tcw_reduce(TC_OP_##OP##_INIT, sbuf, rbuf, count, dt, rop, root, comm, \
+				  req, &info, TC_RA());                                      \
+	}
+TC_CALLS_REDUCE_ROOT(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,  \
+				  MPI_Op rop, MPI_Comm comm, MPI_Info info, MPI_Request *req) \
+	{                                                                                    \
+		return tcw_reduce(TC_OP_##OP##_INIT, sbuf, rbuf, count, dt, rop, 0, comm,    \
+				  req, &info, TC_RA());                                      \
+	}
+TC_CALLS_REDUCE(X)
+#undef X
+
+API int MPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[],
+				MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
+				MPI_Request *req)
+{
+	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, &info, TC_RA());
+}
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,          \
+				  void *rbuf, int rcount, MPI_Datatype rtype, int root,      \
+				  MPI_Comm comm, MPI_Info info, MPI_Request *req)            \
+	{                                                                                    \
+		return tcw_gather(TC_OP_##OP##_INIT, sbuf, scount, stype, rbuf, rcount,      \
+				  rtype, root, comm, req, &info, TC_RA());                   \
+	}
+TC_CALLS_GATHER_ROOT(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,          \
+				  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, \
+				  MPI_Info info, MPI_Request *req)                           \
+	{                                                                                    \
+		return tcw_gather(TC_OP_##OP##_INIT, sbuf, scount, stype, rbuf, rcount,      \
+				  rtype, 0, comm, req, &info, TC_RA());                      \
+	}
+TC_CALLS_ALLGATHER(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,          \
+				  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, \
+				  MPI_Info info, MPI_Request *req)                           \
+	{                                                                                    \
+		return tcw_neighbor(TC_OP_##OP##_INIT, sbuf, scount, stype, rbuf, rcount,    \
+				    rtype, comm, req, &info, TC_RA());                       \
+	}
+TC_CALLS_NEIGHBOR(X)
+#undef X
+
+API int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+			 const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+			 MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+	return tcw_gatherv(TC_OP_GATHERV_INIT, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+			   root, comm, req, &info, TC_RA());
+}
+
+API int MPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+			    const int rcounts[], const int displs[], MPI_Datatype rtype,
+			    MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+	return tcw_gatherv(TC_OP_ALLGATHERV_INIT, sbuf, scount, stype, rbuf, rcounts, displs,
+			   rtype, 0, comm, req, &info, TC_RA());
+}
+
+API int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
+			  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+			  MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
+			    &info, TC_RA());
+}
+
+API int MPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
+			   MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+			   MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+			     req, &info, TC_RA());
+}
+
+API int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[],
+			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+			   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+			   MPI_Info info, MPI_Request *req)
+{
+	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+			     req, &info, TC_RA());
+}
+
+API int MPI_Neighbor_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype,
+				     void *rbuf, const int rcounts[], const int displs[],
+				     MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+				     MPI_Request *req)
+{
+	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
+				       req, &info, TC_RA());
+}
+
+API int MPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
+				    MPI_Datatype stype, void *rbuf, const int rcounts[],
+				    const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+				    MPI_Info info, MPI_Request *req)
+{
+	return tcw_neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+				      rtype, comm, req, &info, TC_RA());
+}
+
+API int MPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
+				    const MPI_Aint sdispls[], const MPI_Datatype stypes[],
+				    void *rbuf, const int rcounts[], const MPI_Aint rdispls[],
+				    const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info,
+				    MPI_Request *req)
+{
+	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+				      rtypes, comm, req, &info, TC_RA());
+}
+
+/* ---- MPI-4 partitioned communication, nonblocking sendrecv, communicators ---- */
+
+API int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype dt,
+		       int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+	return tcw_pinit(TC_OP_PSEND_INIT, (void *)buf, partitions, count, dt, dest, tag, comm,
+			 info, req, TC_RA());
+}
+
+API int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dt, int src,
+		       int tag, MPI_Comm comm, MPI_Info info, MPI_Request *req)
+{
+	return tcw_pinit(TC_OP_PRECV_INIT, buf, partitions, count, dt, src, tag, comm, info, req,
+			 TC_RA());
+}
+
+API int MPI_Pready(int partition, MPI_Request req)
+{
+	return tcw_pready(TC_OP_PREADY, partition, partition, 0, NULL, req, NULL, TC_RA());
+}
+
+API int MPI_Pready_range(int lo, int hi, MPI_Request req)
+{
+	return tcw_pready(TC_OP_PREADY_RANGE, lo, hi, 0, NULL, req, NULL, TC_RA());
+}
+
+API int MPI_Pready_list(int n, int partitions[], MPI_Request req)
+{
+	return tcw_pready(TC_OP_PREADY_LIST, 0, 0, n, partitions, req, NULL, TC_RA());
+}
+
+API int MPI_Parrived(MPI_Request req, int partition, int *flag)
+{
+	return tcw_pready(TC_OP_PARRIVED, partition, partition, 0, NULL, req, flag, TC_RA());
+}
+
+API int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+		      void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+		      MPI_Request *req)
+{
+	return tcw_isendrecv(TC_OP_ISENDRECV, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+			     req, TC_RA());
+}
+
+API int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+			      int rtag, MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_isendrecv(TC_OP_ISENDRECV_REPLACE, buf, count, dt, dest, stag, buf, count, dt, src, rtag, comm, req,
+			     TC_RA());
+}
+
+API int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+				MPI_Request *req)
+{
+	return tcw_comm_dup(comm, &info, newcomm, req, TC_RA());
+}
+
+API int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+				   MPI_Errhandler eh, MPI_Comm *newcomm)
+{
+	return tcw_comm_create_from_group(group, stringtag, info, eh, newcomm, TC_RA());
+}
+
+API int MPI_Intercomm_create_from_groups(MPI_Group local, int local_leader, MPI_Group remote,
+					 int remote_leader, const char *stringtag, MPI_Info info,
+					 MPI_Errhandler eh, MPI_Comm *newcomm)
+{
+	return tcw_intercomm_create_from_groups(local, local_leader, remote, remote_leader,
+						stringtag, info, eh, newcomm, TC_RA());
+}
 #endif

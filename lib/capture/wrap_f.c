@@ -641,13 +641,13 @@ FDEF(mpi_testsome, MPI_TESTSOME, (F *incount, F *reqs, F *outcount, F *indices, 
 
 FDEF(mpi_barrier, MPI_BARRIER, (F *comm, F *ierr))
 {
-	ret(ierr, tcw_barrier(COMM(comm), NULL, TC_RA()));
+	ret(ierr, tcw_barrier(COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_ibarrier, MPI_IBARRIER, (F *comm, F *req, F *ierr))
 {
 	MPI_Request c;
-	int rc = tcw_barrier(COMM(comm), &c, TC_RA());
+	int rc = tcw_barrier(COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -655,13 +655,13 @@ FDEF(mpi_ibarrier, MPI_IBARRIER, (F *comm, F *req, F *ierr))
 
 FDEF(mpi_bcast, MPI_BCAST, (void *buf, F *count, F *dt, F *root, F *comm, F *ierr))
 {
-	ret(ierr, tcw_bcast(fbuf(buf), *count, TYPE(dt), *root, COMM(comm), NULL, TC_RA()));
+	ret(ierr, tcw_bcast(fbuf(buf), *count, TYPE(dt), *root, COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_ibcast, MPI_IBCAST, (void *buf, F *count, F *dt, F *root, F *comm, F *req, F *ierr))
 {
 	MPI_Request c;
-	int rc = tcw_bcast(fbuf(buf), *count, TYPE(dt), *root, COMM(comm), &c, TC_RA());
+	int rc = tcw_bcast(fbuf(buf), *count, TYPE(dt), *root, COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -672,14 +672,14 @@ FDEF(mpi_ibcast, MPI_IBCAST, (void *buf, F *count, F *dt, F *root, F *comm, F *r
 				  F *comm, F *ierr))                                            \
 	{                                                                                       \
 		ret(ierr, tcw_reduce(TC_OP_##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
-				     OP(rop), *root, COMM(comm), NULL, TC_RA()));               \
+				     OP(rop), *root, COMM(comm), NULL, NULL, TC_RA()));               \
 	}                                                                                       \
 	FDEF(mpi_i##lc, MPI_I##UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *root,   \
 				    F *comm, F *req, F *ierr))                                  \
 	{                                                                                       \
 		MPI_Request c;                                                                  \
 		int rc = tcw_reduce(TC_OP_I##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
-				    OP(rop), *root, COMM(comm), &c, TC_RA());                   \
+				    OP(rop), *root, COMM(comm), &c, NULL, TC_RA());                   \
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}
@@ -691,14 +691,14 @@ TC_CALLS_REDUCE_ROOT(X)
 				  F *ierr))                                                     \
 	{                                                                                       \
 		ret(ierr, tcw_reduce(TC_OP_##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
-				     OP(rop), 0, COMM(comm), NULL, TC_RA()));                   \
+				     OP(rop), 0, COMM(comm), NULL, NULL, TC_RA()));                   \
 	}                                                                                       \
 	FDEF(mpi_i##lc, MPI_I##UC, (void *sbuf, void *rbuf, F *count, F *dt, F *rop, F *comm,   \
 				    F *req, F *ierr))                                           \
 	{                                                                                       \
 		MPI_Request c;                                                                  \
 		int rc = tcw_reduce(TC_OP_I##UC, fbuf(sbuf), fbuf(rbuf), *count, TYPE(dt),      \
-				    OP(rop), 0, COMM(comm), &c, TC_RA());                       \
+				    OP(rop), 0, COMM(comm), &c, NULL, TC_RA());                       \
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}
@@ -709,7 +709,7 @@ FDEF(mpi_reduce_scatter, MPI_REDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts
 					      F *comm, F *ierr))
 {
 	ret(ierr, tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
-				     COMM(comm), NULL, TC_RA()));
+				     COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt,
@@ -717,7 +717,7 @@ FDEF(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcoun
 {
 	MPI_Request c;
 	int rc = tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
-				    COMM(comm), &c, TC_RA());
+				    COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -728,14 +728,14 @@ FDEF(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcoun
 				  F *rtype, F *root, F *comm, F *ierr))                         \
 	{                                                                                       \
 		ret(ierr, tcw_gather(TC_OP_##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
-				     *rcount, TYPE(rtype), *root, COMM(comm), NULL, TC_RA()));  \
+				     *rcount, TYPE(rtype), *root, COMM(comm), NULL, NULL, TC_RA()));  \
 	}                                                                                       \
 	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,     \
 				    F *rtype, F *root, F *comm, F *req, F *ierr))               \
 	{                                                                                       \
 		MPI_Request c;                                                                  \
 		int rc = tcw_gather(TC_OP_I##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),  \
-				    *rcount, TYPE(rtype), *root, COMM(comm), &c, TC_RA());      \
+				    *rcount, TYPE(rtype), *root, COMM(comm), &c, NULL, TC_RA());      \
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}
@@ -744,9 +744,9 @@ TC_CALLS_GATHER_ROOT(X)
 
 static inline int gather0(unsigned op, const void *sbuf, int scount, MPI_Datatype stype,
 			  void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
-			  MPI_Request *req, void *ra)
+			  MPI_Request *req, const MPI_Info *init, void *ra)
 {
-	return tcw_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req, ra);
+	return tcw_gather(op, sbuf, scount, stype, rbuf, rcount, rtype, 0, comm, req, init, ra);
 }
 
 /* rooted at 0 for tcw_gather: the allgathers; tcw_neighbor: the neighbourhood ones */
@@ -755,14 +755,14 @@ static inline int gather0(unsigned op, const void *sbuf, int scount, MPI_Datatyp
 				  F *rtype, F *comm, F *ierr))                                  \
 	{                                                                                       \
 		ret(ierr, fn(TC_OP_##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),          \
-			     *rcount, TYPE(rtype), COMM(comm), NULL, TC_RA()));                 \
+			     *rcount, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));           \
 	}                                                                                       \
 	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,     \
 				    F *rtype, F *comm, F *req, F *ierr))                        \
 	{                                                                                       \
 		MPI_Request c;                                                                  \
 		int rc = fn(TC_OP_I##OP, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),          \
-			    *rcount, TYPE(rtype), COMM(comm), &c, TC_RA());                     \
+			    *rcount, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());               \
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}
@@ -778,7 +778,7 @@ FDEF(mpi_gatherv, MPI_GATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *
 				F *displs, F *rtype, F *root, F *comm, F *ierr))
 {
 	ret(ierr, tcw_gatherv(TC_OP_GATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			      rcounts, displs, TYPE(rtype), *root, COMM(comm), NULL, TC_RA()));
+			      rcounts, displs, TYPE(rtype), *root, COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_igatherv, MPI_IGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
@@ -786,7 +786,7 @@ FDEF(mpi_igatherv, MPI_IGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F
 {
 	MPI_Request c;
 	int rc = tcw_gatherv(TC_OP_IGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			     rcounts, displs, TYPE(rtype), *root, COMM(comm), &c, TC_RA());
+			     rcounts, displs, TYPE(rtype), *root, COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -796,7 +796,7 @@ FDEF(mpi_allgatherv, MPI_ALLGATHERV, (void *sbuf, F *scount, F *stype, void *rbu
 				      F *displs, F *rtype, F *comm, F *ierr))
 {
 	ret(ierr, tcw_gatherv(TC_OP_ALLGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			      rcounts, displs, TYPE(rtype), 0, COMM(comm), NULL, TC_RA()));
+			      rcounts, displs, TYPE(rtype), 0, COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_iallgatherv, MPI_IALLGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf,
@@ -805,7 +805,7 @@ FDEF(mpi_iallgatherv, MPI_IALLGATHERV, (void *sbuf, F *scount, F *stype, void *r
 {
 	MPI_Request c;
 	int rc = tcw_gatherv(TC_OP_IALLGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			     rcounts, displs, TYPE(rtype), 0, COMM(comm), &c, TC_RA());
+			     rcounts, displs, TYPE(rtype), 0, COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -815,7 +815,7 @@ FDEF(mpi_scatterv, MPI_SCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, v
 				  F *rcount, F *rtype, F *root, F *comm, F *ierr))
 {
 	ret(ierr, tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
-			       TYPE(rtype), *root, COMM(comm), NULL, TC_RA()));
+			       TYPE(rtype), *root, COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_iscatterv, MPI_ISCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
@@ -823,7 +823,7 @@ FDEF(mpi_iscatterv, MPI_ISCATTERV, (void *sbuf, F *scounts, F *displs, F *stype,
 {
 	MPI_Request c;
 	int rc = tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
-			      TYPE(rtype), *root, COMM(comm), &c, TC_RA());
+			      TYPE(rtype), *root, COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -833,7 +833,7 @@ FDEF(mpi_alltoallv, MPI_ALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype
 				    F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))
 {
 	ret(ierr, tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
-				rdispls, TYPE(rtype), COMM(comm), NULL, TC_RA()));
+				rdispls, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_ialltoallv, MPI_IALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype,
@@ -842,7 +842,7 @@ FDEF(mpi_ialltoallv, MPI_IALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *sty
 {
 	MPI_Request c;
 	int rc = tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
-			       rdispls, TYPE(rtype), COMM(comm), &c, TC_RA());
+			       rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -875,7 +875,7 @@ static int alltoallw(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, 
 	if ((!st && s != MPI_IN_PLACE) || !rt)
 		return F_NOMEM;
 	return tcw_alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, req,
-			     ra);
+			     NULL, ra);
 }
 
 FDEF(mpi_alltoallw, MPI_ALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf,
@@ -914,7 +914,7 @@ FDEF(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV,
       F *ierr))
 {
 	ret(ierr, tcw_neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts,
-					  displs, TYPE(rtype), COMM(comm), NULL, TC_RA()));
+					  displs, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));
 }
 
 FDEF(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV,
@@ -923,7 +923,7 @@ FDEF(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV,
 {
 	MPI_Request c;
 	int rc = tcw_neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts,
-					 displs, TYPE(rtype), COMM(comm), &c, TC_RA());
+					 displs, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -935,7 +935,7 @@ FDEF(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV,
 {
 	ret(ierr, tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
 					 rcounts, rdispls, TYPE(rtype), COMM(comm), NULL,
-					 TC_RA()));
+					 NULL, TC_RA()));
 }
 
 FDEF(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV,
@@ -944,7 +944,7 @@ FDEF(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV,
 {
 	MPI_Request c;
 	int rc = tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
-					rcounts, rdispls, TYPE(rtype), COMM(comm), &c, TC_RA());
+					rcounts, rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);
@@ -984,7 +984,7 @@ static int neighbor_alltoallw(void *sbuf, F *scounts, MPI_Aint *sdispls, F *styp
 	if (!st || !rt)
 		return F_NOMEM;
 	return tcw_neighbor_alltoallw(fbuf(sbuf), scounts, sdispls, st, fbuf(rbuf), rcounts,
-				      rdispls, rt, c, req, ra);
+				      rdispls, rt, c, req, NULL, ra);
 }
 
 FDEF(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW,
@@ -1030,7 +1030,7 @@ FDEF(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
 FDEF(mpi_comm_dup, MPI_COMM_DUP, (F *comm, F *newcomm, F *ierr))
 {
 	MPI_Comm c;
-	int rc = tcw_comm_dup(COMM(comm), &c, NULL, TC_RA());
+	int rc = tcw_comm_dup(COMM(comm), NULL, &c, NULL, TC_RA());
 
 	NEWCOMM_OUT(rc, c, newcomm);
 	ret(ierr, rc);
@@ -1040,7 +1040,7 @@ FDEF(mpi_comm_idup, MPI_COMM_IDUP, (F *comm, F *newcomm, F *req, F *ierr))
 {
 	MPI_Comm c;
 	MPI_Request r;
-	int rc = tcw_comm_dup(COMM(comm), &c, &r, TC_RA());
+	int rc = tcw_comm_dup(COMM(comm), NULL, &c, &r, TC_RA());
 
 	NEWCOMM_OUT(rc, c, newcomm);
 	REQ_OUT(rc, r, req);
@@ -1160,7 +1160,8 @@ FDEF(mpi_dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT,
 FDEF(mpi_comm_dup_with_info, MPI_COMM_DUP_WITH_INFO, (F *comm, F *info, F *newcomm, F *ierr))
 {
 	MPI_Comm c;
-	int rc = tcw_comm_dup_with_info(COMM(comm), INFO(info), &c, TC_RA());
+	MPI_Info ci = INFO(info);
+	int rc = tcw_comm_dup(COMM(comm), &ci, &c, NULL, TC_RA());
 
 	NEWCOMM_OUT(rc, c, newcomm);
 	ret(ierr, rc);

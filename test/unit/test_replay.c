@@ -218,6 +218,29 @@ TEST(replay_allreduce_recursive_doubling)
 	free(c.pos);
 }
 
+/* A persistent collective's init costs its collective; its flags say so. */
+TEST(replay_persistent_collective_costs_its_collective)
+{
+	struct tc_replay_params p;
+
+	tc_replay_params_init(&p);
+	CHECK_EQ_U64(tc_op_base(TC_OP_ALLREDUCE_INIT), TC_OP_ALLREDUCE);
+	CHECK_EQ_U64(tc_op_base(TC_OP_NEIGHBOR_ALLTOALLW_INIT), TC_OP_NEIGHBOR_ALLTOALLW);
+	CHECK_EQ_U64(tc_op_base(TC_OP_IALLREDUCE), TC_OP_IALLREDUCE);
+	CHECK_EQ_U64(tc_op_base(TC_OP_PSEND_INIT), TC_OP_PSEND_INIT);
+	CHECK(tc_op_flags(TC_OP_BCAST_INIT) & TC_OPF_PERSIST);
+	CHECK(tc_op_flags(TC_OP_BCAST_INIT) & TC_OPF_ROOT);
+	CHECK(!(tc_op_flags(TC_OP_IBCAST) & TC_OPF_PERSIST));
+	CHECK(tc_op_flags(TC_OP_PREADY_LIST) & TC_OPF_PART);
+	CHECK_EQ_U64(tc_op_from_name("MPI_Intercomm_create_from_groups"),
+		     TC_OP_INTERCOMM_CREATE_FROM_GROUPS);
+	CHECK_NEAR(tc_replay_coll_cost(&p, TC_OP_ALLREDUCE_INIT, 6, 8000, 0),
+		   tc_replay_coll_cost(&p, TC_OP_ALLREDUCE, 6, 8000, 0));
+	CHECK_NEAR(tc_replay_coll_cost(&p, TC_OP_ALLTOALLV_INIT, 8, 10, 400),
+		   tc_replay_coll_cost(&p, TC_OP_ALLTOALLV, 8, 10, 400));
+	CHECK(tc_replay_coll_cost(&p, TC_OP_GATHER_INIT, 8, 10, 0) > 0);
+}
+
 /* Per rank: Win_create, Put to the next rank, Win_fence, Win_free (world). */
 static bool rma_next(void *ctx, size_t idx, struct tc_event *ev)
 {

@@ -12,6 +12,10 @@
 #            them (timing noise alone); "jitter roles": two behaviours
 #   topo     neighbourhood collectives on a Cartesian grid, Cart_sub,
 #            Comm_idup and Comm_create_group (test/replay-mpi.bats)
+#   mpi4     the MPI-4 calls (partitioned, persistent collectives,
+#            Isendrecv, communicators from groups, _c): built with MPICH's
+#            compiler only, into $(BUILD)/mpich/testdata/mpi/, for
+#            test/capture-mpich.bats
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
@@ -25,3 +29,14 @@ endif
 $(BUILD)/testdata/mpi/%: testdata/mpi/%.c
 	@mkdir -p $(dir $@)
 	$(Q_CC)$(MPICC) -O2 -g -Wall -o $@ $<
+
+MPI_TEST_MPICH := mpi4
+MPI_MPICH_TESTPROGS := $(MPI_TEST_MPICH:%=$(BUILD)/mpich/testdata/mpi/%)
+
+ifeq ($(HAVE_MPICH),yes)
+capture-mpich: $(MPI_MPICH_TESTPROGS)
+endif
+
+$(BUILD)/mpich/testdata/mpi/%: testdata/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC_MPICH) -O2 -g -Wall -Wno-stringop-overflow -o $@ $<

@@ -1455,4 +1455,3 @@ TC_CALLS_FILE_I_AT(FILE_IRW_AT)
 #undef X
 #undef AT
 #undef NOAT
-#undef FIFILE_AT

@@ -589,6 +589,9 @@ static const struct tc_matrix_comm *matrix_comm(const struct tc_rank_trace *t,
 	c->ndims = tc->ndims;
 	c->dims = tc->dims;
 	c->periods = tc->periods;
+	c->graph = tc->graph;
+	c->nout = tc->nout;
+	c->out = tc->edges ? tc->edges + tc->nin : NULL;
 	return c;
 }
 

@@ -47,6 +47,9 @@ struct raw_comm {
 	uint32_t ndims;          /* Cartesian topology */
 	int32_t dims[8];
 	uint32_t periods;
+	bool graph;              /* graph topology: the rank's destinations */
+	uint32_t nout;
+	int32_t *out;
 };
 
 /* One file being read. */
@@ -101,11 +104,19 @@ static int raw_comm(void *p, const struct tc_comm *c)
 		rc->id = c->id;
 	} else {
 		free(rc->members);
+		free(rc->out);
 	}
 	rc->size = (int32_t)c->size;
 	rc->ndims = c->ndims > 8 ? 8 : c->ndims;
 	memcpy(rc->dims, c->dims, sizeof(rc->dims));
 	rc->periods = c->periods;
+	rc->graph = c->graph;
+	rc->nout = c->graph ? c->nout : 0;
+	rc->out = NULL;
+	if (rc->nout) {
+		rc->out = tc_xmalloc(tc_st_mult(rc->nout, sizeof(*rc->out)));
+		memcpy(rc->out, c->edges + c->nin, (size_t)rc->nout * sizeof(*rc->out));
+	}
 	rc->members = NULL;
 	if (c->members && c->size) {
 		rc->members = tc_xmalloc(tc_st_mult(c->size, sizeof(*rc->members)));
@@ -129,6 +140,9 @@ static int raw_event(void *p, const struct tc_event *ev)
 			mc.ndims = f->comms[i].ndims;
 			mc.dims = f->comms[i].dims;
 			mc.periods = f->comms[i].periods;
+			mc.graph = f->comms[i].graph;
+			mc.nout = f->comms[i].nout;
+			mc.out = f->comms[i].out;
 			comm = &mc;
 			break;
 		}
@@ -153,8 +167,10 @@ static int raw_one(size_t index, struct tc_reader *r, void *p, struct tc_error *
 	f.fn = j->fn;
 	f.ctx = j->ctx;
 	rc = tc_reader_read(r, &ops, &f, NULL, err);
-	for (size_t i = 0; i < f.ncomms; i++)
+	for (size_t i = 0; i < f.ncomms; i++) {
 		free(f.comms[i].members);
+		free(f.comms[i].out);
+	}
 	free(f.comms);
 	free(f.sites);
 	return rc;
@@ -194,6 +210,9 @@ static void g_one(size_t i, void *p)
 			mc.ndims = tc->ndims;
 			mc.dims = tc->dims;
 			mc.periods = tc->periods;
+			mc.graph = tc->graph;
+			mc.nout = tc->nout;
+			mc.out = tc->edges ? tc->edges + tc->nin : NULL;
 			comm = &mc;
 		}
 		j->fn(j->ctx, i, (int32_t)i, &ev, site, comm, ev.t_start);

@@ -113,6 +113,26 @@ static int on_callsite(void *p, const struct tc_callsite *cs)
 	return 0;
 }
 
+/* n ints of v as a JSON array (returns new). */
+static struct tc_json *int_array(const int32_t *v, uint32_t n)
+{
+	struct tc_json *a = tc_json_array();
+
+	for (uint32_t i = 0; i < n; i++)
+		tc_json_append(a, tc_json_int(v[i]));
+	return a;
+}
+
+/* n ints of v as " name=a,b,c" (at most 32, then "...") */
+static void print_ints(const char *name, const int32_t *v, uint32_t n)
+{
+	printf(" %s=", name);
+	for (uint32_t i = 0; i < n && i < 32; i++)
+		printf("%s%d", i ? "," : "", v[i]);
+	if (n > 32)
+		printf(",...");
+}
+
 static int on_comm(void *p, const struct tc_comm *c)
 {
 	struct dump_ctx *d = p;
@@ -137,6 +157,16 @@ static int on_comm(void *p, const struct tc_comm *c)
 			tc_json_set(o, "dims", dims);
 			tc_json_set_uint(o, "periods", c->periods);
 		}
+		if (c->graph) {
+			tc_json_set(o, "sources", int_array(c->edges, c->nin));
+			tc_json_set(o, "destinations", int_array(c->edges + c->nin, c->nout));
+			if (c->weighted) {
+				const int32_t *w = c->edges + c->nin + c->nout;
+				tc_json_set(o, "source_weights", int_array(w, c->nin));
+				tc_json_set(o, "destination_weights",
+					    int_array(w + c->nin, c->nout));
+			}
+		}
 		tc_json_write(o, stdout, TC_JSON_COMPACT);
 		tc_json_free(o);
 	} else {
@@ -150,6 +180,15 @@ static int on_comm(void *p, const struct tc_comm *c)
 			printf(" dims=");
 			for (uint32_t i = 0; i < c->ndims; i++)
 				printf("%s%d", i ? "x" : "", c->dims[i]);
+		}
+		if (c->graph) {
+			print_ints("sources", c->edges, c->nin);
+			print_ints("destinations", c->edges + c->nin, c->nout);
+			if (c->weighted) {
+				print_ints("source_weights", c->edges + c->nin + c->nout, c->nin);
+				print_ints("destination_weights",
+					   c->edges + 2 * c->nin + c->nout, c->nout);
+			}
 		}
 		printf("\n");
 	}

@@ -23,7 +23,7 @@ struct tc_comm;
 #define TC_RAW_MAGIC "\211TCRAW\r\n"   /* 8 bytes */
 #define TC_RAW_MAGIC_LEN 8
 #define TC_RAW_VERSION_MAJOR 1
-#define TC_RAW_VERSION_MINOR 0
+#define TC_RAW_VERSION_MINOR 1
 #define TC_RAW_FILE_HEADER 16
 #define TC_RAW_BLOCK_HEADER 32
 /* Hard caps: anything larger in a file is corruption, not data. */

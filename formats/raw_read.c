@@ -50,6 +50,8 @@ struct tc_raw_reader {
 	struct tc_strbuf_lite { char *p; size_t len, alloc; } strs;
 	int32_t *members;
 	size_t members_alloc;
+	int32_t *edges;
+	size_t edges_alloc;
 };
 
 bool tc_raw_probe(const void *buf, size_t len)
@@ -430,6 +432,43 @@ static bool identity_run(const uint8_t **p, const uint8_t *end, uint32_t size)
 	return true;
 }
 
+/* The graph topology of a communicator record (minor version 1 on):
+ * varint flags (bit 0 graph, bit 1 weighted), then with a graph varint
+ * in- and out-degree, the sources, the destinations (ranks of the
+ * communicator) and the weights, svarints. NULL when malformed. */
+static const uint8_t *decode_graph(struct tc_raw_reader *r, const uint8_t *p,
+				   const uint8_t *end, struct tc_comm *c)
+{
+	uint64_t flags, nin, nout;
+	size_t n;
+
+	if (!(p = tc_varint_get(p, end, &flags)) || flags > 3 || flags == 2)
+		return NULL;
+	if (!flags)
+		return p;
+	if (!(p = tc_varint_get(p, end, &nin)) || !(p = tc_varint_get(p, end, &nout)) ||
+	    nin > TC_RAW_MAX_ARRAY || nout > TC_RAW_MAX_ARRAY)
+		return NULL;
+	n = (size_t)(nin + nout) * (flags & 2 ? 2 : 1);
+	if (n > (size_t)(end - p)) /* each takes a byte at least */
+		return NULL;
+	TC_ALLOC_GROW(r->edges, n + 1, r->edges_alloc);
+	for (size_t i = 0; i < n; i++) {
+		int64_t v;
+		bool rank = i < nin + nout;
+		if (!(p = tc_svarint_get(p, end, &v)) || v < 0 || v > INT32_MAX ||
+		    (rank && v >= c->size))
+			return NULL;
+		r->edges[i] = (int32_t)v;
+	}
+	c->graph = true;
+	c->weighted = (flags & 2) != 0;
+	c->nin = (uint32_t)nin;
+	c->nout = (uint32_t)nout;
+	c->edges = r->edges;
+	return p;
+}
+
 static int decode_comms(struct tc_raw_reader *r, const struct tc_raw_block_header *h,
 			const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
 			void *ctx, struct tc_error *err)
@@ -496,6 +535,8 @@ static int decode_comms(struct tc_raw_reader *r, const struct tc_raw_block_heade
 		if (!p || v[0] > UINT32_MAX)
 			goto bad;
 		c.periods = (uint32_t)v[0];
+		if (r->hdr.version_minor >= 1 && !(p = decode_graph(r, p, end, &c)))
+			goto bad;
 		if (ops && ops->comm && ops->comm(ctx, &c))
 			return TC_ERR_STOP;
 	}
@@ -658,6 +699,7 @@ void tc_raw_close(struct tc_raw_reader **rp)
 	free(r->frames);
 	free(r->strs.p);
 	free(r->members);
+	free(r->edges);
 	free(r->path);
 	free(r);
 }

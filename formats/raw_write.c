@@ -417,9 +417,9 @@ int tc_raw_writer_comm(struct tc_raw_writer *w, const struct tc_comm *c,
 {
 	uint8_t *p;
 	uint32_t nd = c->ndims > 8 ? 8 : c->ndims;
-	size_t nruns = member_runs(c, NULL);
+	size_t nruns = member_runs(c, NULL), nedges = tc_comm_edge_words(c);
 
-	if (wbuf_reserve(&w->cm, (8 + 3 * nruns + nd) * TC_VARINT_MAX, err))
+	if (wbuf_reserve(&w->cm, (11 + 3 * nruns + nd + nedges) * TC_VARINT_MAX, err))
 		return TC_ERR_NOMEM;
 	p = w->cm.p + w->cm.len;
 	p = tc_varint_put(p, c->id);
@@ -432,6 +432,14 @@ int tc_raw_writer_comm(struct tc_raw_writer *w, const struct tc_comm *c,
 	for (uint32_t i = 0; i < nd; i++)
 		p = tc_svarint_put(p, c->dims[i]);
 	p = tc_varint_put(p, c->periods);
+	/* minor version 1: the graph topology */
+	p = tc_varint_put(p, (c->graph ? 1u : 0u) | (c->graph && c->weighted ? 2u : 0u));
+	if (c->graph) {
+		p = tc_varint_put(p, c->nin);
+		p = tc_varint_put(p, c->nout);
+		for (size_t i = 0; i < nedges; i++)
+			p = tc_svarint_put(p, c->edges[i]);
+	}
 	w->cm.len = (size_t)(p - w->cm.p);
 	w->cm.records++;
 	return 0;

@@ -482,7 +482,23 @@ struct tc_comm {
 	uint32_t ndims;      /* Cartesian topology, 0 if none */
 	int32_t dims[8];
 	uint32_t periods;    /* bit d set: dimension d periodic */
+	/* Graph topology (MPI_Graph_create, MPI_Dist_graph_create*) as this
+	 * rank sees it: its in- and out-neighbours, ranks of the
+	 * communicator in the order MPI_Dist_graph_neighbors gives them
+	 * (MPI_Graph_neighbors: the same list both ways). graph false: none
+	 * recorded (no graph, or a file from before edges were recorded). */
+	bool graph;
+	bool weighted;
+	uint32_t nin, nout;
+	const int32_t *edges; /* borrowed: nin sources, nout destinations,
+			       * then when weighted their nin + nout weights */
 };
+
+/* Words in c->edges. */
+static inline size_t tc_comm_edge_words(const struct tc_comm *c)
+{
+	return c->graph ? ((size_t)c->nin + c->nout) * (c->weighted ? 2 : 1) : 0;
+}
 
 /* The world rank of rank i of communicator c. */
 static inline int32_t tc_comm_member(const struct tc_comm *c, uint32_t i)

@@ -56,6 +56,18 @@ const struct tc_trace_site *tc_rank_trace_site(const struct tc_rank_trace *t, ui
 	return i < t->nsites && t->sites[i].id == id ? &t->sites[i] : NULL;
 }
 
+/* Words in c->edges. */
+static size_t comm_edge_words(const struct tc_trace_comm *c)
+{
+	return c->graph ? ((size_t)c->nin + c->nout) * (c->weighted ? 2 : 1) : 0;
+}
+
+static void comm_release(struct tc_trace_comm *c)
+{
+	free(c->members);
+	free(c->edges);
+}
+
 void tc_rank_trace_free(struct tc_rank_trace **tp)
 {
 	struct tc_rank_trace *t = *tp;
@@ -68,7 +80,7 @@ void tc_rank_trace_free(struct tc_rank_trace **tp)
 		site_release(&t->sites[i]);
 	free(t->sites);
 	for (size_t i = 0; i < t->ncomms; i++)
-		free(t->comms[i].members);
+		comm_release(&t->comms[i]);
 	free(t->comms);
 	free(t);
 }
@@ -130,7 +142,9 @@ int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c)
 {
 	struct tc_rank_trace *t = ctx;
 	size_t i = comm_pos(t, c->id);
-	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size, 0, { 0 }, 0, NULL };
+	struct tc_trace_comm tc = { c->id, c->parent, c->creator, c->size, 0, { 0 }, 0, NULL,
+				    false, false, 0, 0, NULL };
+	size_t nedges = tc_comm_edge_words(c);
 
 	tc.ndims = c->ndims > 8 ? 8 : c->ndims;
 	for (uint32_t d = 0; d < tc.ndims; d++)
@@ -145,8 +159,17 @@ int tc_rank_trace_on_comm(void *ctx, const struct tc_comm *c)
 			memcpy(tc.members, c->members, c->size * sizeof(*tc.members));
 		}
 	}
+	if (c->graph) {
+		tc.graph = true;
+		tc.weighted = c->weighted;
+		tc.nin = c->nin;
+		tc.nout = c->nout;
+		tc.edges = tc_xmalloc(tc_st_mult(nedges ? nedges : 1, sizeof(*tc.edges)));
+		if (nedges)
+			memcpy(tc.edges, c->edges, nedges * sizeof(*tc.edges));
+	}
 	if (i < t->ncomms && t->comms[i].id == c->id) {
-		free(t->comms[i].members);
+		comm_release(&t->comms[i]);
 		t->comms[i] = tc;
 		return 0;
 	}
@@ -175,7 +198,11 @@ static bool comm_same(const struct tc_trace_comm *a, const struct tc_trace_comm 
 	for (uint32_t k = 0; k < a->ndims && k < 8; k++)
 		if (a->dims[k] != b->dims[k])
 			return false;
-	return true;
+	if (a->graph != b->graph || a->weighted != b->weighted || a->nin != b->nin ||
+	    a->nout != b->nout)
+		return false;
+	return !a->graph ||
+	       !memcmp(a->edges, b->edges, comm_edge_words(a) * sizeof(*a->edges));
 }
 
 bool tc_rank_trace_same(const struct tc_rank_trace *a, const struct tc_rank_trace *b)
@@ -201,6 +228,9 @@ uint64_t tc_rank_trace_digest(const struct tc_rank_trace *t)
 		h = tc_hash_mix(h, (uint64_t)c->creator << 32 | c->parent);
 		for (uint32_t k = 0; c->members && k < c->size; k++)
 			h = tc_hash_mix(h, (uint64_t)(uint32_t)c->members[k]);
+		h = tc_hash_mix(h, (uint64_t)c->nin << 32 | c->nout);
+		for (size_t k = 0; k < comm_edge_words(c); k++)
+			h = tc_hash_mix(h, (uint64_t)(uint32_t)c->edges[k]);
 	}
 	return tc_hash_fmix(h);
 }
@@ -242,6 +272,13 @@ void tc_rank_trace_pack(const struct tc_rank_trace *t, struct tc_strbuf *out)
 		tc_pack_u64(out, c->members != NULL);
 		for (uint32_t k = 0; c->members && k < c->size; k++)
 			tc_pack_s64(out, c->members[k]);
+		tc_pack_u64(out, (c->graph ? 1u : 0u) | (c->graph && c->weighted ? 2u : 0u));
+		if (c->graph) {
+			tc_pack_u64(out, c->nin);
+			tc_pack_u64(out, c->nout);
+			for (size_t k = 0; k < comm_edge_words(c); k++)
+				tc_pack_s64(out, c->edges[k]);
+		}
 	}
 	tc_pack_u64(out, t->nsites);
 	for (size_t i = 0; i < t->nsites; i++) {
@@ -256,6 +293,32 @@ void tc_rank_trace_pack(const struct tc_rank_trace *t, struct tc_strbuf *out)
 		}
 	}
 	tc_rsd_pack(t->seq, out);
+}
+
+static void unpack_graph(struct tc_unpack *u, struct tc_trace_comm *c)
+{
+	uint64_t flags = tc_unpack_u64(u);
+	size_t n;
+
+	if (!flags || u->bad)
+		return;
+	if (flags != 1 && flags != 3) {
+		u->bad = true;
+		return;
+	}
+	c->nin = tc_unpack_u32(u);
+	c->nout = tc_unpack_u32(u);
+	c->graph = true;
+	c->weighted = flags == 3;
+	n = comm_edge_words(c);
+	if (n > (size_t)(u->end - u->p)) {
+		u->bad = true;
+		c->graph = false;
+		return;
+	}
+	c->edges = tc_xmalloc(tc_st_mult(n ? n : 1, sizeof(*c->edges)));
+	for (size_t k = 0; k < n; k++)
+		c->edges[k] = tc_unpack_s32(u);
 }
 
 static void unpack_comm(struct tc_unpack *u, struct tc_trace_comm *c)
@@ -282,6 +345,7 @@ static void unpack_comm(struct tc_unpack *u, struct tc_trace_comm *c)
 		for (uint32_t k = 0; k < c->size; k++)
 			c->members[k] = tc_unpack_s32(u);
 	}
+	unpack_graph(u, c);
 }
 
 static void unpack_site(struct tc_unpack *u, struct tc_trace_site *s)

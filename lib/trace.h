@@ -54,6 +54,14 @@ struct tc_trace_comm {
 				* and its copies) and for the self communicator
 				* (its one rank is the trace's own), so that
 				* ranks' traces compare equal on them */
+	/* graph topology as this rank sees it (struct tc_comm in
+	 * lib/event.h): graph false when none was recorded */
+	bool graph;
+	bool weighted;
+	uint32_t nin, nout;
+	int32_t *edges;        /* owned: nin sources, nout destinations (ranks
+				* of the communicator), then when weighted
+				* their weights; NULL without a graph */
 };
 
 struct tc_rank_trace {

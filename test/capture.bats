@@ -209,16 +209,18 @@ setup() {
 	check_neigh neigh
 }
 
-@test "heatmap --collectives: neighbourhood collectives on a Cartesian ring go to each rank's two neighbours" {
+@test "heatmap --collectives: neighbourhood collectives go to each rank's neighbours, Cartesian and graph" {
 	ran_ok neigh 4
 	run -0 tc heatmap --collectives --metric bytes -f csv -o "$BATS_TEST_TMPDIR/n.csv" "$BATS_FILE_TMPDIR/neigh"
 	# rank r's left neighbour gets the first block of each call, its right
 	# one the second: allgather 12, alltoall 16, allgatherv 4 (8 from odd
 	# ranks), alltoallv 12 | 16, alltoallw 16, the nonblocking allgather
-	# and alltoall 12 and 16; the graph communicator's calls count nowhere
+	# and alltoall 12 and 16; the directed graph ring's calls go to its
+	# one out-neighbour, the right one: alltoall 20, the nonblocking
+	# alltoallv, allgatherv and alltoallw 4 each
 	for r in 0 1 2 3; do
 		g=$((4 * (1 + r % 2)))
-		printf '%d,%d,%d\n' $r $(((r + 3) % 4)) $((84 + g)) $r $(((r + 1) % 4)) $((88 + g))
+		printf '%d,%d,%d\n' $r $(((r + 3) % 4)) $((84 + g)) $r $(((r + 1) % 4)) $((88 + g + 32))
 	done | sort >"$BATS_TEST_TMPDIR/want"
 	awk -F, 'NR > 1 && $3 != 0 { printf "%d,%d,%d\n", $1, $2, $3 }' "$BATS_TEST_TMPDIR/n.csv" | sort >"$BATS_TEST_TMPDIR/got"
 	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"

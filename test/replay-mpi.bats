@@ -58,6 +58,7 @@ setup_file() {
 	trace anysrc "$B/testdata/capture/anysrc"
 	trace halo2d "$B/testdata/capture/halo2d"
 	trace topo "$B/testdata/mpi/topo"
+	trace graph "$B/testdata/mpi/graph"
 	trace intercomm "$B/testdata/capture/intercomm"
 	trace neigh "$B/testdata/capture/neigh"
 	trace io "$B/testdata/capture/io" "$BATS_FILE_TMPDIR/io.dat"
@@ -122,7 +123,7 @@ same_events() {
 
 @test "a raw trace set replayed gives back every rank's events exactly" {
 	need_mpi
-	for p in cancel split subcomm persist coll anysrc halo2d; do
+	for p in cancel split subcomm persist coll anysrc halo2d neigh; do
 		run replay_traced "rp-$p" --no-compute "$BATS_FILE_TMPDIR/$p"
 		[ "$status" -eq 0 ] || { echo "$p: $output"; false; }
 		[[ "$output" == *"0 skipped"* ]] || { echo "$p: $output"; false; }
@@ -188,12 +189,105 @@ same_events() {
 	done
 }
 
+# comms_of DIR RANK: the rank's communicator table, the in-neighbours of
+# an MPI_Dist_graph_create graph sorted (their order is MPI's choice)
+comms_of() {
+	tc dump --json --comms --no-events "$1/$(printf 'rank-%05d.tcr' "$2")" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    c = json.loads(l)
+    if c.get("record") != "comm":
+        continue
+    if c["creator"] == "MPI_Dist_graph_create":
+        w = c.get("source_weights", [0] * len(c["sources"]))
+        p = sorted(zip(c["sources"], w))
+        c["sources"] = [s for s, _ in p]
+        if "source_weights" in c:
+            c["source_weights"] = [x for _, x in p]
+    print(json.dumps(c, sort_keys=True))'
+}
+
+@test "graph topologies: each rank's neighbours are recorded, the edges agree from both ends" {
+	need_mpi
+	grep -q '^sent ' "$BATS_FILE_TMPDIR/graph.out"
+	for r in 0 1 2 3; do
+		echo "{\"record\": \"file\", \"rank\": $r}"
+		tc dump --json --comms --no-events "$BATS_FILE_TMPDIR/graph/$(printf 'rank-%05d.tcr' $r)"
+	done | python3 -c '
+import json, sys
+from collections import Counter
+outs, ins, seen = {}, {}, Counter()
+for l in sys.stdin:
+    c = json.loads(l)
+    if c.get("record") == "file":
+        r = c["rank"]
+    if c.get("record") != "comm" or "sources" not in c:
+        continue
+    k = (c["creator"], c["id"])
+    seen[k] += 1
+    m = c["members"]
+    outs.setdefault(k, Counter()).update((m[r], m[d]) for d in c["destinations"])
+    ins.setdefault(k, Counter()).update((m[s], m[r]) for s in c["sources"])
+    if c["creator"] == "MPI_Dist_graph_create":
+        assert "destination_weights" in c, c
+    else:
+        assert "destination_weights" not in c, c
+creators = sorted(set(k[0] for k in seen))
+assert creators == ["MPI_Comm_dup", "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent",
+                    "MPI_Graph_create"], creators
+for k in seen:
+    assert seen[k] == 4, (k, seen[k])
+    assert outs[k] == ins[k], (k, outs[k], ins[k])
+# the adjacent graph: r -> r+1, even r also -> r+2
+adj = [k for k in seen if k[0] == "MPI_Dist_graph_create_adjacent"][0]
+want = Counter([(r, (r + 1) % 4) for r in range(4)] + [(r, (r + 2) % 4) for r in (0, 2)])
+assert outs[adj] == want, outs[adj]
+# the one named by other ranks: r -> r-1, and 1 -> 3 named by rank 0
+dist = [k for k in seen if k[0] == "MPI_Dist_graph_create"][0]
+assert outs[dist] == Counter([(r, (r + 3) % 4) for r in range(4)] + [(1, 3)]), outs[dist]
+'
+}
+
+@test "heatmap --collectives: graph neighbourhood collectives, bytes per directed pair as sent" {
+	need_mpi
+	tc heatmap --collectives --metric bytes -f csv -o n.csv "$BATS_FILE_TMPDIR/graph"
+	grep '^sent ' "$BATS_FILE_TMPDIR/graph.out" | sort >want
+	[ "$(wc -l <want)" -ge 8 ]
+	awk -F, 'NR > 1 && $3 != 0 { printf "sent %d %d %d\n", $1, $2, $3 }' n.csv | sort >got
+	diff -u want got
+	# the clustered trace's matrix takes each rank's own edges
+	tc heatmap --collectives --metric bytes -f csv --diff --mode callpath-param \
+		-o d.csv "$BATS_FILE_TMPDIR/graph"
+	awk -F, 'NR > 1 && $3 != $4 { print "differs: " $0 }' d.csv >bad
+	[ ! -s bad ] || { head -n 5 d.csv bad; false; }
+}
+
+@test "graph topologies replay exactly: the same graphs, neighbourhood collectives on them" {
+	need_mpi
+	run replay_traced rp-graph --no-compute "$BATS_FILE_TMPDIR/graph"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_output --partial ", 0 skipped"
+	same_events "$BATS_FILE_TMPDIR/graph" rp-graph
+	for r in 0 1 2 3; do
+		comms_of "$BATS_FILE_TMPDIR/graph" $r >a.jl
+		comms_of rp-graph $r >b.jl
+		grep -q '"sources"' a.jl
+		diff -u a.jl b.jl
+	done
+	tc dump rp-graph/rank-00000.tcr >graph.txt
+	for op in MPI_Graph_create MPI_Dist_graph_create MPI_Dist_graph_create_adjacent \
+		MPI_Neighbor_alltoallv MPI_Ineighbor_alltoallw MPI_Ineighbor_allgather; do
+		grep -q " $op " graph.txt || { echo "no $op replayed"; false; }
+	done
+}
+
 @test "what cannot be replayed is refused before the replay, naming the event" {
 	need_mpi
-	# a graph's edges are not in the trace
-	run timeout 60 mpirun -np 4 "$RP" --no-compute "$BATS_FILE_TMPDIR/neigh"
+	# a global trace has no communicator table: a graph's edges are unknown
+	tc compress -q --mode none -o neigh.tct "$BATS_FILE_TMPDIR/neigh"
+	run timeout 60 mpirun -np 4 "$RP" --no-compute neigh.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp 'tracecluster-replay: rank [0-3]: event [0-9]+ \(MPI_Neighbor_alltoall\): cannot be replayed: neighbourhood collective on a graph topology'
+	assert_output --regexp 'tracecluster-replay: rank [0-3]: event [0-9]+ \(MPI_Neighbor_alltoall\): cannot be replayed: neighbourhood collective on a graph topology, whose edges are in the communicator table of a raw trace set'
 	refute_output --partial "makespan:"
 	# a global trace has no communicator table: Cart_sub's kept dimensions are unknown
 	tc compress -q --mode none -o topo.tct "$BATS_FILE_TMPDIR/topo"

@@ -236,6 +236,19 @@ static void cart_neighbour_messages(const struct msg_out *o, int32_t rank, int32
 	}
 }
 
+/* The same on a graph topology (MPI 4.1, 8.6): the j-th send block goes
+ * to the j-th destination. */
+static void graph_neighbour_messages(const struct msg_out *o, int32_t rank,
+				     const struct tc_event *ev, const struct tc_matrix_comm *c,
+				     double us)
+{
+	for (uint32_t j = 0; j < c->nout; j++)
+		if (c->out[j] >= 0 && c->out[j] < c->size)
+			msg(o, rank, world_of(c, c->out[j]),
+			    peer_bytes(ev, ev->scounts, ev->nscounts, (int32_t)j, tc_event_bytes(ev)),
+			    us / c->nout);
+}
+
 static void coll_messages(const struct msg_out *o, int32_t rank, const struct tc_event *ev,
 			  const struct tc_matrix_comm *comm)
 {
@@ -302,6 +315,8 @@ static void coll_messages(const struct msg_out *o, int32_t rank, const struct tc
 		if (tc_op_flags(ev->op) & TC_OPF_NEIGH) {
 			if (c->ndims)
 				cart_neighbour_messages(o, rank, r, ev, c, us);
+			else if (c->graph)
+				graph_neighbour_messages(o, rank, ev, c, us);
 			return;
 		}
 		return;

@@ -56,13 +56,18 @@ int tc_hm_metric_from_name(const char *name);
 
 /* A communicator as the matrices see it: its size and the world rank of
  * each of its ranks (NULL: ranks 0 .. size-1 are world ranks), and its
- * Cartesian topology if it has one (ndims 0: none). */
+ * Cartesian topology if it has one (ndims 0: none), or the rank's
+ * out-neighbours in a graph topology. */
 struct tc_matrix_comm {
 	int32_t size;
 	const int32_t *members; /* borrowed */
 	uint32_t ndims;
 	const int32_t *dims;    /* borrowed: ndims extents */
 	uint32_t periods;       /* bit d set: dimension d periodic */
+	bool graph;             /* a graph topology with its edges recorded */
+	uint32_t nout;
+	const int32_t *out;     /* borrowed: the rank's nout destinations, ranks
+				 * of the communicator in MPI's order */
 };
 
 /*
@@ -87,8 +92,10 @@ struct tc_matrix_comm {
  *                       count for that neighbour) to each of its 2 * ndims
  *                       neighbours, in MPI's order (dimension by dimension,
  *                       the -1 then the +1 one; none past a non-periodic
- *                       edge); on a graph topology, whose edges the trace
- *                       does not hold, nothing
+ *                       edge); on a graph topology, to each of the
+ *                       rank's out-neighbours (MPI_Dist_graph_neighbors'
+ *                       destinations, in order); nothing when its edges
+ *                       were not recorded
  *
  * Values: count 1 per message, bytes its bytes, time the microseconds of
  * the call (split evenly over the messages of a collective). A collective

@@ -809,6 +809,78 @@ static bool cart_remain(const struct tc_replay_mpi *s, const struct tc_rcomm *c,
 	return found;
 }
 
+/*
+ * The recorded edges of graph communicator t (ranks of t) as ranks of c
+ * (its parent: the replay creates it without reordering) into e, the
+ * weights copied. False when t has none or a neighbour is not in c.
+ */
+static bool graph_edges(const struct tc_comm *t, const struct tc_rcomm *c, int *e)
+{
+	size_t n;
+
+	if (!t || !t->graph)
+		return false;
+	n = (size_t)t->nin + t->nout;
+	for (size_t k = 0; k < n; k++)
+		if (!tc_rp_comm_rank(c, tc_comm_member(t, (uint32_t)t->edges[k]), &e[k]) ||
+		    e[k] < 0)
+			return false;
+	for (size_t k = n; k < tc_comm_edge_words(t); k++)
+		e[k] = t->edges[k];
+	return true;
+}
+
+/*
+ * The graph communicator an MPI_Graph_create, MPI_Dist_graph_create or
+ * MPI_Dist_graph_create_adjacent made, made again on c by the same call
+ * from this rank's recorded neighbours (t: its table entry, NULL when
+ * this rank is not in the graph or the trace has no table). A rank
+ * without recorded edges takes part with none (the neighbourhood
+ * collectives on such a graph are refused before the replay).
+ * MPI_Graph_create needs the whole graph on every rank: gathered first.
+ */
+static MPI_Comm graph_create(const struct tc_rcomm *c, unsigned op, const struct tc_comm *t)
+{
+	MPI_Comm nc = MPI_COMM_NULL;
+	int *e = tc_xcalloc((t ? tc_comm_edge_words(t) : 0) + 1, sizeof(*e));
+	bool have = graph_edges(t, c, e);
+	int nin = have ? (int)t->nin : 0, nout = have ? (int)t->nout : 0, me = 0;
+	int *sw = have && t->weighted ? e + nin + nout : MPI_UNWEIGHTED;
+	int *dw = have && t->weighted ? e + 2 * nin + nout : MPI_UNWEIGHTED;
+
+	PMPI_Comm_rank(c->c, &me);
+	if (op == TC_OP_DIST_GRAPH_CREATE_ADJACENT) {
+		MPI_Dist_graph_create_adjacent(c->c, nin, e, sw, nout, e + nin, dw, MPI_INFO_NULL,
+					       0, &nc);
+	} else if (op == TC_OP_DIST_GRAPH_CREATE) {
+		MPI_Dist_graph_create(c->c, 1, &me, &nout, e + nin, dw, MPI_INFO_NULL, 0, &nc);
+	} else {
+		/* degree -1: not in the graph (the last ranks of c, if any) */
+		int deg = t ? nout : -1, *degs, *index, *off, *all, nnodes = 0, total = 0;
+		degs = tc_xcalloc((size_t)c->size, sizeof(*degs));
+		index = tc_xcalloc((size_t)c->size + 1, sizeof(*index));
+		off = tc_xcalloc((size_t)c->size, sizeof(*off));
+		PMPI_Allgather(&deg, 1, MPI_INT, degs, 1, MPI_INT, c->c);
+		for (int j = 0; j < c->size; j++) {
+			if (degs[j] >= 0)
+				nnodes = j + 1;
+			off[j] = total;
+			total += degs[j] > 0 ? degs[j] : 0;
+			index[j] = total;
+			degs[j] = degs[j] > 0 ? degs[j] : 0;
+		}
+		all = tc_xcalloc((size_t)total + 1, sizeof(*all));
+		PMPI_Allgatherv(e + nin, nout, MPI_INT, all, degs, off, MPI_INT, c->c);
+		MPI_Graph_create(c->c, nnodes, index, all, 0, &nc);
+		free(all);
+		free(off);
+		free(index);
+		free(degs);
+	}
+	free(e);
+	return nc;
+}
+
 static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
@@ -816,7 +888,7 @@ static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 	MPI_Group g, cg;
 	const struct tc_comm *t;
 	int color, in, *all, *members, nm = 0, dims[8] = { 0 }, periods[8] = { 0 }, remain[8];
-	int leader, none[1] = { 0 };
+	int leader;
 
 	if (!c)
 		return false;
@@ -875,21 +947,10 @@ static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 	case TC_OP_GRAPH_CREATE:
 	case TC_OP_DIST_GRAPH_CREATE:
 	case TC_OP_DIST_GRAPH_CREATE_ADJACENT:
-		/* the trace has no edges: a graph without any (its neighbourhood
-		 * collectives are refused) */
 		if (c->inter)
 			return false;
-		if (ev->op == TC_OP_GRAPH_CREATE) {
-			int *index = tc_xcalloc((size_t)c->size, sizeof(*index)), edge = 0;
-			MPI_Graph_create(c->c, c->size, index, &edge, 0, &nc);
-			free(index);
-		} else if (ev->op == TC_OP_DIST_GRAPH_CREATE) {
-			MPI_Dist_graph_create(c->c, 0, none, none, none, none, MPI_INFO_NULL, 0,
-					      &nc);
-		} else {
-			MPI_Dist_graph_create_adjacent(c->c, 0, none, none, 0, none, none,
-						       MPI_INFO_NULL, 0, &nc);
-		}
+		t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
+		nc = graph_create(c, ev->op, t);
 		break;
 	case TC_OP_COMM_IDUP:
 		if (!(ev->fields & TC_F_REQUEST))
@@ -1088,22 +1149,54 @@ static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev)
 	return ok;
 }
 
-/* Neighbourhood collectives, on a Cartesian communicator: the counts of
- * the v and w forms are per neighbour (the w form's in bytes). */
+/* In- and out-degree of c's topology (Cartesian: 2 per dimension; graph:
+ * this rank's neighbours); false without a topology. */
+static bool degrees(const struct tc_rcomm *c, int *in, int *out)
+{
+	int nd = 0, me = 0, weighted = 0;
+
+	*in = *out = 0;
+	if (c->topo == MPI_CART) {
+		if (PMPI_Cartdim_get(c->c, &nd) != MPI_SUCCESS || nd > 8)
+			return false;
+		*in = *out = 2 * nd;
+	} else if (c->topo == MPI_GRAPH) {
+		if (PMPI_Comm_rank(c->c, &me) != MPI_SUCCESS ||
+		    PMPI_Graph_neighbors_count(c->c, me, in) != MPI_SUCCESS)
+			return false;
+		*out = *in;
+	} else if (c->topo == MPI_DIST_GRAPH) {
+		if (PMPI_Dist_graph_neighbors_count(c->c, in, out, &weighted) != MPI_SUCCESS)
+			return false;
+	} else {
+		return false;
+	}
+	return *in >= 0 && *out >= 0;
+}
+
+/* Neighbourhood collectives, on a Cartesian or graph communicator: the
+ * counts of the v and w forms are per neighbour (the w form's in bytes),
+ * the send counts per destination, the receive counts per source. */
 static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Request h = MPI_REQUEST_NULL, *hp = ev->fields & TC_F_REQUEST ? &h : NULL;
-	MPI_Datatype t, ts[16];
-	MPI_Aint sdw[16], rdw[16];
+	MPI_Datatype t, *ts = NULL;
+	MPI_Aint *sdw = NULL, *rdw = NULL;
 	bool exact, ok = true;
-	int cnt = (int)ev->count, nd = 0, n, sc[16], sd[16], rc[16], rd[16];
+	int cnt = (int)ev->count, nin, nout, n, *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
 	void *sb = s->sbuf, *rb = s->rbuf;
 
-	if (!c || c->topo != MPI_CART || !tc_rp_fits_int(ev->count) ||
-	    PMPI_Cartdim_get(c->c, &nd) != MPI_SUCCESS || nd > 8)
+	if (!c || !tc_rp_fits_int(ev->count) || !degrees(c, &nin, &nout))
 		return false;
-	n = 2 * nd;
+	n = (nin > nout ? nin : nout) + 1;
+	sc = tc_xcalloc((size_t)n, sizeof(*sc));
+	sd = tc_xcalloc((size_t)n, sizeof(*sd));
+	rc = tc_xcalloc((size_t)n, sizeof(*rc));
+	rd = tc_xcalloc((size_t)n, sizeof(*rd));
+	ts = tc_xcalloc((size_t)n, sizeof(*ts));
+	sdw = tc_xcalloc((size_t)n, sizeof(*sdw));
+	rdw = tc_xcalloc((size_t)n, sizeof(*rdw));
 	t = tc_rp_dtype(ev, &exact);
 	switch (ev->op) {
 	case TC_OP_NEIGHBOR_ALLGATHER:
@@ -1122,7 +1215,7 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 		break;
 	case TC_OP_NEIGHBOR_ALLGATHERV:
 	case TC_OP_INEIGHBOR_ALLGATHERV:
-		if (!(ok = vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+		if (!(ok = vec(ev->rcounts, ev->nrcounts, nin, rc, rd)))
 			break;
 		if (hp)
 			MPI_Ineighbor_allgatherv(sb, cnt, t, rb, rc, rd, t, c->c, hp);
@@ -1131,8 +1224,8 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 		break;
 	case TC_OP_NEIGHBOR_ALLTOALLV:
 	case TC_OP_INEIGHBOR_ALLTOALLV:
-		if (!(ok = vec(ev->scounts, ev->nscounts, n, sc, sd) &&
-			   vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+		if (!(ok = vec(ev->scounts, ev->nscounts, nout, sc, sd) &&
+			   vec(ev->rcounts, ev->nrcounts, nin, rc, rd)))
 			break;
 		if (hp)
 			MPI_Ineighbor_alltoallv(sb, sc, sd, t, rb, rc, rd, t, c->c, hp);
@@ -1141,8 +1234,8 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 		break;
 	case TC_OP_NEIGHBOR_ALLTOALLW:
 	case TC_OP_INEIGHBOR_ALLTOALLW:
-		if (!(ok = vec(ev->scounts, ev->nscounts, n, sc, sd) &&
-			   vec(ev->rcounts, ev->nrcounts, n, rc, rd)))
+		if (!(ok = vec(ev->scounts, ev->nscounts, nout, sc, sd) &&
+			   vec(ev->rcounts, ev->nrcounts, nin, rc, rd)))
 			break;
 		for (int j = 0; j < n; j++) {
 			ts[j] = MPI_BYTE;
@@ -1159,6 +1252,13 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 	}
 	if (ok && hp)
 		tc_rp_req_add(s, ev->request)->h = h;
+	free(sc);
+	free(sd);
+	free(rc);
+	free(rd);
+	free(ts);
+	free(sdw);
+	free(rdw);
 	return ok;
 }
 
@@ -1201,9 +1301,17 @@ static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comm
 	case TC_K_COLL:
 		if (tc_op_flags(ev->op) & TC_OPF_NEIGH) {
 			if (creator == TC_OP_GRAPH_CREATE || creator == TC_OP_DIST_GRAPH_CREATE ||
-			    creator == TC_OP_DIST_GRAPH_CREATE_ADJACENT)
-				return "neighbourhood collective on a graph topology, whose edges "
-				       "the trace does not record";
+			    creator == TC_OP_DIST_GRAPH_CREATE_ADJACENT) {
+				const struct tc_comm *t = table_comm(s, ev->comm);
+				if (!s->evs->ncomms)
+					return "neighbourhood collective on a graph topology, "
+					       "whose edges are in the communicator table of a "
+					       "raw trace set, which a global trace does not have";
+				if (!t || !t->graph)
+					return "neighbourhood collective on a graph topology, "
+					       "whose edges the trace does not record";
+				return NULL;
+			}
 			if (creator != TC_OP_CART_CREATE && creator != TC_OP_CART_SUB)
 				return "neighbourhood collective on a communicator without a "
 				       "Cartesian topology";

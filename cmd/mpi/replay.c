@@ -114,16 +114,21 @@ static int load_comm(void *ctx, const struct tc_comm *c)
 	struct loader *l = ctx;
 	struct tc_revents *r = l->out;
 	struct tc_comm *e;
-	int32_t *m = NULL;
+	int32_t *m = NULL, *g = NULL;
 
 	if (c->members) {
 		m = tc_xmalloc(tc_st_mult(c->size ? c->size : 1, sizeof(*m)));
 		memcpy(m, c->members, (size_t)c->size * sizeof(*m));
 	}
+	if (c->graph) {
+		g = tc_xmalloc(tc_st_mult(tc_comm_edge_words(c) + 1, sizeof(*g)));
+		memcpy(g, c->edges, tc_comm_edge_words(c) * sizeof(*g));
+	}
 	r->comms = tc_xrealloc(r->comms, tc_st_mult(r->ncomms + 1, sizeof(*r->comms)));
 	e = &r->comms[r->ncomms++];
 	*e = *c;
 	e->members = m;
+	e->edges = g;
 	return 0;
 }
 
@@ -235,8 +240,10 @@ void tc_revents_release(struct tc_revents *r)
 {
 	free(r->ev);
 	free(r->words);
-	for (size_t i = 0; i < r->ncomms; i++)
+	for (size_t i = 0; i < r->ncomms; i++) {
 		free((void *)r->comms[i].members);
+		free((void *)r->comms[i].edges);
+	}
 	free(r->comms);
 	memset(r, 0, sizeof(*r));
 }

@@ -617,7 +617,7 @@ void tc_cap_emit_comm(const struct tc_comm *c)
 
 	if (atomic_load(&W.state) != ST_RUNNING || atomic_load(&W.stopped))
 		return;
-	s = slot_claim(c->size * sizeof(int32_t), &a);
+	s = slot_claim((c->size + tc_comm_edge_words(c)) * sizeof(int32_t), &a);
 	if (!s)
 		return;
 	s->kind = SLOT_COMM;
@@ -625,6 +625,10 @@ void tc_cap_emit_comm(const struct tc_comm *c)
 	if (c->size)
 		memcpy(a, c->members, c->size * sizeof(int32_t));
 	s->u.comm.members = (const int32_t *)a;
+	if (tc_comm_edge_words(c))
+		memcpy(a + c->size * sizeof(int32_t), c->edges,
+		       tc_comm_edge_words(c) * sizeof(int32_t));
+	s->u.comm.edges = (const int32_t *)(a + c->size * sizeof(int32_t));
 	slot_publish();
 }
 

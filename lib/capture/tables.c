@@ -226,10 +226,62 @@ static struct tc_comm_info *comm_add(MPI_Comm c)
 	return ci;
 }
 
+/*
+ * This rank's view of c's graph topology into g (graph, weighted, nin,
+ * nout, edges): MPI_Dist_graph_neighbors (MPI_Graph_neighbors, the list
+ * both ways). Returns the edge array (the caller frees it), or NULL with
+ * g->graph false when c has no graph topology or memory is short.
+ */
+static int *comm_graph(MPI_Comm c, struct tc_comm *g)
+{
+	int topo = MPI_UNDEFINED, in = 0, out = 0, weighted = 0, me = 0;
+	int *e;
+
+	if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS)
+		return NULL;
+	if (topo == MPI_GRAPH) {
+		if (PMPI_Comm_rank(c, &me) != MPI_SUCCESS ||
+		    PMPI_Graph_neighbors_count(c, me, &in) != MPI_SUCCESS || in < 0)
+			return NULL;
+		if (!(e = tc_cap_calloc((size_t)in * 2 + 1, sizeof(*e))))
+			return NULL;
+		if (PMPI_Graph_neighbors(c, me, in, e) != MPI_SUCCESS) {
+			free(e);
+			return NULL;
+		}
+		memcpy(e + in, e, (size_t)in * sizeof(*e));
+		out = in;
+	} else if (topo == MPI_DIST_GRAPH) {
+		size_t n;
+		if (PMPI_Dist_graph_neighbors_count(c, &in, &out, &weighted) != MPI_SUCCESS ||
+		    in < 0 || out < 0)
+			return NULL;
+		n = ((size_t)in + (size_t)out) * (weighted ? 2 : 1);
+		if (!(e = tc_cap_calloc(n + 1, sizeof(*e))))
+			return NULL;
+		if (PMPI_Dist_graph_neighbors(c, in, e, weighted ? e + in + out : MPI_UNWEIGHTED,
+					      out, e + in,
+					      weighted ? e + 2 * in + out : MPI_UNWEIGHTED) !=
+		    MPI_SUCCESS) {
+			free(e);
+			return NULL;
+		}
+	} else {
+		return NULL;
+	}
+	g->graph = true;
+	g->weighted = weighted != 0;
+	g->nin = (uint32_t)in;
+	g->nout = (uint32_t)out;
+	g->edges = (const int32_t *)e;
+	return e;
+}
+
 static void comm_record(const struct tc_comm_info *ci, uint32_t parent, unsigned creator,
 			int ndims, const int *dims, const int *periods)
 {
 	struct tc_comm c;
+	int *edges;
 
 	for (int i = 0; i < ci->size; i++)
 		if (ci->members[i] < 0)
@@ -248,7 +300,9 @@ static void comm_record(const struct tc_comm_info *ci, uint32_t parent, unsigned
 				c.periods |= 1u << i;
 		}
 	}
+	edges = comm_graph(ci->handle, &c);
 	tc_cap_emit_comm(&c);
+	free(edges);
 }
 
 struct tc_comm_info *tc_comm_get(MPI_Comm comm)

@@ -440,6 +440,80 @@ TEST(raw_file_comm_members_roundtrip)
 	tc_raw_close(&r);
 }
 
+/* Graph topologies: each rank's view read back as written (none, an
+ * empty one, unweighted, weighted); an out-of-range edge is refused. */
+static const int32_t graph_e1[] = { 3, 1, 2, 2 };          /* in 3,1; out 2,2 */
+static const int32_t graph_e2[] = { 0, 4, 1, 9, 8, 0 };    /* in 0; out 4,1; weights */
+static const struct tc_comm graph_comms[] = {
+	{ 2, 0, TC_OP_COMM_DUP, 5, NULL, 0, { 0 }, 0, false, false, 0, 0, NULL },
+	{ 3, 0, TC_OP_DIST_GRAPH_CREATE, 5, NULL, 0, { 0 }, 0, true, false, 0, 0, NULL },
+	{ 4, 0, TC_OP_DIST_GRAPH_CREATE_ADJACENT, 5, NULL, 0, { 0 }, 0, true, false, 2, 2,
+	  graph_e1 },
+	{ 5, 2, TC_OP_GRAPH_CREATE, 5, NULL, 0, { 0 }, 0, true, true, 1, 2, graph_e2 },
+};
+
+static int c_comm_graph(void *p, const struct tc_comm *cm)
+{
+	struct comms_seen *c = p;
+	size_t i = c->n++;
+	const struct tc_comm *w = &graph_comms[i < TC_ARRAY_SIZE(graph_comms) ? i : 0];
+
+	if (i >= TC_ARRAY_SIZE(graph_comms) || cm->id != w->id || cm->graph != w->graph ||
+	    cm->weighted != w->weighted || cm->nin != w->nin || cm->nout != w->nout ||
+	    tc_comm_edge_words(cm) != tc_comm_edge_words(w) ||
+	    (tc_comm_edge_words(w) &&
+	     memcmp(cm->edges, w->edges, tc_comm_edge_words(w) * sizeof(*w->edges))))
+		c->ok = false;
+	return 0;
+}
+
+static int write_graphs(const char *path, const struct tc_comm *extra)
+{
+	struct tc_raw_header h = { 0 };
+	struct tc_raw_writer_opts o = { -1, 4096, false };
+	struct tc_raw_writer *w;
+	struct tc_error err;
+
+	h.rank = 1;
+	h.world_size = 5;
+	if (tc_raw_writer_open(&w, path, &h, &o, &err))
+		return -1;
+	for (size_t i = 0; i < TC_ARRAY_SIZE(graph_comms); i++)
+		CHECK(tc_raw_writer_comm(w, &graph_comms[i], &err) == 0);
+	if (extra)
+		CHECK(tc_raw_writer_comm(w, extra, &err) == 0);
+	return tc_raw_writer_close(&w, &err);
+}
+
+TEST(raw_file_comm_graph_roundtrip)
+{
+	char path[512];
+	struct tc_raw_reader *r;
+	struct tc_raw_stats st;
+	struct tc_error err;
+	struct comms_seen c = { 0, true };
+	const struct tc_read_ops ops = { NULL, NULL, c_comm_graph };
+	const int32_t bad_e[] = { 0, 5 };  /* destination 5 of a 5-rank communicator */
+	struct tc_comm bad = { 6, 0, TC_OP_DIST_GRAPH_CREATE, 5, NULL, 0, { 0 }, 0,
+			       true, false, 1, 1, bad_e };
+
+	snprintf(path, sizeof(path), "%s/graphs.tcr", unit_tmpdir());
+	CHECK(write_graphs(path, NULL) == 0);
+	CHECK(tc_raw_open(&r, path, 0, &err) == 0);
+	CHECK_EQ_I64(tc_raw_get_header(r)->version_minor, TC_RAW_VERSION_MINOR);
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+	CHECK_EQ_U64(c.n, TC_ARRAY_SIZE(graph_comms));
+	CHECK(c.ok);
+	tc_raw_close(&r);
+
+	CHECK(write_graphs(path, &bad) == 0);
+	c.n = 0;
+	CHECK(tc_raw_open(&r, path, 0, &err) == 0);
+	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == TC_ERR_FORMAT);
+	CHECK(strstr(err.msg, "malformed communicator block") != NULL);
+	tc_raw_close(&r);
+}
+
 static uint64_t file_size(const char *path)
 {
 	FILE *f = fopen(path, "rb");

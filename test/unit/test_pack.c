@@ -186,6 +186,51 @@ TEST(match_by_params_round_trip)
 	each_rank("mg", 8, TC_RSD_MATCH_PARAMS);
 }
 
+TEST(graph_communicators_round_trip)
+{
+	/* each rank's view of a graph topology: edges, with weights or not */
+	size_t n;
+	struct tc_rank_trace **tr = load("stencil2d", 4, TC_RSD_MATCH_CALLSITE, &n);
+	const int32_t e1[] = { 3, 1, 2 }, e2[] = { 0, 2, 2, 5, 6, 7 }, e3[] = { 3, 1, 1 };
+	struct tc_comm g1 = { 7, 0, TC_OP_DIST_GRAPH_CREATE_ADJACENT, 4, NULL, 0, { 0 }, 0,
+			      true, false, 2, 1, e1 };
+	struct tc_comm g2 = { 8, 7, TC_OP_GRAPH_CREATE, 4, NULL, 0, { 0 }, 0,
+			      true, true, 1, 2, e2 };
+	struct tc_comm g0 = { 9, 0, TC_OP_DIST_GRAPH_CREATE, 4, NULL, 0, { 0 }, 0,
+			      true, false, 0, 0, NULL };
+	const struct tc_trace_comm *c;
+	struct tc_rank_trace *copy = NULL;
+	struct tc_strbuf a = TC_STRBUF_INIT;
+	struct tc_unpack u;
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		tc_rank_trace_on_comm(tr[i], &g1);
+		tc_rank_trace_on_comm(tr[i], &g2);
+		tc_rank_trace_on_comm(tr[i], &g0);
+	}
+	c = tc_rank_trace_comm(tr[0], 8);
+	CHECK(c && c->graph && c->weighted && c->nin == 1 && c->nout == 2 &&
+	      c->edges[3] == 5);
+	round_trip(tr[0]);
+	round_trip(tr[1]);
+	/* other edges make another trace */
+	tc_rank_trace_pack(tr[0], &a);
+	tc_unpack_init(&u, a.buf, a.len);
+	copy = tc_rank_trace_unpack(&u);
+	CHECK(copy && tc_rank_trace_same(tr[0], copy));
+	if (copy) {
+		g1.edges = e3;
+		tc_rank_trace_on_comm(copy, &g1);
+		CHECK(!tc_rank_trace_same(tr[0], copy));
+		CHECK(tc_rank_trace_digest(tr[0]) != tc_rank_trace_digest(copy));
+	}
+	tc_rank_trace_free(&copy);
+	tc_strbuf_release(&a);
+	tc_load_free_all(tr, n);
+}
+
 TEST(segment_continues_like_the_original)
 {
 	size_t n;

@@ -12,6 +12,9 @@
 #            them (timing noise alone); "jitter roles": two behaviours
 #   topo     neighbourhood collectives on a Cartesian grid, Cart_sub,
 #            Comm_idup and Comm_create_group (test/replay-mpi.bats)
+#   graph    neighbourhood collectives on Dist_graph_create_adjacent,
+#            Dist_graph_create (weighted) and Graph_create graphs; prints
+#            the bytes it sent to each rank (test/programs.bats)
 #   mpi4     the MPI-4 calls (partitioned, persistent collectives,
 #            Isendrecv, communicators from groups, _c): built with MPICH's
 #            compiler only, into $(BUILD)/mpich/testdata/mpi/, for
@@ -19,7 +22,7 @@
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split cancel subcomm imbalance jitter topo
+MPI_TEST_C := split cancel subcomm imbalance jitter topo graph
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

@@ -41,7 +41,7 @@ setup_file() {
 	trace rma 4 "$TP/rma"
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
-	trace large 4 "$TP/large"
+	trace large 4 "$TP/large" "$BATS_FILE_TMPDIR/large.dat"
 	trace mpi4 4 "$B/mpich/testdata/mpi/mpi4"
 }
 
@@ -123,6 +123,20 @@ setup() {
 		assert_line --regexp "op=MPI_Alltoall .* comm=2 count=2 dtype=MPI_INT "
 		assert_line --regexp "op=MPI_Iallreduce .* comm=2 count=4 .* req=3 t="
 		assert_line --regexp "op=MPI_Put .* comm=2 peer=$n count=4 dtype=MPI_INT .* file=0 off=3 t="
+		assert_line --regexp "op=MPI_Win_create .* comm=2 .*file=0 "
+		assert_line --regexp "op=MPI_Sendrecv .* comm=2 peer=$n tag=11 rpeer=$pr rtag=11 count=2 dtype=MPI_INT .* compl=0:$pr:11:8 "
+		assert_line --regexp "op=MPI_Sendrecv_replace .* comm=2 peer=$n tag=12 rpeer=$pr rtag=12 count=3 .* compl=0:$pr:12:12 "
+		assert_line --regexp "op=MPI_Isendrecv .* comm=2 peer=$n tag=13 rpeer=$pr rtag=13 count=4 .* req=[0-9]+ t="
+		assert_line --regexp "op=MPI_Isendrecv_replace .* comm=2 peer=$n tag=14 rpeer=$pr rtag=14 count=5 .* req=[0-9]+ t="
+		assert_line --regexp "op=MPI_Mrecv .* comm=2 peer=$pr tag=15 count=6 dtype=MPI_INT .* compl=0:$pr:15:24 "
+		assert_line --regexp "op=MPI_Imrecv .* comm=2 peer=$pr tag=16 count=7 dtype=MPI_INT .* req=[0-9]+ t="
+		assert_line --regexp "op=MPI_Allreduce_init .* comm=2 count=3 dtype=MPI_DOUBLE .* redop=MPI_SUM req=[0-9]+ t="
+		assert_line --regexp "op=MPI_Bcast_init .* comm=2 count=9 dtype=MPI_INT .* root=1 req=[0-9]+ t="
+		assert_line --regexp "op=MPI_Gather_init .* comm=2 count=2 dtype=MPI_INT .* root=0 req=[0-9]+ t="
+		[ "$(nev large $w "op=MPI_Start .* comm=2 count=9 dtype=MPI_INT ")" = 2 ]
+		assert_line --regexp "op=MPI_File_write_at .* count=4 dtype=MPI_INT .* file=0 off=$((64 * k)) t="
+		assert_line --regexp "op=MPI_File_read_at .* count=4 dtype=MPI_INT .* file=0 off=$((64 * k)) t="
+		assert_line --regexp "op=MPI_File_iwrite_at .* count=2 dtype=MPI_INT .* req=[0-9]+ file=0 off=$((64 * k + 16)) t="
 	done
 }
 

@@ -372,9 +372,20 @@ int tcw_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
 	return rc;
 }
 
-int tcw_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-		 void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
-		 MPI_Status *status, void *ra)
+/*
+ * LARGE_OR(callc, call): the MPI-4 large-count form callc when `large`
+ * (the _c bindings, MPI_Count counts), else call (int counts, the values
+ * of which came from ints); without MPI-4 only the latter exists.
+ */
+#if MPI_VERSION >= 4
+#define LARGE_OR(callc, call) (large ? (callc) : (call))
+#else
+#define LARGE_OR(callc, call) ((void)large, (call))
+#endif
+
+int tcw_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag,
+		 MPI_Comm comm, MPI_Status *status, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_completion c;
@@ -383,13 +394,16 @@ int tcw_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
-				  comm, status));
+#define CALL LARGE_OR(PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,  \
+				      src, rtag, comm, status),                         \
+		      PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount,  \
+				    rtype, src, rtag, comm, status))
+	PASS_IF_OFF(CALL);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	t0 = tc_cap_clock();
-	rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
-			   status);
+	rc = CALL;
+#undef CALL
 	tc_cap_begin(&r, TC_OP_SENDRECV, t0, ra);
 	ci = tc_comm_get(comm);
 	set_p2p(&r.ev, ci, dest, stag, scount, stype);
@@ -406,8 +420,9 @@ int tcw_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 	return rc;
 }
 
-int tcw_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
-			 int rtag, MPI_Comm comm, MPI_Status *status, void *ra)
+int tcw_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
+			 int src, int rtag, MPI_Comm comm, MPI_Status *status, bool large,
+			 void *ra)
 {
 	struct tc_rec r;
 	struct tc_completion c;
@@ -416,11 +431,16 @@ int tcw_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status));
+#define CALL LARGE_OR(PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, comm,    \
+					      status),                                    \
+		      PMPI_Sendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, comm, \
+					    status))
+	PASS_IF_OFF(CALL);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	t0 = tc_cap_clock();
-	rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status);
+	rc = CALL;
+#undef CALL
 	tc_cap_begin(&r, TC_OP_SENDRECV_REPLACE, t0, ra);
 	ci = tc_comm_get(comm);
 	set_p2p(&r.ev, ci, dest, stag, count, dt);
@@ -1567,18 +1587,20 @@ int tcw_file_close(MPI_File *fh, void *ra)
 	return rc;
 }
 
-static int pmpi_file_rw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, int count,
-			MPI_Datatype dt, MPI_Status *st)
+static int pmpi_file_rw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
+			MPI_Datatype dt, MPI_Status *st, bool large)
 {
 	switch (op) {
 #define X(name, OP, lc, cq)               \
 	case TC_OP_##OP:                    \
-		return PMPI_##name(fh, buf, count, dt, st);
+		return LARGE_OR(PMPI_##name##_c(fh, buf, count, dt, st), \
+				PMPI_##name(fh, buf, (int)count, dt, st));
 		TC_CALLS_FILE(X)
 #undef X
 #define X(name, OP, lc, cq)               \
 	case TC_OP_##OP:                    \
-		return PMPI_##name(fh, off, buf, count, dt, st);
+		return LARGE_OR(PMPI_##name##_c(fh, off, buf, count, dt, st), \
+				PMPI_##name(fh, off, buf, (int)count, dt, st));
 		TC_CALLS_FILE_AT(X)
 #undef X
 	default:
@@ -1623,20 +1645,20 @@ static inline MPI_Offset file_offset(unsigned op, MPI_File fh, MPI_Offset offset
 	return rc == MPI_SUCCESS ? offset : 0;
 }
 
-int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
-		MPI_Datatype dt, MPI_Status *status, void *ra)
+int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+		MPI_Datatype dt, MPI_Status *status, bool large, void *ra)
 {
 	struct tc_rec r;
 	MPI_Status st;
 	uint64_t t0, bytes;
 	int rc;
 
-	PASS_IF_OFF(pmpi_file_rw(op, fh, offset, buf, count, dt, status));
+	PASS_IF_OFF(pmpi_file_rw(op, fh, offset, buf, count, dt, status, large));
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
 	offset = file_offset(op, fh, offset);
 	t0 = tc_cap_clock();
-	rc = pmpi_file_rw(op, fh, offset, buf, count, dt, status);
+	rc = pmpi_file_rw(op, fh, offset, buf, count, dt, status, large);
 	tc_cap_begin(&r, op, t0, ra);
 	r.ev.fields |= TC_F_FILE;
 	r.ev.file = tc_file_id(fh);
@@ -1655,18 +1677,20 @@ int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int coun
 	return rc;
 }
 
-static int pmpi_file_irw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, int count,
-			 MPI_Datatype dt, MPI_Request *req)
+static int pmpi_file_irw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, MPI_Count count,
+			 MPI_Datatype dt, MPI_Request *req, bool large)
 {
 	switch (op) {
 #define X(name, OP, lc, cq)               \
 	case TC_OP_##OP:                    \
-		return PMPI_##name(fh, buf, count, dt, req);
+		return LARGE_OR(PMPI_##name##_c(fh, buf, count, dt, req), \
+				PMPI_##name(fh, buf, (int)count, dt, req));
 		TC_CALLS_FILE_I(X)
 #undef X
 #define X(name, OP, lc, cq)               \
 	case TC_OP_##OP:                    \
-		return PMPI_##name(fh, off, buf, count, dt, req);
+		return LARGE_OR(PMPI_##name##_c(fh, off, buf, count, dt, req), \
+				PMPI_##name(fh, off, buf, (int)count, dt, req));
 		TC_CALLS_FILE_I_AT(X)
 #undef X
 	default:
@@ -1676,17 +1700,17 @@ static int pmpi_file_irw(unsigned op, MPI_File fh, MPI_Offset off, void *buf, in
 
 /* File_iread/iwrite(_at)(_all), File_iread/iwrite_shared: the bytes moved
  * are known at completion only, so count and dtype tell the request */
-int tcw_file_irw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
-		 MPI_Datatype dt, MPI_Request *req, void *ra)
+int tcw_file_irw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+		 MPI_Datatype dt, MPI_Request *req, bool large, void *ra)
 {
 	struct tc_rec r;
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_file_irw(op, fh, offset, buf, count, dt, req));
+	PASS_IF_OFF(pmpi_file_irw(op, fh, offset, buf, count, dt, req, large));
 	offset = file_offset(op, fh, offset);
 	t0 = tc_cap_clock();
-	rc = pmpi_file_irw(op, fh, offset, buf, count, dt, req);
+	rc = pmpi_file_irw(op, fh, offset, buf, count, dt, req, large);
 	tc_cap_begin(&r, op, t0, ra);
 	r.ev.fields |= TC_F_FILE;
 	r.ev.file = tc_file_id(fh);
@@ -1757,8 +1781,8 @@ int tcw_mprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
  * of the message (known from its Mprobe), req= the message's id; Imrecv's
  * request keeps that id, so the wait that completes it names it too.
  */
-int tcw_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
-	      MPI_Request *req, void *ra)
+int tcw_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg,
+	      MPI_Status *status, MPI_Request *req, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_completion c;
@@ -1771,8 +1795,10 @@ int tcw_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Statu
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Imrecv(buf, count, dt, msg, req) \
-		  : PMPI_Mrecv(buf, count, dt, msg, status))
+#define CALL (req ? LARGE_OR(PMPI_Imrecv_c(buf, count, dt, msg, req),            \
+			   PMPI_Imrecv(buf, (int)count, dt, msg, req))                \
+		  : LARGE_OR(PMPI_Mrecv_c(buf, count, dt, msg, status),             \
+			     PMPI_Mrecv(buf, (int)count, dt, msg, status)))
 	PASS_IF_OFF(CALL);
 	if (status == MPI_STATUS_IGNORE)
 		status = &st;
@@ -1994,33 +2020,38 @@ static inline const struct tc_win_info *set_win(struct tc_event *ev, MPI_Win win
 	return wi;
 }
 
-static int pmpi_win_create(unsigned op, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
-			   MPI_Comm comm, MPI_Win *win)
+static int pmpi_win_create(unsigned op, void *base, MPI_Aint size, MPI_Aint disp_unit,
+			   MPI_Info info, MPI_Comm comm, MPI_Win *win, bool large)
 {
+	int du = (int)disp_unit;
+
 	switch (op) {
 	case TC_OP_WIN_ALLOCATE:
-		return PMPI_Win_allocate(size, disp_unit, info, comm, base, win);
+		return LARGE_OR(PMPI_Win_allocate_c(size, disp_unit, info, comm, base, win),
+				PMPI_Win_allocate(size, du, info, comm, base, win));
 	case TC_OP_WIN_ALLOCATE_SHARED:
-		return PMPI_Win_allocate_shared(size, disp_unit, info, comm, base, win);
+		return LARGE_OR(PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, base, win),
+				PMPI_Win_allocate_shared(size, du, info, comm, base, win));
 	case TC_OP_WIN_CREATE_DYNAMIC:
 		return PMPI_Win_create_dynamic(info, comm, win);
 	default:
-		return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+		return LARGE_OR(PMPI_Win_create_c(base, size, disp_unit, info, comm, win),
+				PMPI_Win_create(base, size, du, info, comm, win));
 	}
 }
 
 /* Win_create, Win_allocate(_shared) (base is baseptr), Win_create_dynamic */
-int tcw_win_create(unsigned op, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
-		   MPI_Comm comm, MPI_Win *win, void *ra)
+int tcw_win_create(unsigned op, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+		   MPI_Comm comm, MPI_Win *win, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_win_create(op, base, size, disp_unit, info, comm, win));
+	PASS_IF_OFF(pmpi_win_create(op, base, size, disp_unit, info, comm, win, large));
 	t0 = tc_cap_clock();
-	rc = pmpi_win_create(op, base, size, disp_unit, info, comm, win);
+	rc = pmpi_win_create(op, base, size, disp_unit, info, comm, win, large);
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
@@ -2561,15 +2592,16 @@ int tcw_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MP
 }
 
 int tcw_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
-		MPI_Request *req, void *ra)
+		MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
-	unsigned op = req ? TC_OP_IBCAST : TC_OP_BCAST;
+	unsigned op = init ? TC_OP_BCAST_INIT : req ? TC_OP_IBCAST : TC_OP_BCAST;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Ibcast_c(buf, count, dt, root, comm, req) \
+#define CALL (INIT_OR(PMPI_Bcast_init_c(buf, count, dt, root, comm, *init, req)) \
+	      req ? PMPI_Ibcast_c(buf, count, dt, root, comm, req) \
 		  : PMPI_Bcast_c(buf, count, dt, root, comm))
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
@@ -2585,9 +2617,21 @@ int tcw_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm 
 }
 
 static int pmpi_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count,
-			 MPI_Datatype dt, MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req)
+			 MPI_Datatype dt, MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req,
+			 const MPI_Info *init)
 {
 	switch (op) {
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP##_INIT:                                                     \
+		return PMPI_##name##_init_c(sbuf, rbuf, count, dt, redop, root, comm, *init, \
+					    req);
+		TC_CALLS_REDUCE_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                    \
+	case TC_OP_##OP##_INIT:                                                     \
+		return PMPI_##name##_init_c(sbuf, rbuf, count, dt, redop, comm, *init, req);
+		TC_CALLS_REDUCE(X)
+#undef X
 #define X(name, iname, OP, lc)                                                    \
 	case TC_OP_##OP:                                                            \
 		return PMPI_##name##_c(sbuf, rbuf, count, dt, redop, root, comm);   \
@@ -2608,16 +2652,17 @@ static int pmpi_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count co
 }
 
 int tcw_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
-		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra)
+		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+		 void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req));
+	PASS_IF_OFF(pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req, init));
 	t0 = tc_cap_clock();
-	rc = pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req);
+	rc = pmpi_reduce_c(op, sbuf, rbuf, count, dt, redop, root, comm, req, init);
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
@@ -2631,9 +2676,22 @@ int tcw_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count, MPI
 
 static int pmpi_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 			 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-			 MPI_Request *req)
+			 MPI_Request *req, const MPI_Info *init)
 {
 	switch (op) {
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP##_INIT:                                                              \
+		return PMPI_##name##_init_c(sbuf, scount, stype, rbuf, rcount, rtype, root,  \
+					    comm, *init, req);
+		TC_CALLS_GATHER_ROOT(X)
+#undef X
+#define X(name, iname, OP, lc)                                                             \
+	case TC_OP_##OP##_INIT:                                                              \
+		return PMPI_##name##_init_c(sbuf, scount, stype, rbuf, rcount, rtype, comm,  \
+					    *init, req);
+		TC_CALLS_ALLGATHER(X)
+		TC_CALLS_NEIGHBOR(X)
+#undef X
 #define X(name, iname, OP, lc)                                                             \
 	case TC_OP_##OP:                                                                     \
 		return PMPI_##name##_c(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);\
@@ -2655,20 +2713,22 @@ static int pmpi_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Da
 	}
 }
 
-/* Gather, Scatter, Allgather, Alltoall, Neighbor_allgather/alltoall, I-forms */
+/* Gather, Scatter, Allgather, Alltoall, Neighbor_allgather/alltoall, I-forms,
+ * persistent forms */
 int tcw_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-		 MPI_Request *req, void *ra)
+		 MPI_Request *req, const MPI_Info *init, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
-	bool scatter = op == TC_OP_SCATTER || op == TC_OP_ISCATTER;
+	bool scatter = op == TC_OP_SCATTER || op == TC_OP_ISCATTER || op == TC_OP_SCATTER_INIT;
 	uint64_t t0;
 	int rc;
 
-	PASS_IF_OFF(pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req));
+	PASS_IF_OFF(pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req,
+				  init));
 	t0 = tc_cap_clock();
-	rc = pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+	rc = pmpi_gather_c(op, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req, init);
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
@@ -2824,9 +2884,9 @@ int tcw_pready(unsigned op, int lo, int hi, int n, const int list[], MPI_Request
  * like Sendrecv, with a request whose completion carries no status (MPICH
  * 4.0.2 leaves the status of these requests empty).
  */
-int tcw_isendrecv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, int dest,
-		  int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
-		  MPI_Comm comm, MPI_Request *req, void *ra)
+int tcw_isendrecv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+		  int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src,
+		  int rtag, MPI_Comm comm, MPI_Request *req, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
@@ -2835,10 +2895,14 @@ int tcw_isendrecv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype,
 
 #define CALL                                                                               \
 	(op == TC_OP_ISENDRECV_REPLACE                                                     \
-		 ? PMPI_Isendrecv_replace((void *)sbuf, scount, stype, dest, stag, src, rtag, \
-					  comm, req)                                        \
-		 : PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, \
-				  rtag, comm, req))
+		 ? (large ? PMPI_Isendrecv_replace_c((void *)sbuf, scount, stype, dest, stag, \
+						     src, rtag, comm, req)                  \
+			  : PMPI_Isendrecv_replace((void *)sbuf, (int)scount, stype, dest,    \
+						   stag, src, rtag, comm, req))             \
+		 : (large ? PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount,   \
+					     rtype, src, rtag, comm, req)                   \
+			  : PMPI_Isendrecv(sbuf, (int)scount, stype, dest, stag, rbuf,        \
+					   (int)rcount, rtype, src, rtag, comm, req)))
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;

@@ -28,18 +28,20 @@ int tcw_isend(unsigned op, const void *buf, int count, MPI_Datatype dt, int peer
 	      MPI_Comm comm, MPI_Request *req, void *ra);
 int tcw_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
 	     MPI_Status *status, void *ra);
-int tcw_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-		 void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
-		 MPI_Status *status, void *ra);
-int tcw_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
-			 int rtag, MPI_Comm comm, MPI_Status *status, void *ra);
+/* large: the MPI-4 _c form (here and below), recorded as its base op */
+int tcw_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag,
+		 MPI_Comm comm, MPI_Status *status, bool large, void *ra);
+int tcw_sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
+			 int src, int rtag, MPI_Comm comm, MPI_Status *status, bool large,
+			 void *ra);
 int tcw_probe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status, void *ra);
 /* Mprobe (flag NULL) and Improbe */
 int tcw_mprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
 	       MPI_Status *status, void *ra);
 /* Mrecv (req NULL) and Imrecv (status ignored) */
-int tcw_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status,
-	      MPI_Request *req, void *ra);
+int tcw_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg,
+	      MPI_Status *status, MPI_Request *req, bool large, void *ra);
 int tcw_start(MPI_Request *req, void *ra);
 int tcw_startall(int n, MPI_Request reqs[], void *ra);
 int tcw_request_free(MPI_Request *req, void *ra);
@@ -132,8 +134,8 @@ int tcw_comm_connect(bool accept, const char *port, MPI_Info info, int root, MPI
 
 /* Win_create, Win_allocate(_shared) (base is the baseptr argument),
  * Win_create_dynamic (base, size, disp_unit ignored) */
-int tcw_win_create(unsigned op, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
-		   MPI_Comm comm, MPI_Win *win, void *ra);
+int tcw_win_create(unsigned op, void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+		   MPI_Comm comm, MPI_Win *win, bool large, void *ra);
 int tcw_win_free(MPI_Win *win, void *ra);
 /* Put, Get, Rput, Rget (req NULL for Put and Get) */
 int tcw_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
@@ -160,11 +162,11 @@ int tcw_file_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI
 int tcw_file_close(MPI_File *fh, void *ra);
 /* File_read/write(_at)(_all), File_read/write_shared, File_read/write_ordered;
  * offset is ignored by the forms without _at */
-int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
-		MPI_Datatype dt, MPI_Status *status, void *ra);
+int tcw_file_rw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+		MPI_Datatype dt, MPI_Status *status, bool large, void *ra);
 /* File_iread/iwrite(_at)(_all), File_iread/iwrite_shared */
-int tcw_file_irw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, int count,
-		 MPI_Datatype dt, MPI_Request *req, void *ra);
+int tcw_file_irw(unsigned op, MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+		 MPI_Datatype dt, MPI_Request *req, bool large, void *ra);
 
 #if MPI_VERSION >= 4
 /* MPI-4 large-count variants, recorded as their base op */
@@ -174,13 +176,15 @@ int tcw_isend_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt, 
 		int tag, MPI_Comm comm, MPI_Request *req, void *ra);
 int tcw_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
 	       MPI_Status *status, void *ra);
+/* init: the info of the persistent forms (*_init_c), NULL for the others */
 int tcw_bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
-		MPI_Request *req, void *ra);
+		MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_reduce_c(unsigned op, const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype dt,
-		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, void *ra);
+		 MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+		 void *ra);
 int tcw_gather_c(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 		 void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-		 MPI_Request *req, void *ra);
+		 MPI_Request *req, const MPI_Info *init, void *ra);
 int tcw_put_c(unsigned op, void *addr, MPI_Count ocount, MPI_Datatype otype, int target,
 	      MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req,
 	      void *ra);
@@ -195,9 +199,9 @@ int tcw_pinit(unsigned op, void *buf, int partitions, MPI_Count count, MPI_Datat
 int tcw_pready(unsigned op, int lo, int hi, int n, const int list[], MPI_Request req, int *flag,
 	       void *ra);
 /* Isendrecv, Isendrecv_replace (sbuf the buffer; rbuf, rcount, rtype ignored) */
-int tcw_isendrecv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, int dest,
-		  int stag, void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
-		  MPI_Comm comm, MPI_Request *req, void *ra);
+int tcw_isendrecv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+		  int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src,
+		  int rtag, MPI_Comm comm, MPI_Request *req, bool large, void *ra);
 int tcw_comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
 			       MPI_Errhandler eh, MPI_Comm *newcomm, void *ra);
 int tcw_intercomm_create_from_groups(MPI_Group local, int local_leader, MPI_Group remote,

@@ -75,13 +75,14 @@ API int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 		     MPI_Status *status)
 {
 	return tcw_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
-			    status, TC_RA());
+			    status, false, TC_RA());
 }
 
 API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
 			     int rtag, MPI_Comm comm, MPI_Status *status)
 {
-	return tcw_sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status, TC_RA());
+	return tcw_sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status, false,
+				    TC_RA());
 }
 
 API int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
@@ -107,12 +108,12 @@ API int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg
 
 API int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *status)
 {
-	return tcw_mrecv(buf, count, dt, msg, status, NULL, TC_RA());
+	return tcw_mrecv(buf, count, dt, msg, status, NULL, false, TC_RA());
 }
 
 API int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req)
 {
-	return tcw_mrecv(buf, count, dt, msg, MPI_STATUS_IGNORE, req, TC_RA());
+	return tcw_mrecv(buf, count, dt, msg, MPI_STATUS_IGNORE, req, false, TC_RA());
 }
 
 API int MPI_Start(MPI_Request *req)
@@ -543,26 +544,28 @@ API int MPI_Comm_accept(const char *port, MPI_Info info, int root, MPI_Comm comm
 API int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 		       MPI_Win *win)
 {
-	return tcw_win_create(TC_OP_WIN_CREATE, base, size, disp_unit, info, comm, win, TC_RA());
+	return tcw_win_create(TC_OP_WIN_CREATE, base, size, disp_unit, info, comm, win, false,
+			      TC_RA());
 }
 
 API int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 			 void *baseptr, MPI_Win *win)
 {
 	return tcw_win_create(TC_OP_WIN_ALLOCATE, baseptr, size, disp_unit, info, comm, win,
-			      TC_RA());
+			      false, TC_RA());
 }
 
 API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 				void *baseptr, MPI_Win *win)
 {
 	return tcw_win_create(TC_OP_WIN_ALLOCATE_SHARED, baseptr, size, disp_unit, info, comm,
-			      win, TC_RA());
+			      win, false, TC_RA());
 }
 
 API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-	return tcw_win_create(TC_OP_WIN_CREATE_DYNAMIC, NULL, 0, 1, info, comm, win, TC_RA());
+	return tcw_win_create(TC_OP_WIN_CREATE_DYNAMIC, NULL, 0, 1, info, comm, win, false,
+			      TC_RA());
 }
 
 API int MPI_Win_free(MPI_Win *win)
@@ -686,36 +689,54 @@ API int MPI_File_close(MPI_File *fh)
 	return tcw_file_close(fh, TC_RA());
 }
 
-/* the explicit-offset forms take an MPI_Offset after fh: AT, or nothing */
+/* the explicit-offset forms take an MPI_Offset after fh: AT, or nothing;
+ * the MPI-4 large-count ones (suffix _c) an MPI_Count count */
 #define AT , MPI_Offset off
 #define NOAT
-#define X(name, OP, lc, cq, at, offv)                                                      \
-	API int MPI_##name(MPI_File fh at, cq void *buf, int count, MPI_Datatype dt,         \
-			   MPI_Status *st)                                                   \
+#define X(name, OP, lc, cq, at, offv, sfx, cnt, large)                                     \
+	API int MPI_##name##sfx(MPI_File fh at, cq void *buf, cnt count, MPI_Datatype dt,    \
+				MPI_Status *st)                                              \
 	{                                                                                    \
-		return tcw_file_rw(TC_OP_##OP, fh, offv, (void *)buf, count, dt, st, TC_RA());\
+		return tcw_file_rw(TC_OP_##OP, fh, offv, (void *)buf, count, dt, st, large,  \
+				   TC_RA());                                                 \
 	}
-#define FILE_RW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0)
-#define FILE_RW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off)
+#define FILE_RW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0, , int, false)
+#define FILE_RW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off, , int, false)
 TC_CALLS_FILE(FILE_RW)
 TC_CALLS_FILE_AT(FILE_RW_AT)
 #undef FILE_RW
 #undef FILE_RW_AT
+#if MPI_VERSION >= 4
+#define FILE_RW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0, _c, MPI_Count, true)
+#define FILE_RW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off, _c, MPI_Count, true)
+TC_CALLS_FILE(FILE_RW)
+TC_CALLS_FILE_AT(FILE_RW_AT)
+#undef FILE_RW
+#undef FILE_RW_AT
+#endif
 #undef X
 
-#define X(name, OP, lc, cq, at, offv)                                                      \
-	API int MPI_##name(MPI_File fh at, cq void *buf, int count, MPI_Datatype dt,         \
-			   MPI_Request *req)                                                 \
+#define X(name, OP, lc, cq, at, offv, sfx, cnt, large)                                     \
+	API int MPI_##name##sfx(MPI_File fh at, cq void *buf, cnt count, MPI_Datatype dt,    \
+				MPI_Request *req)                                            \
 	{                                                                                    \
 		return tcw_file_irw(TC_OP_##OP, fh, offv, (void *)buf, count, dt, req,       \
-				    TC_RA());                                                \
+				    large, TC_RA());                                         \
 	}
-#define FILE_IRW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0)
-#define FILE_IRW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off)
+#define FILE_IRW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0, , int, false)
+#define FILE_IRW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off, , int, false)
 TC_CALLS_FILE_I(FILE_IRW)
 TC_CALLS_FILE_I_AT(FILE_IRW_AT)
 #undef FILE_IRW
 #undef FILE_IRW_AT
+#if MPI_VERSION >= 4
+#define FILE_IRW(name, OP, lc, cq) X(name, OP, lc, cq, NOAT, 0, _c, MPI_Count, true)
+#define FILE_IRW_AT(name, OP, lc, cq) X(name, OP, lc, cq, AT, off, _c, MPI_Count, true)
+TC_CALLS_FILE_I(FILE_IRW)
+TC_CALLS_FILE_I_AT(FILE_IRW_AT)
+#undef FILE_IRW
+#undef FILE_IRW_AT
+#endif
 #undef X
 #undef AT
 #undef NOAT
@@ -760,13 +781,13 @@ API int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag
 
 API int MPI_Bcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-	return tcw_bcast_c(buf, count, dt, root, comm, NULL, TC_RA());
+	return tcw_bcast_c(buf, count, dt, root, comm, NULL, NULL, TC_RA());
 }
 
 API int MPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
 		     MPI_Request *req)
 {
-	return tcw_bcast_c(buf, count, dt, root, comm, req, TC_RA());
+	return tcw_bcast_c(buf, count, dt, root, comm, req, NULL, TC_RA());
 }
 
 #define X(name, iname, OP, lc)                                                             \
@@ -774,14 +795,14 @@ API int MPI_Ibcast_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_
 			       MPI_Datatype dt, MPI_Op rop, int root, MPI_Comm comm)         \
 	{                                                                                    \
 		return tcw_reduce_c(TC_OP_##OP, sbuf, rbuf, count, dt, rop, root, comm,      \
-				    NULL, TC_RA());                                          \
+				    NULL, NULL, TC_RA());                                    \
 	}                                                                                    \
 	API int MPI_##iname##_c(const void *sbuf, void *rbuf, MPI_Count count,               \
 				MPI_Datatype dt, MPI_Op rop, int root, MPI_Comm comm,        \
 				MPI_Request *req)                                            \
 	{                                                                                    \
 		return tcw_reduce_c(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, root, comm,     \
-				    req, TC_RA());                                           \
+				    req, NULL, TC_RA());                                     \
 	}
 TC_CALLS_REDUCE_ROOT(X)
 #undef X
@@ -791,13 +812,13 @@ TC_CALLS_REDUCE_ROOT(X)
 			       MPI_Datatype dt, MPI_Op rop, MPI_Comm comm)                   \
 	{                                                                                    \
 		return tcw_reduce_c(TC_OP_##OP, sbuf, rbuf, count, dt, rop, 0, comm, NULL,   \
-				    TC_RA());                                                \
+				    NULL, TC_RA());                                          \
 	}                                                                                    \
 	API int MPI_##iname##_c(const void *sbuf, void *rbuf, MPI_Count count,               \
 				MPI_Datatype dt, MPI_Op rop, MPI_Comm comm, MPI_Request *req) \
 	{                                                                                    \
 		return tcw_reduce_c(TC_OP_I##OP, sbuf, rbuf, count, dt, rop, 0, comm, req,   \
-				    TC_RA());                                                \
+				    NULL, TC_RA());                                          \
 	}
 TC_CALLS_REDUCE(X)
 #undef X
@@ -808,14 +829,14 @@ TC_CALLS_REDUCE(X)
 			       MPI_Comm comm)                                                \
 	{                                                                                    \
 		return tcw_gather_c(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype,    \
-				    root, comm, NULL, TC_RA());                              \
+				    root, comm, NULL, NULL, TC_RA());                        \
 	}                                                                                    \
 	API int MPI_##iname##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,      \
 				void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,  \
 				MPI_Comm comm, MPI_Request *req)                             \
 	{                                                                                    \
 		return tcw_gather_c(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,   \
-				    root, comm, req, TC_RA());                               \
+				    root, comm, req, NULL, TC_RA());                         \
 	}
 TC_CALLS_GATHER_ROOT(X)
 #undef X
@@ -826,14 +847,14 @@ TC_CALLS_GATHER_ROOT(X)
 			       MPI_Comm comm)                                                \
 	{                                                                                    \
 		return tcw_gather_c(TC_OP_##OP, sbuf, scount, stype, rbuf, rcount, rtype, 0, \
-				    comm, NULL, TC_RA());                                    \
+				    comm, NULL, NULL, TC_RA());                              \
 	}                                                                                    \
 	API int MPI_##iname##_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,      \
 				void *rbuf, MPI_Count rcount, MPI_Datatype rtype,            \
 				MPI_Comm comm, MPI_Request *req)                             \
 	{                                                                                    \
 		return tcw_gather_c(TC_OP_I##OP, sbuf, scount, stype, rbuf, rcount, rtype,   \
-				    0, comm, req, TC_RA());                                  \
+				    0, comm, req, NULL, TC_RA());                            \
 	}
 TC_CALLS_ALLGATHER(X)
 TC_CALLS_NEIGHBOR(X)
@@ -855,6 +876,122 @@ TC_CALLS_NEIGHBOR(X)
 				 tcount, ttype, win, req, TC_RA());                          \
 	}
 TC_CALLS_PUT(X)
+#undef X
+
+API int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest,
+		       int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src,
+		       int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	return tcw_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+			    status, true, TC_RA());
+}
+
+API int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
+			       int src, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	return tcw_sendrecv_replace(buf, count, dt, dest, stag, src, rtag, comm, status, true,
+				    TC_RA());
+}
+
+API int MPI_Isendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest,
+			int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src,
+			int rtag, MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_isendrecv(TC_OP_ISENDRECV, sbuf, scount, stype, dest, stag, rbuf, rcount,
+			     rtype, src, rtag, comm, req, true, TC_RA());
+}
+
+API int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest,
+				int stag, int src, int rtag, MPI_Comm comm, MPI_Request *req)
+{
+	return tcw_isendrecv(TC_OP_ISENDRECV_REPLACE, buf, count, dt, dest, stag, buf, count, dt,
+			     src, rtag, comm, req, true, TC_RA());
+}
+
+API int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg,
+		    MPI_Status *status)
+{
+	return tcw_mrecv(buf, count, dt, msg, status, NULL, true, TC_RA());
+}
+
+API int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg,
+		     MPI_Request *req)
+{
+	return tcw_mrecv(buf, count, dt, msg, MPI_STATUS_IGNORE, req, true, TC_RA());
+}
+
+API int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+			 MPI_Comm comm, MPI_Win *win)
+{
+	return tcw_win_create(TC_OP_WIN_CREATE, base, size, disp_unit, info, comm, win, true,
+			      TC_RA());
+}
+
+API int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+			   void *baseptr, MPI_Win *win)
+{
+	return tcw_win_create(TC_OP_WIN_ALLOCATE, baseptr, size, disp_unit, info, comm, win,
+			      true, TC_RA());
+}
+
+API int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
+				  MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+	return tcw_win_create(TC_OP_WIN_ALLOCATE_SHARED, baseptr, size, disp_unit, info, comm,
+			      win, true, TC_RA());
+}
+
+/* the persistent collectives (their info after the communicator) */
+API int MPI_Bcast_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm,
+			 MPI_Info info, MPI_Request *req)
+{
+	return tcw_bcast_c(buf, count, dt, root, comm, req, &info, TC_RA());
+}
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init_c(const void *sbuf, void *rbuf, MPI_Count count,           \
+				    MPI_Datatype dt, MPI_Op rop, int root, MPI_Comm comm,    \
+				    MPI_Info info, MPI_Request *req)                         \
+	{                                                                                    \
+		return tcw_reduce_c(TC_OP_##OP##_INIT, sbuf, rbuf, count, dt, rop, root,     \
+				    comm, req, &info, TC_RA());                              \
+	}
+TC_CALLS_REDUCE_ROOT(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init_c(const void *sbuf, void *rbuf, MPI_Count count,           \
+				    MPI_Datatype dt, MPI_Op rop, MPI_Comm comm,              \
+				    MPI_Info info, MPI_Request *req)                         \
+	{                                                                                    \
+		return tcw_reduce_c(TC_OP_##OP##_INIT, sbuf, rbuf, count, dt, rop, 0, comm,  \
+				    req, &info, TC_RA());                                    \
+	}
+TC_CALLS_REDUCE(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,  \
+				    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,        \
+				    int root, MPI_Comm comm, MPI_Info info,                  \
+				    MPI_Request *req)                                        \
+	{                                                                                    \
+		return tcw_gather_c(TC_OP_##OP##_INIT, sbuf, scount, stype, rbuf, rcount,    \
+				    rtype, root, comm, req, &info, TC_RA());                 \
+	}
+TC_CALLS_GATHER_ROOT(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                             \
+	API int MPI_##name##_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype,  \
+				    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,        \
+				    MPI_Comm comm, MPI_Info info, MPI_Request *req)          \
+	{                                                                                    \
+		return tcw_gather_c(TC_OP_##OP##_INIT, sbuf, scount, stype, rbuf, rcount,    \
+				    rtype, 0, comm, req, &info, TC_RA());                    \
+	}
+TC_CALLS_ALLGATHER(X)
+TC_CALLS_NEIGHBOR(X)
 #undef X
 
 /* ---- MPI-4 persistent collectives: the wrapper of the blocking form with
@@ -1042,14 +1179,14 @@ API int MPI_Isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest
 		      MPI_Request *req)
 {
 	return tcw_isendrecv(TC_OP_ISENDRECV, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
-			     req, TC_RA());
+			     req, false, TC_RA());
 }
 
 API int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
 			      int rtag, MPI_Comm comm, MPI_Request *req)
 {
 	return tcw_isendrecv(TC_OP_ISENDRECV_REPLACE, buf, count, dt, dest, stag, buf, count, dt, src, rtag, comm, req,
-			     TC_RA());
+			     false, TC_RA());
 }
 
 API int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,

@@ -322,7 +322,7 @@ FDEF(mpi_sendrecv, MPI_SENDRECV, (void *sbuf, F *scount, F *stype, F *dest, F *s
 	MPI_Status cs;
 	int rc = tcw_sendrecv(fbuf(sbuf), *scount, TYPE(stype), *dest, *stag, fbuf(rbuf),
 			      *rcount, TYPE(rtype), *src, *rtag, COMM(comm),
-			      status_for(status, &cs), TC_RA());
+			      status_for(status, &cs), false, TC_RA());
 
 	if (rc == MPI_SUCCESS)
 		status_out(&cs, status);
@@ -335,7 +335,7 @@ FDEF(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE, (void *buf, F *count, F *dt, F 
 {
 	MPI_Status cs;
 	int rc = tcw_sendrecv_replace(fbuf(buf), *count, TYPE(dt), *dest, *stag, *src, *rtag,
-				      COMM(comm), status_for(status, &cs), TC_RA());
+				      COMM(comm), status_for(status, &cs), false, TC_RA());
 
 	if (rc == MPI_SUCCESS)
 		status_out(&cs, status);
@@ -398,7 +398,7 @@ FDEF(mpi_mrecv, MPI_MRECV, (void *buf, F *count, F *dt, F *msg, F *status, F *ie
 	MPI_Status cs;
 	MPI_Message m = PMPI_Message_f2c(*msg);
 	int rc = tcw_mrecv(fbuf(buf), *count, TYPE(dt), &m, status_for(status, &cs), NULL,
-			   TC_RA());
+			   false, TC_RA());
 
 	if (rc == MPI_SUCCESS) {
 		*msg = PMPI_Message_c2f(m);
@@ -411,7 +411,8 @@ FDEF(mpi_imrecv, MPI_IMRECV, (void *buf, F *count, F *dt, F *msg, F *req, F *ier
 {
 	MPI_Message m = PMPI_Message_f2c(*msg);
 	MPI_Request c;
-	int rc = tcw_mrecv(fbuf(buf), *count, TYPE(dt), &m, MPI_STATUS_IGNORE, &c, TC_RA());
+	int rc = tcw_mrecv(fbuf(buf), *count, TYPE(dt), &m, MPI_STATUS_IGNORE, &c, false,
+			   TC_RA());
 
 	if (rc == MPI_SUCCESS) {
 		*msg = PMPI_Message_c2f(m);
@@ -1208,7 +1209,7 @@ FDEF(mpi_win_create, MPI_WIN_CREATE, (void *base, MPI_Aint *size, F *disp_unit, 
 {
 	MPI_Win w;
 	int rc = tcw_win_create(TC_OP_WIN_CREATE, fbuf(base), *size, *disp_unit, INFO(info),
-				COMM(comm), &w, TC_RA());
+				COMM(comm), &w, false, TC_RA());
 
 	if (rc == MPI_SUCCESS)
 		*win = PMPI_Win_c2f(w);
@@ -1222,7 +1223,7 @@ FDEF(mpi_win_create, MPI_WIN_CREATE, (void *base, MPI_Aint *size, F *disp_unit, 
 	{                                                                                  \
 		MPI_Win w;                                                                 \
 		int rc = tcw_win_create(op, baseptr, *size, *disp_unit, INFO(info),        \
-					COMM(comm), &w, TC_RA());                          \
+					COMM(comm), &w, false, TC_RA());                   \
 		if (rc == MPI_SUCCESS)                                                     \
 			*win = PMPI_Win_c2f(w);                                            \
 		ret(ierr, rc);                                                             \
@@ -1235,7 +1236,7 @@ FDEF(mpi_win_create_dynamic, MPI_WIN_CREATE_DYNAMIC, (F *info, F *comm, F *win, 
 {
 	MPI_Win w;
 	int rc = tcw_win_create(TC_OP_WIN_CREATE_DYNAMIC, NULL, 0, 1, INFO(info), COMM(comm), &w,
-				TC_RA());
+				false, TC_RA());
 
 	if (rc == MPI_SUCCESS)
 		*win = PMPI_Win_c2f(w);
@@ -1424,7 +1425,7 @@ FDEF(mpi_file_close, MPI_FILE_CLOSE, (F *fh, F *ierr))
 	{                                                                                       \
 		MPI_Status cs;                                                                  \
 		int rc = tcw_file_rw(TC_OP_##OP, PMPI_File_f2c(*fh), off, fbuf(buf), *count,    \
-				     TYPE(dt), status_for(status, &cs), TC_RA());               \
+				     TYPE(dt), status_for(status, &cs), false, TC_RA());        \
 		if (rc == MPI_SUCCESS)                                                          \
 			status_out(&cs, status);                                                \
 		ret(ierr, rc);                                                                  \
@@ -1442,7 +1443,7 @@ TC_CALLS_FILE_AT(FILE_RW_AT)
 	{                                                                                       \
 		MPI_Request c;                                                                  \
 		int rc = tcw_file_irw(TC_OP_##OP, PMPI_File_f2c(*fh), off, fbuf(buf), *count,   \
-				      TYPE(dt), &c, TC_RA());                                   \
+				      TYPE(dt), &c, false, TC_RA());                            \
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}

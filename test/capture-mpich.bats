@@ -43,6 +43,7 @@ setup_file() {
 	trace intercomm 4 "$TP/intercomm"
 	trace large 4 "$TP/large" "$BATS_FILE_TMPDIR/large.dat"
 	trace mpi4 4 "$B/mpich/testdata/mpi/mpi4"
+	[ ! -x "$TP/mpi4_mpifh" ] || trace mpi4f 4 "$TP/mpi4_mpifh"
 }
 
 setup() {
@@ -258,6 +259,32 @@ req_of() {
 		fi
 		[ "$(nev mpi4 $r "op=MPI_Allreduce .* comm=0 count=2 ")" = 1 ]
 		ev mpi4 $r | tail -1 | grep -q "^S .* trailer=1 dropped=0 bad_blocks=0"
+	done
+}
+
+@test "capture-mpich: Fortran (mpif.h) MPI-4 calls: Isendrecv(_replace), persistent collectives, partitioned" {
+	[ -x "$TP/mpi4_mpifh" ] || skip "no MPICH Fortran compiler (mpif90.mpich)"
+	local r next prev q s v op
+	ran_ok mpi4f 4
+	for r in 0 1 2 3; do
+		next=$(((r + 1) % 4)) prev=$(((r + 3) % 4))
+		q=$(req_of mpi4f $r "op=MPI_Isendrecv .* comm=0 peer=$next tag=7 rpeer=$prev rtag=7 count=4 dtype=MPI_INTEGER dsize=4 bytes=16 req=[0-9]+ ")
+		[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		q=$(req_of mpi4f $r "op=MPI_Isendrecv_replace .* comm=0 peer=$prev tag=8 rpeer=$next rtag=8 count=2 .* req=[0-9]+ ")
+		[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		for op in "Barrier_init .* comm=0 " "Bcast_init .* comm=0 count=5 dtype=MPI_INTEGER .* root=1 " \
+			"Allreduce_init .* comm=0 count=3 .* redop=MPI_SUM " "Allgather_init .* comm=0 count=1 "; do
+			q=$(req_of mpi4f $r "op=MPI_$op.*req=[0-9]+ ") || { echo "rank $r: no $op"; return 1; }
+			[ "$(nev mpi4f $r "op=MPI_Start .* req=$q ")" = 2 ]
+			[ "$(nev mpi4f $r "op=MPI_Request_free .* req=$q ")" = 1 ]
+		done
+		s=$(req_of mpi4f $r "op=MPI_Psend_init .* comm=0 peer=$next tag=5 count=32 dtype=MPI_INTEGER dsize=4 bytes=128 req=[0-9]+ file=0 off=4 ")
+		v=$(req_of mpi4f $r "op=MPI_Precv_init .* comm=0 peer=$prev tag=5 count=32 .* req=[0-9]+ file=0 off=4 ")
+		[ "$(nev mpi4f $r "op=MPI_Pready .* peer=$next tag=5 count=1 req=$s file=0 off=0 ")" = 1 ]
+		[ "$(nev mpi4f $r "op=MPI_Pready_range .* peer=$next tag=5 count=2 req=$s file=0 off=1 ")" = 1 ]
+		[ "$(nev mpi4f $r "op=MPI_Pready_list .* peer=$next tag=5 count=1 req=$s file=0 off=3 ")" = 1 ]
+		[ "$(nev mpi4f $r "op=MPI_Parrived .* peer=$prev tag=5 count=1 req=$v file=0 off=3 ")" -ge 1 ]
+		[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$v:$prev:5:128 ")" = 1 ]
 	done
 }
 

@@ -13,9 +13,12 @@
 # Optional, when MPICH's compiler (MPICC_MPICH, default mpicc.mpich, as
 # Debian's mpich package installs it beside Open MPI) is found:
 #   $(BUILD)/mpich/libtracecluster-capture.so   the same shim against MPICH
-#   $(BUILD)/mpich/testdata/capture/            the C test programs
+#   $(BUILD)/mpich/testdata/capture/            the C test programs, and with
+#                                               MPICH's Fortran compiler
+#                                               (MPIFC_MPICH, default
+#                                               mpif90.mpich) mpi4_mpifh
 # (make capture-mpich; make check builds them too, for test/capture-mpich.bats).
-# The Fortran programs are built with Open MPI only.
+# The other Fortran programs are built with Open MPI only.
 
 MPICC ?= mpicc
 MPIFC ?= mpif90
@@ -26,6 +29,8 @@ MPICC_MPICH ?= mpicc.mpich
 MPI_PC ?= $(shell p=$$($(MPICC) -showme:version >/dev/null 2>&1 && echo ompi-c || echo mpich); \
 	$(PKG_CONFIG) --exists $$p 2>/dev/null && echo $$p)
 HAVE_MPICH := $(shell command -v $(MPICC_MPICH) >/dev/null 2>&1 && echo yes)
+MPIFC_MPICH ?= mpif90.mpich
+HAVE_MPIFC_MPICH := $(shell command -v $(MPIFC_MPICH) >/dev/null 2>&1 && echo yes)
 
 # runtime dlopen()ed for fast stack walks (see libtracecluster-capture(3))
 DEPS_PKGS += libunwind8
@@ -130,6 +135,9 @@ CAPTURE_MPICH_OBJS := $(CAPTURE_SRCS:%.c=$(MPICH_BUILD)/pic/%.o) \
 	$(CAPTURE_CORE_SRCS:%.c=$(BUILD)/pic/%.o)
 CAPTURE_MPICH_SO := $(MPICH_BUILD)/libtracecluster-capture.so
 CAPTURE_MPICH_TESTPROGS := $(CAPTURE_TEST_C:%=$(MPICH_BUILD)/testdata/capture/%)
+ifeq ($(HAVE_MPIFC_MPICH),yes)
+CAPTURE_MPICH_TESTPROGS += $(MPICH_BUILD)/testdata/capture/mpi4_mpifh
+endif
 
 ifeq ($(HAVE_MPICH),yes)
 unit-tests bench-tools: capture-mpich
@@ -152,6 +160,10 @@ $(CAPTURE_MPICH_SO): $(CAPTURE_MPICH_OBJS)
 $(MPICH_BUILD)/testdata/capture/%: testdata/capture/%.c
 	@mkdir -p $(dir $@)
 	$(Q_CC)$(MPICC_MPICH) -O2 -g -Wall -Wno-stringop-overflow -o $@ $< -lpthread
+
+$(MPICH_BUILD)/testdata/capture/%: testdata/capture/%.f90
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPIFC_MPICH) -O2 -g -o $@ $<
 
 # optional, not part of make check: trace LAMMPS and HPCC from Debian
 check-apps: all

@@ -1456,3 +1456,172 @@ TC_CALLS_FILE_I_AT(FILE_IRW_AT)
 #undef X
 #undef AT
 #undef NOAT
+
+/* ---- MPI-4: nonblocking sendrecv, persistent collectives, partitioned ---- */
+
+#if MPI_VERSION >= 4
+FDEF(mpi_isendrecv, MPI_ISENDRECV, (void *sbuf, F *scount, F *stype, F *dest, F *stag,
+				    void *rbuf, F *rcount, F *rtype, F *src, F *rtag, F *comm,
+				    F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_isendrecv(TC_OP_ISENDRECV, fbuf(sbuf), *scount, TYPE(stype), *dest, *stag,
+			       fbuf(rbuf), *rcount, TYPE(rtype), *src, *rtag, COMM(comm), &c,
+			       false, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_isendrecv_replace, MPI_ISENDRECV_REPLACE, (void *buf, F *count, F *dt, F *dest,
+						    F *stag, F *src, F *rtag, F *comm, F *req,
+						    F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_isendrecv(TC_OP_ISENDRECV_REPLACE, fbuf(buf), *count, TYPE(dt), *dest, *stag,
+			       fbuf(buf), *count, TYPE(dt), *src, *rtag, COMM(comm), &c, false,
+			       TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+/* the persistent collectives: their info after the communicator */
+FDEF(mpi_barrier_init, MPI_BARRIER_INIT, (F *comm, F *info, F *req, F *ierr))
+{
+	MPI_Info i = INFO(info);
+	MPI_Request c;
+	int rc = tcw_barrier(COMM(comm), &c, &i, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_bcast_init, MPI_BCAST_INIT, (void *buf, F *count, F *dt, F *root, F *comm, F *info,
+				      F *req, F *ierr))
+{
+	MPI_Info i = INFO(info);
+	MPI_Request c;
+	int rc = tcw_bcast(fbuf(buf), *count, TYPE(dt), *root, COMM(comm), &c, &i, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+#define X(name, iname, UC, lc)                                                                \
+	FDEF(mpi_##lc##_init, MPI_##UC##_INIT, (void *sbuf, void *rbuf, F *count, F *dt,        \
+						F *rop, F *root, F *comm, F *info, F *req,      \
+						F *ierr))                                       \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = tcw_reduce(TC_OP_##UC##_INIT, fbuf(sbuf), fbuf(rbuf), *count,          \
+				    TYPE(dt), OP(rop), *root, COMM(comm), &c, &i, TC_RA());     \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_REDUCE_ROOT(X)
+#undef X
+
+#define X(name, iname, UC, lc)                                                                \
+	FDEF(mpi_##lc##_init, MPI_##UC##_INIT, (void *sbuf, void *rbuf, F *count, F *dt,        \
+						F *rop, F *comm, F *info, F *req, F *ierr))     \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = tcw_reduce(TC_OP_##UC##_INIT, fbuf(sbuf), fbuf(rbuf), *count,          \
+				    TYPE(dt), OP(rop), 0, COMM(comm), &c, &i, TC_RA());         \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_REDUCE(X)
+#undef X
+
+#define X(name, iname, OP, lc)                                                                \
+	FDEF(mpi_##lc##_init, MPI_##OP##_INIT, (void *sbuf, F *scount, F *stype, void *rbuf,    \
+						F *rcount, F *rtype, F *root, F *comm,          \
+						F *info, F *req, F *ierr))                      \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = tcw_gather(TC_OP_##OP##_INIT, fbuf(sbuf), *scount, TYPE(stype),        \
+				    fbuf(rbuf), *rcount, TYPE(rtype), *root, COMM(comm), &c,    \
+				    &i, TC_RA());                                               \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_GATHER_ROOT(X)
+#undef X
+
+#define X(name, iname, OP, lc, fn)                                                            \
+	FDEF(mpi_##lc##_init, MPI_##OP##_INIT, (void *sbuf, F *scount, F *stype, void *rbuf,    \
+						F *rcount, F *rtype, F *comm, F *info, F *req,  \
+						F *ierr))                                       \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = fn(TC_OP_##OP##_INIT, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),    \
+			    *rcount, TYPE(rtype), COMM(comm), &c, &i, TC_RA());                 \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+#define ALLGATHER(name, iname, OP, lc) X(name, iname, OP, lc, gather0)
+#define NEIGHBOR(name, iname, OP, lc) X(name, iname, OP, lc, tcw_neighbor)
+TC_CALLS_ALLGATHER(ALLGATHER)
+TC_CALLS_NEIGHBOR(NEIGHBOR)
+#undef ALLGATHER
+#undef NEIGHBOR
+#undef X
+
+/* partitioned communication: the count is INTEGER(KIND=MPI_COUNT_KIND) */
+FDEF(mpi_psend_init, MPI_PSEND_INIT, (void *buf, F *partitions, MPI_Count *count, F *dt,
+				      F *dest, F *tag, F *comm, F *info, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_pinit(TC_OP_PSEND_INIT, fbuf(buf), *partitions, *count, TYPE(dt), *dest,
+			   *tag, COMM(comm), INFO(info), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_precv_init, MPI_PRECV_INIT, (void *buf, F *partitions, MPI_Count *count, F *dt,
+				      F *src, F *tag, F *comm, F *info, F *req, F *ierr))
+{
+	MPI_Request c;
+	int rc = tcw_pinit(TC_OP_PRECV_INIT, fbuf(buf), *partitions, *count, TYPE(dt), *src,
+			   *tag, COMM(comm), INFO(info), &c, TC_RA());
+
+	REQ_OUT(rc, c, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_pready, MPI_PREADY, (F *partition, F *req, F *ierr))
+{
+	ret(ierr, tcw_pready(TC_OP_PREADY, *partition, *partition, 0, NULL,
+			     PMPI_Request_f2c(*req), NULL, TC_RA()));
+}
+
+FDEF(mpi_pready_range, MPI_PREADY_RANGE, (F *lo, F *hi, F *req, F *ierr))
+{
+	ret(ierr, tcw_pready(TC_OP_PREADY_RANGE, *lo, *hi, 0, NULL, PMPI_Request_f2c(*req), NULL,
+			     TC_RA()));
+}
+
+FDEF(mpi_pready_list, MPI_PREADY_LIST, (F *n, F *partitions, F *req, F *ierr))
+{
+	ret(ierr, tcw_pready(TC_OP_PREADY_LIST, 0, 0, *n, partitions, PMPI_Request_f2c(*req),
+			     NULL, TC_RA()));
+}
+
+FDEF(mpi_parrived, MPI_PARRIVED, (F *req, F *partition, F *flag, F *ierr))
+{
+	int cflag = 0;
+	int rc = tcw_pready(TC_OP_PARRIVED, *partition, *partition, 0, NULL,
+			    PMPI_Request_f2c(*req), &cflag, TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*flag = cflag != 0;
+	ret(ierr, rc);
+}
+#endif

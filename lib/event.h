@@ -215,7 +215,9 @@
 	X(NEIGHBOR_ALLTOALLV_INIT, 240, "MPI_Neighbor_alltoallv_init", TC_K_COLL, \
 	  TC_PCOLL | TC_OPF_NEIGH | TC_OPF_V)                                \
 	X(NEIGHBOR_ALLTOALLW_INIT, 241, "MPI_Neighbor_alltoallw_init", TC_K_COLL, \
-	  TC_PCOLL | TC_OPF_NEIGH | TC_OPF_V)
+	  TC_PCOLL | TC_OPF_NEIGH | TC_OPF_V)                                \
+	X(SESSION_INIT, 242, "MPI_Session_init", TC_K_ENV, 0)                \
+	X(SESSION_FINALIZE, 243, "MPI_Session_finalize", TC_K_ENV, 0)
 
 enum tc_op {
 	TC_OP_NONE = 0,
@@ -228,7 +230,7 @@ enum tc_op {
 /* What an op does, for code that treats ops by family. */
 enum tc_op_kind {
 	TC_K_OTHER = 0,
-	TC_K_ENV,      /* init/finalize/pcontrol */
+	TC_K_ENV,      /* init/finalize/pcontrol, sessions */
 	TC_K_SEND,     /* point-to-point send, blocking or not */
 	TC_K_RECV,     /* point-to-point receive, blocking or not */
 	TC_K_SENDRECV,

@@ -138,6 +138,11 @@ setup() {
 		assert_line --regexp "op=MPI_File_write_at .* count=4 dtype=MPI_INT .* file=0 off=$((64 * k)) t="
 		assert_line --regexp "op=MPI_File_read_at .* count=4 dtype=MPI_INT .* file=0 off=$((64 * k)) t="
 		assert_line --regexp "op=MPI_File_iwrite_at .* count=2 dtype=MPI_INT .* req=[0-9]+ file=0 off=$((64 * k + 16)) t="
+		[ "$(nev large $w "op=MPI_Session_init ")" = 1 ]
+		[ "$(nev large $w "op=MPI_Session_finalize ")" = 1 ]
+		# in their order, just before MPI_Finalize
+		[ "$(ev large $w | grep '^E ' | tail -n 3 | cut -d' ' -f2 | tr '\n' ' ')" = \
+			"op=MPI_Session_init op=MPI_Session_finalize op=MPI_Finalize " ]
 	done
 }
 
@@ -285,6 +290,8 @@ req_of() {
 		[ "$(nev mpi4f $r "op=MPI_Pready_list .* peer=$next tag=5 count=1 req=$s file=0 off=3 ")" = 1 ]
 		[ "$(nev mpi4f $r "op=MPI_Parrived .* peer=$prev tag=5 count=1 req=$v file=0 off=3 ")" -ge 1 ]
 		[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$v:$prev:5:128 ")" = 1 ]
+		[ "$(nev mpi4f $r "op=MPI_Session_init ")" = 1 ]
+		[ "$(nev mpi4f $r "op=MPI_Session_finalize ")" = 1 ]
 	done
 }
 

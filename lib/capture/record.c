@@ -2945,6 +2945,30 @@ static void from_group(unsigned op, int rc, MPI_Comm *newcomm, uint64_t t0, void
 	tc_cap_leave();
 }
 
+/*
+ * Session_init (eh and session given) and Session_finalize (session
+ * only): events of their own, without parameters. Recorded while tracing,
+ * that is after MPI_Init: a process that only uses sessions is not traced.
+ */
+int tcw_session(unsigned op, MPI_Info info, MPI_Errhandler eh, MPI_Session *session, void *ra)
+{
+	struct tc_rec r;
+	uint64_t t0;
+	int rc;
+
+#define CALL (op == TC_OP_SESSION_INIT ? PMPI_Session_init(info, eh, session) \
+				       : PMPI_Session_finalize(session))
+	PASS_IF_OFF(CALL);
+	t0 = tc_cap_clock();
+	rc = CALL;
+#undef CALL
+	tc_cap_begin(&r, op, t0, ra);
+	set_rc(&r.ev, rc);
+	tc_cap_commit(&r);
+	tc_cap_leave();
+	return rc;
+}
+
 int tcw_comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
 			       MPI_Errhandler eh, MPI_Comm *newcomm, void *ra)
 {

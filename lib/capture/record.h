@@ -202,6 +202,8 @@ int tcw_pready(unsigned op, int lo, int hi, int n, const int list[], MPI_Request
 int tcw_isendrecv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
 		  int dest, int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src,
 		  int rtag, MPI_Comm comm, MPI_Request *req, bool large, void *ra);
+/* Session_init, Session_finalize (info, eh ignored) */
+int tcw_session(unsigned op, MPI_Info info, MPI_Errhandler eh, MPI_Session *session, void *ra);
 int tcw_comm_create_from_group(MPI_Group group, const char *tag, MPI_Info info,
 			       MPI_Errhandler eh, MPI_Comm *newcomm, void *ra);
 int tcw_intercomm_create_from_groups(MPI_Group local, int local_leader, MPI_Group remote,

@@ -1195,6 +1195,17 @@ API int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 	return tcw_comm_dup(comm, &info, newcomm, req, TC_RA());
 }
 
+API int MPI_Session_init(MPI_Info info, MPI_Errhandler eh, MPI_Session *session)
+{
+	return tcw_session(TC_OP_SESSION_INIT, info, eh, session, TC_RA());
+}
+
+API int MPI_Session_finalize(MPI_Session *session)
+{
+	return tcw_session(TC_OP_SESSION_FINALIZE, MPI_INFO_NULL, MPI_ERRORS_RETURN, session,
+			   TC_RA());
+}
+
 API int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
 				   MPI_Errhandler eh, MPI_Comm *newcomm)
 {

@@ -1573,6 +1573,28 @@ TC_CALLS_NEIGHBOR(NEIGHBOR)
 #undef NEIGHBOR
 #undef X
 
+FDEF(mpi_session_init, MPI_SESSION_INIT, (F *info, F *eh, F *session, F *ierr))
+{
+	MPI_Session c;
+	int rc = tcw_session(TC_OP_SESSION_INIT, INFO(info), PMPI_Errhandler_f2c(*eh), &c,
+			     TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*session = PMPI_Session_c2f(c);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_session_finalize, MPI_SESSION_FINALIZE, (F *session, F *ierr))
+{
+	MPI_Session c = PMPI_Session_f2c(*session);
+	int rc = tcw_session(TC_OP_SESSION_FINALIZE, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c,
+			     TC_RA());
+
+	if (rc == MPI_SUCCESS)
+		*session = PMPI_Session_c2f(c);
+	ret(ierr, rc);
+}
+
 /* partitioned communication: the count is INTEGER(KIND=MPI_COUNT_KIND) */
 FDEF(mpi_psend_init, MPI_PSEND_INIT, (void *buf, F *partitions, MPI_Count *count, F *dt,
 				      F *dest, F *tag, F *comm, F *info, F *req, F *ierr))

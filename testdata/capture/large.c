@@ -18,7 +18,8 @@
  * Gather_init_c (2 ints, root rank 3), each started and waited for twice,
  * then freed. With a file name argument: File_write_at_c of 4 ints at
  * int 16 * rank, File_read_at_c of them, File_iwrite_at_c of 2 ints after
- * them and its Wait.
+ * them and its Wait. Last, another MPI-4 pair: MPI_Session_init and
+ * MPI_Session_finalize.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
 	MPI_Comm rev;
 	MPI_Request req, reqs[3];
 	MPI_Message msg;
+	MPI_Session ses;
 	MPI_Win win;
 
 	MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -96,6 +98,9 @@ int main(int argc, char **argv)
 		MPI_File_close(&fh);
 	}
 	MPI_Comm_free(&rev);
+
+	MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ses);
+	MPI_Session_finalize(&ses);
 #else
 	printf("MPI %d.%d: no large-count functions\n", MPI_VERSION, MPI_SUBVERSION);
 #endif

@@ -8,12 +8,13 @@
 ! Allreduce_init (3 integers, MPI_SUM) and Allgather_init (1 integer),
 ! each started and waited for twice, then freed; a partitioned send of
 ! 4 partitions of 8 integers to the next rank (tag 5), made ready by
-! Pready, Pready_range and Pready_list, its receive polled by Parrived.
+! Pready, Pready_range and Pready_list, its receive polled by Parrived;
+! a Session_init and its Session_finalize.
 program mpi4_mpifh
   implicit none
   include 'mpif.h'
   integer :: ierr, rank, size, next, prev, k, i
-  integer :: req, sreq, rreq, reqs(4), x(64), y(64), parts(1)
+  integer :: req, sreq, rreq, reqs(4), x(64), y(64), parts(1), ses
   integer(kind=MPI_COUNT_KIND) :: cnt
   logical :: flag
 
@@ -64,6 +65,9 @@ program mpi4_mpifh
   call MPI_Wait(rreq, MPI_STATUS_IGNORE, ierr)
   call MPI_Request_free(sreq, ierr)
   call MPI_Request_free(rreq, ierr)
+
+  call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, ses, ierr)
+  call MPI_Session_finalize(ses, ierr)
 
   call MPI_Finalize(ierr)
 end program mpi4_mpifh

@@ -791,3 +791,41 @@ wait_size() {
 	run tc run
 	assert_failure 2
 }
+
+# the functions a shim defines in C (defined, exported MPI_Xxx), sorted
+c_functions() {
+	nm -D --defined-only "$1" | awk '$2 == "T" && $3 ~ /^MPI_[A-Z][a-z]/ { print $3 }' | sort -u
+}
+
+@test "the man page's recorded calls are the functions the shims define, none listed as not recorded" {
+	[ -f "$SHIM" ] || skip "no capture shim built (no mpicc)"
+	command -v nm >/dev/null || skip "no nm"
+	local page="$TC_ROOT/man/libtracecluster-capture.3" mpich="$B/mpich/libtracecluster-capture.so"
+	{ c_functions "$SHIM"; [ ! -f "$mpich" ] || c_functions "$mpich"; } | sort -u >defined
+	[ "$(wc -l <defined)" -gt 150 ]
+	awk '/^\.SH RECORDED CALLS/ { f = 1 } /^\.SS Not recorded/ { f = 0 } f' "$page" |
+		grep -oE 'MPI_[A-Z][a-z][A-Za-z0-9_]*' | sort -u >recorded
+	awk '/^\.SS Not recorded/ { f = 1; next } /^\.S[SH] / { f = 0 } f' "$page" |
+		grep -oE 'MPI_[A-Z][a-z][A-Za-z0-9_]*' | sort -u >unrecorded
+	[ -s recorded ] && [ -s unrecorded ]
+	# every function defined is listed as recorded
+	comm -23 defined recorded >missing
+	[ ! -s missing ] || { echo "defined, not in RECORDED CALLS:"; cat missing; false; }
+	# nothing listed as not recorded is defined
+	comm -12 defined unrecorded >wrong
+	[ ! -s wrong ] || { echo "defined, yet listed as not recorded:"; cat wrong; false; }
+	# with both shims, every function listed as recorded is defined by one
+	# (the neighbour queries are named as what the record holds)
+	if [ -f "$mpich" ]; then
+		comm -13 defined recorded | grep -vxE 'MPI_(Dist_graph|Graph)_neighbors' >extra || true
+		[ ! -s extra ] || { echo "in RECORDED CALLS, defined by no shim:"; cat extra; false; }
+	fi
+	# every Fortran binding is one of a function defined in C
+	for so in "$SHIM" "$mpich"; do
+		[ ! -f "$so" ] || nm -D --defined-only "$so" |
+			awk '$2 == "T" && $3 ~ /^mpi_[a-z0-9_]*[a-z0-9]_$/ && $3 !~ /_f08_$/ { print $3 }'
+	done | sed -E 's/^mpi_(.)(.*)_$/\1 \2/' | awk '{ print "MPI_" toupper($1) $2 }' | sort -u >fortran
+	[ -s fortran ]
+	comm -23 fortran defined >fonly
+	[ ! -s fonly ] || { echo "Fortran bindings without a C function:"; cat fonly; false; }
+}

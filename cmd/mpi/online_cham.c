@@ -333,9 +333,11 @@ static int invocation(struct cham *c, bool changed)
 
 /* A call of the marker's op (or, while looking for a marker, of any
  * blocking collective) over the world. */
-static int marker_call(struct cham *c, const struct tc_event *ev, int ok)
+static int marker_call(struct cham *c, const struct tc_event *ev, int call)
 {
-	bool mine = ev->op == c->marker_op &&
+	/* a call paused by MPI_Pcontrol is not in the trace: not a marker */
+	bool ok = call & TC_ONLINE_CALL_OK;
+	bool mine = (call & TC_ONLINE_CALL_RECORDED) && ev->op == c->marker_op &&
 		    (c->any_site || site_of(c, ev->callsite) == c->marker_site);
 	bool invoke = mine && (c->markers + 1) % c->freq == 0;
 	int v[4] = { mine, !mine, !ok, 0 };
@@ -378,8 +380,9 @@ static void mark_marker_ops(struct cham *c, bool any)
 }
 
 /* Looking for the marker: agree on one at the 4th, 8th, 16th ... collective. */
-static int find_marker(struct cham *c, int ok)
+static int find_marker(struct cham *c, int call)
 {
+	bool ok = call & TC_ONLINE_CALL_OK;
 	uint64_t mine[3], *all = NULL;
 	struct tc_cham_candidate *cand;
 	size_t n = (size_t)c->a.size, have = 0;
@@ -389,7 +392,7 @@ static int find_marker(struct cham *c, int ok)
 	if (c->colls < AUTO_FIRST || (c->colls & (c->colls - 1)))
 		return answer(c);
 	memset(mine, 0, sizeof(mine));
-	mine[0] = (uint64_t)(ok != 0) << 1;
+	mine[0] = (uint64_t)ok << 1;
 	{
 		uint32_t op;
 		/* only a blocking collective can be a marker in the job */
@@ -444,7 +447,7 @@ static bool spans_world(struct cham *c, uint32_t comm)
 	}
 }
 
-static int at_collective(void *p, const struct tc_event *ev, int ok)
+static int at_collective(void *p, const struct tc_event *ev, int call)
 {
 	struct cham *c = p;
 	double t0 = tc_online_now();
@@ -456,7 +459,7 @@ static int at_collective(void *p, const struct tc_event *ev, int ok)
 	c->sync();
 	if (!spans_world(c, ev->comm))
 		return answer(c);
-	ans = c->marker_known ? marker_call(c, ev, ok) : find_marker(c, ok);
+	ans = c->marker_known ? marker_call(c, ev, call) : find_marker(c, call);
 	c->hook_s += tc_online_now() - t0;
 	return ans;
 }

@@ -1410,14 +1410,17 @@ static void writer_sync(void)
 /* After a committed event (application thread, outside the lock). */
 static void online_after(const struct tc_event *ev)
 {
-	int ans, ok;
+	int ans, call;
 
 	if (ev->op >= TC_ONLINE_OPS || !W.hooks.ops[ev->op] || !(ev->fields & TC_F_COMM) ||
 	    atomic_load(&W.state) != ST_RUNNING)
 		return;
 	/* paused is fine (nothing to record); a rank that stopped is not */
-	ok = !atomic_load(&W.stopped) && !atomic_load(&W.failed) && !atomic_load(&W.wstop);
-	ans = W.hooks.at_collective(W.hooks.ctx, ev, ok);
+	call = !atomic_load(&W.stopped) && !atomic_load(&W.failed) && !atomic_load(&W.wstop)
+		       ? TC_ONLINE_CALL_OK : 0;
+	if (atomic_load(&W.recording))
+		call |= TC_ONLINE_CALL_RECORDED;
+	ans = W.hooks.at_collective(W.hooks.ctx, ev, call);
 	if (ans & TC_ONLINE_OFF) {
 		W.armed = false;
 		atomic_store(&W.suppress, 0);

@@ -37,6 +37,14 @@ struct tc_online_args {
 	void *state;            /* at finalize: the hooks' ctx of a started plugin */
 };
 
+/* What at_collective is told of the call (bits). */
+enum {
+	TC_ONLINE_CALL_OK = 1,       /* this rank records as it should (pausing
+	                              * is fine, running out of memory is not) */
+	TC_ONLINE_CALL_RECORDED = 2, /* the call's event is in the trace (not
+	                              * paused by MPI_Pcontrol) */
+};
+
 /* at_collective's answer (bits). */
 enum {
 	TC_ONLINE_WRITE = 1,    /* the events that follow go to the raw file */
@@ -54,11 +62,10 @@ struct tc_online_hooks {
 	/*
 	 * After a blocking collective with ops[op] set, on any communicator
 	 * (application thread; ev is its event, the call site resolved even
-	 * while recording is paused). ok: this rank records as it should
-	 * (pausing is fine, running out of memory is not). May change
-	 * ops[]. Returns TC_ONLINE_* bits.
+	 * while recording is paused; call: TC_ONLINE_CALL_* bits). May
+	 * change ops[]. Returns TC_ONLINE_WRITE / _OFF bits.
 	 */
-	int (*at_collective)(void *ctx, const struct tc_event *ev, int ok);
+	int (*at_collective)(void *ctx, const struct tc_event *ev, int call);
 	unsigned char ops[TC_ONLINE_OPS];
 	/* Filled by the shim: returns once the tap has seen every record
 	 * committed so far (the collective's own included). */

@@ -209,9 +209,6 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 			    struct tc_pool *pool, struct tc_merge_opts *mopts, uint64_t *bytes)
 {
 	struct tc_gtrace **leaves, *g;
-	struct tc_strbuf sb = TC_STRBUF_INIT;
-	struct tc_error err;
-	char path[PATH_MAX];
 	bool ok;
 
 	leaves = tc_anl_make_leaves(cl, traces, a->size, mopts, false, pool);
@@ -219,7 +216,20 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 	free(leaves);
 	if (!g)
 		return false;
-	snprintf(g->mode, sizeof(g->mode), "%s", mode->name);
+	ok = tc_online_write_global(a, g, mode->name, mopts, bytes);
+	tc_gtrace_free(&g);
+	return ok;
+}
+
+bool tc_online_write_global(const struct tc_online_args *a, struct tc_gtrace *g,
+			    const char *mode, const struct tc_merge_opts *mopts, uint64_t *bytes)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_error err;
+	char path[PATH_MAX + 16];
+	bool ok;
+
+	snprintf(g->mode, sizeof(g->mode), "%s", mode);
 	snprintf(g->variant, sizeof(g->variant), "%s", mopts->filtering ? "filtering" : "default");
 	g->precision = mopts->precision;
 	g->bins = mopts->bins;
@@ -238,7 +248,6 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 	}
 	*bytes = sb.len;
 	tc_strbuf_release(&sb);
-	tc_gtrace_free(&g);
 	return ok;
 }
 

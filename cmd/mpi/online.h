@@ -29,6 +29,13 @@ bool tc_online_gather(const struct tc_online_args *a, const struct tc_strbuf *sb
 		      struct tc_online_bytes *out);
 void tc_online_bytes_release(struct tc_online_bytes *b);
 
+struct tc_gtrace;
+struct tc_merge_opts;
+/* Rank 0: finish g as mode's global trace (timing statistics) and write
+ * it to DIR/global.tct; *bytes gets its size. */
+bool tc_online_write_global(const struct tc_online_args *a, struct tc_gtrace *g,
+			    const char *mode, const struct tc_merge_opts *mopts, uint64_t *bytes);
+
 /* online_cham.c: whether mode names chameleon; the finish at
  * MPI_Finalize of a run started at MPI_Init (a->state). */
 bool tc_online_is_chameleon(const char *mode);

@@ -600,36 +600,6 @@ static bool gather_sites(struct cham *c)
 	return ok;
 }
 
-static bool write_global(struct cham *c, uint64_t *bytes)
-{
-	struct tc_gtrace *g = c->online;
-	struct tc_strbuf sb = TC_STRBUF_INIT;
-	struct tc_error err;
-	char path[PATH_MAX + 16];
-	bool ok;
-
-	snprintf(g->mode, sizeof(g->mode), "chameleon");
-	snprintf(g->variant, sizeof(g->variant), "default");
-	g->precision = c->mopts.precision;
-	g->bins = c->mopts.bins;
-	if (g->world_size < c->a.size)
-		g->world_size = c->a.size;
-	tc_gtrace_set_timing(g, TC_GTIMING_STATS);
-	tc_gtrace_finish(g);
-	tc_tct_format(g, TC_TCT_BINARY, &sb);
-	snprintf(path, sizeof(path), "%s/global.tct", c->dir);
-	tc_error_clear(&err);
-	ok = tc_tct_write_file(path, sb.buf ? sb.buf : "", sb.len, &err) == 0;
-	if (!ok) {
-		char msg[1200];
-		tc_error_format(&err, msg, sizeof(msg));
-		tc_online_say(&c->a, "%s", msg);
-	}
-	*bytes = sb.len;
-	tc_strbuf_release(&sb);
-	return ok;
-}
-
 /* The numbers of the run, summed or maximised over the ranks. */
 struct totals {
 	uint64_t events, withheld, raw_bytes, kept_gaps;
@@ -737,7 +707,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 			c->st.needed += c->needed[r];
 	ok = gather_sites(c);
 	if (ok && a->rank == 0)
-		ok = write_global(c, &bytes);
+		ok = tc_online_write_global(&c->a, c->online, "chameleon", &c->mopts, &bytes);
 	if (!tc_online_all(ok)) {
 		if (a->rank == 0)
 			tc_online_say(a, "the global trace was not written; the raw files stay");

@@ -205,6 +205,17 @@ static void feed_part(struct cham *c)
 	struct tc_rsd_iter it;
 	struct tc_event ev;
 
+	if (!c->part_events) {
+		/* the partial trace starts where the interval did (both
+		 * started over at the same event): the interval becomes it,
+		 * with the events' own times, nothing compressed twice */
+		tc_rsd_free(&c->part);
+		c->part = c->ival;
+		c->part_events = c->ival_events;
+		c->ival = tc_rsd_new_segment(c->part);
+		c->ival_events = 0;
+		return;
+	}
 	tc_rsd_iter_init(&it, c->ival);
 	while (tc_rsd_iter_next(&it, &ev)) {
 		tc_rsd_add(c->part, &ev);

@@ -169,6 +169,12 @@ jm() {
 	# a mutation the comparison must see: another K, other leads
 	tc compress -q -m chameleon -k 1 --marker MPI_Barrier ca -o k1.tct
 	! same_events k1.tct ca/global.tct 6
+	# a Barrier paused by MPI_Pcontrol is no marker call, as offline
+	online rg 4 "$B/testdata/capture/ring" TRACECLUSTER_ONLINE=chameleon \
+		TRACECLUSTER_ONLINE_MARKER=MPI_Barrier TRACECLUSTER_ONLINE_KEEP=all
+	[ "$(jm rg/online.json marker calls)" = 1 ]
+	tc compress -q -m chameleon --marker MPI_Barrier rg -o offrg.tct
+	same_events offrg.tct rg/global.tct 4
 }
 
 @test "online chameleon: ranks that lead no cluster stop writing in L" {

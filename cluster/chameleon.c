@@ -150,8 +150,7 @@ struct vote {
 	size_t ranks;
 };
 
-/* A rank's candidate marker (false: no loop at the top level). */
-static bool rank_candidate(const struct tc_rsd *rsd, uint32_t *op, uint64_t *site)
+bool tc_chameleon_candidate(const struct tc_rsd *rsd, uint32_t *op, uint64_t *site)
 {
 	size_t len;
 	const struct tc_rsd_node *seq = tc_rsd_seq(rsd, &len), *loop = NULL, *pick = NULL;
@@ -183,17 +182,17 @@ static bool rank_candidate(const struct tc_rsd *rsd, uint32_t *op, uint64_t *sit
 	return true;
 }
 
-static int auto_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t *op,
-		       uint64_t *site, struct tc_error *err)
+bool tc_chameleon_vote(const struct tc_cham_candidate *c, size_t n, uint32_t *op,
+		       uint64_t *site)
 {
 	struct vote *v = NULL;
 	size_t nv = 0, alloc = 0, best = SIZE_MAX;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t o;
-		uint64_t s;
+		uint32_t o = c[i].op;
+		uint64_t s = c[i].site;
 		size_t j;
-		if (!rank_candidate(traces[i]->seq, &o, &s))
+		if (!c[i].has)
 			continue;
 		for (j = 0; j < nv && (v[j].op != o || v[j].site != s); j++)
 			;
@@ -211,15 +210,28 @@ static int auto_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t *
 		    (v[j].ranks == v[best].ranks &&
 		     (v[j].op < v[best].op || (v[j].op == v[best].op && v[j].site < v[best].site))))
 			best = j;
-	if (best == SIZE_MAX) {
-		free(v);
+	if (best != SIZE_MAX) {
+		*op = v[best].op;
+		*site = v[best].site;
+	}
+	free(v);
+	return best != SIZE_MAX;
+}
+
+static int auto_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t *op,
+		       uint64_t *site, struct tc_error *err)
+{
+	struct tc_cham_candidate *c = tc_xcalloc(n ? n : 1, sizeof(*c));
+	bool found;
+
+	for (size_t i = 0; i < n; i++)
+		c[i].has = tc_chameleon_candidate(traces[i]->seq, &c[i].op, &c[i].site);
+	found = tc_chameleon_vote(c, n, op, site);
+	free(c);
+	if (!found)
 		return tc_error_set(err, TC_ERR_USAGE, NULL, -1,
 				    "no marker: no rank repeats a loop to find one in (choose one "
 				    "with --marker OP[@CALLSITE])");
-	}
-	*op = v[best].op;
-	*site = v[best].site;
-	free(v);
 	return 0;
 }
 
@@ -466,6 +478,48 @@ static size_t cham_cluster(const struct tc_signatures *sigs, size_t n,
 	free(first);
 	free(keys);
 	return nmains;
+}
+
+/* The clusters of head (leads) and main_of (call-path clusters) into out. */
+static void partition(const struct tc_cluster_input *in, const uint32_t *head,
+		      const uint32_t *main_of, struct tc_clustering *out)
+{
+	size_t n = in->n, nm = 0;
+	uint32_t *mh, *firstm;
+
+	out->clusters = tc_build_clusters(in, head, &out->nclusters, NULL);
+	for (size_t i = 0; i < n; i++)
+		if (main_of[i] + 1 > nm)
+			nm = main_of[i] + 1;
+	mh = tc_xmalloc(tc_st_mult(n ? n : 1, sizeof(*mh)));
+	firstm = tc_xmalloc(tc_st_mult(nm ? nm : 1, sizeof(*firstm)));
+	for (size_t m = 0; m < nm; m++)
+		firstm[m] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (firstm[main_of[i]] == UINT32_MAX)
+			firstm[main_of[i]] = (uint32_t)i;
+		mh[i] = firstm[main_of[i]];
+	}
+	out->mains = tc_build_clusters(in, mh, &out->nmains, NULL);
+	tc_link_mains(out->clusters, out->nclusters, out->mains, out->nmains, main_of);
+	free(firstm);
+	free(mh);
+}
+
+void tc_chameleon_cluster(const struct tc_signatures *sigs, size_t n,
+			  const struct tc_cluster_opts *o, struct tc_clustering *out)
+{
+	struct tc_cluster_input in = { sigs, n, NULL };
+	uint32_t *head = tc_xmalloc(tc_st_mult(n ? n : 1, sizeof(*head)));
+	uint32_t *main_of = tc_xmalloc(tc_st_mult(n ? n : 1, sizeof(*main_of)));
+
+	out->claim = TC_LEVEL_NONE;
+	out->dims = (UINT32_C(1) << TC_SIG_CALLPATH) | (UINT32_C(1) << TC_SIG_SRC) |
+		    (UINT32_C(1) << TC_SIG_DEST);
+	cham_cluster(sigs, n, o, head, main_of);
+	partition(&in, head, main_of, out);
+	free(head);
+	free(main_of);
 }
 
 /* ---- merging (Alg. 8 lines 25-49) ------------------------------------------ */
@@ -737,30 +791,7 @@ int tc_mode_chameleon(const struct tc_cluster_input *in, const struct tc_cluster
 		ch->needed += s.needed[i];
 
 	/* the partition: the last clustering */
-	{
-		size_t nm;
-		out->clusters = tc_build_clusters(in, s.head, &out->nclusters, NULL);
-		nm = 0;
-		for (size_t i = 0; i < n; i++)
-			if (s.main_of[i] + 1 > nm)
-				nm = s.main_of[i] + 1;
-		{
-			uint32_t *mh = tc_xmalloc(tc_st_mult(n, sizeof(*mh)));
-			uint32_t *firstm = tc_xmalloc(tc_st_mult(nm ? nm : 1, sizeof(*firstm)));
-			for (size_t m = 0; m < nm; m++)
-				firstm[m] = UINT32_MAX;
-			for (size_t i = 0; i < n; i++) {
-				if (firstm[s.main_of[i]] == UINT32_MAX)
-					firstm[s.main_of[i]] = (uint32_t)i;
-				mh[i] = firstm[s.main_of[i]];
-			}
-			out->mains = tc_build_clusters(in, mh, &out->nmains, NULL);
-			tc_link_mains(out->clusters, out->nclusters, out->mains, out->nmains,
-				      s.main_of);
-			free(firstm);
-			free(mh);
-		}
-	}
+	partition(in, s.head, s.main_of, out);
 out:
 	for (size_t i = 0; i < n; i++) {
 		if (s.r[i].started) {

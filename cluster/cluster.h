@@ -287,6 +287,33 @@ int tc_chameleon_parse_marker(const char *s, uint32_t *op, uint64_t *site);
 int tc_chameleon_marker(struct tc_rank_trace *const *traces, size_t n, uint32_t *op,
 			uint64_t marker_site, uint64_t *site, struct tc_error *err);
 
+/* Chameleon run in the job, a step at a time (the capture shim's plugin,
+ * cmd/mpi/online_cham.c). */
+
+/* A rank's automatic marker from its compressed sequence so far, as
+ * TC_CHAM_MARKER_AUTO takes it: false when it has no top-level loop. */
+bool tc_chameleon_candidate(const struct tc_rsd *rsd, uint32_t *op, uint64_t *site);
+
+struct tc_cham_candidate {
+	bool has;
+	uint32_t op;
+	uint64_t site;
+};
+/* The candidate most ranks name (ties: smaller op, then site); false
+ * when none has one. */
+bool tc_chameleon_vote(const struct tc_cham_candidate *c, size_t n, uint32_t *op,
+		       uint64_t *site);
+
+/*
+ * Alg. 7 and Alg. 8 lines 7-24 at one invocation: call-path clusters
+ * over sigs[0..n) (the partial traces' signatures, input index = the
+ * rank's place), K / #call-paths leads in each by K-Farthest on SRC and
+ * DEST. out (tc_clustering_init'ed) gets the clusters and the call-path
+ * clusters as mains.
+ */
+void tc_chameleon_cluster(const struct tc_signatures *sigs, size_t n,
+			  const struct tc_cluster_opts *o, struct tc_clustering *out);
+
 /* ---- the modes ---------------------------------------------------------- */
 
 /* Fills out (initialised by the caller with tc_clustering_init). */

@@ -11,6 +11,8 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "cluster/cluster.h"
+#include "lib/event.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -56,11 +58,19 @@ static const char run_usage[] =
 	"      --shim PATH    the capture library (default: the one for the job's\n"
 	"                     MPI: next to tracecluster, in ../lib, or in the\n"
 	"                     LIBDIR tracecluster was installed with)\n"
-	"      --online M[:K] cluster in the job at MPI_Finalize with mode M (callpath,\n"
-	"                     callpath-param, reference, kfarthest, kmedoid, dynamic)\n"
-	"                     into DIR/global.tct (TRACECLUSTER_ONLINE)\n"
+	"      --online M[:K] cluster in the job with mode M into DIR/global.tct\n"
+	"                     (TRACECLUSTER_ONLINE): at MPI_Finalize (callpath,\n"
+	"                     callpath-param, reference, kfarthest, kmedoid,\n"
+	"                     dynamic), or at marker calls while the job runs\n"
+	"                     (chameleon: non-leads stop writing in its L state)\n"
 	"      --keep K       with --online, the raw files kept: leads (default), all\n"
 	"                     or none\n"
+	"      --marker OP[@CALLSITE]|auto\n"
+	"                     with --online chameleon, the marker: a blocking\n"
+	"                     collective over all ranks (default auto: agreed in\n"
+	"                     the job from each rank's timestep loop)\n"
+	"      --call-frequency N\n"
+	"                     with --online chameleon, act at every Nth marker call\n"
 	"  -f, --force        remove an earlier job's rank files and job file in DIR\n"
 	"  -h, --help         this help\n";
 
@@ -320,7 +330,7 @@ fail:
 static bool online_mode_ok(const char *s)
 {
 	static const char *const modes[] = { "callpath", "callpath-param", "reference",
-					     "kfarthest", "kmedoid", "dynamic" };
+					     "kfarthest", "kmedoid", "dynamic", "chameleon" };
 	const char *colon = strchr(s, ':');
 	size_t len = colon ? (size_t)(colon - s) : strlen(s);
 
@@ -349,11 +359,14 @@ int cmd_run(int argc, char **argv)
 		{ "mpi", required_argument, NULL, 0x2002 },
 		{ "online", required_argument, NULL, 0x2003 },
 		{ "keep", required_argument, NULL, 0x2004 },
+		{ "marker", required_argument, NULL, 0x2005 },
+		{ "call-frequency", required_argument, NULL, 0x2006 },
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = getenv("TRACECLUSTER_DIR"), *shim_opt = NULL;
 	const char *depth = NULL, *buffer = NULL, *online = NULL, *keep = NULL;
+	const char *marker = NULL, *freq = NULL;
 	enum mpi_kind mpi = MPI_UNKNOWN;
 	bool mpi_auto = true;
 	char shim[PATH_MAX], absdir[PATH_MAX];
@@ -399,8 +412,8 @@ int cmd_run(int argc, char **argv)
 		case 0x2003:
 			if (!online_mode_ok(optarg))
 				return tc_usage_error("run", "--online: expected MODE[:K] of callpath, "
-						      "callpath-param, reference, kfarthest, kmedoid or "
-						      "dynamic, got '%s'", optarg);
+						      "callpath-param, reference, kfarthest, kmedoid, "
+						      "dynamic or chameleon, got '%s'", optarg);
 			online = optarg;
 			break;
 		case 0x2004:
@@ -408,6 +421,29 @@ int cmd_run(int argc, char **argv)
 				return tc_usage_error("run", "--keep: expected leads, all or none, got "
 						      "'%s'", optarg);
 			keep = optarg;
+			break;
+		case 0x2005: {
+			uint32_t op;
+			uint64_t site;
+			if (strcmp(optarg, "auto") &&
+			    (tc_chameleon_parse_marker(optarg, &op, &site) ||
+			     tc_op_kind(op) != TC_K_COLL || (tc_op_flags(op) & (TC_OPF_NB | TC_OPF_NEIGH))))
+				return tc_usage_error("run", "--marker: expected OP[@CALLSITE] of a "
+						      "blocking collective, or auto, got '%s'", optarg);
+			marker = optarg;
+			break;
+		}
+		case 0x2006: {
+			char *end;
+			unsigned long long f;
+			errno = 0;
+			f = strtoull(optarg, &end, 10);
+			if (errno || *end || !f || f > UINT32_MAX || optarg[0] == '-')
+				return tc_usage_error("run", "--call-frequency: expected a count >= 1, "
+						      "got '%s'", optarg);
+			freq = optarg;
+			break;
+		}
 			break;
 		default:
 			if ((rc = tc_cmd_option("run", c, optarg, argv)))
@@ -418,6 +454,9 @@ int cmd_run(int argc, char **argv)
 		return tc_usage_error("run", "missing COMMAND");
 	if (keep && !online)
 		return tc_usage_error("run", "--keep is for --online");
+	if ((marker || freq) && (!online || strncmp(online, "chameleon", 9)))
+		return tc_usage_error("run", "--marker and --call-frequency are for --online "
+				      "chameleon");
 	if (mpi_auto)
 		mpi = detect_mpi(argv + optind, argc - optind);
 	if (find_shim(shim_opt, mpi, shim, sizeof(shim)) < 0)
@@ -455,9 +494,15 @@ int cmd_run(int argc, char **argv)
 		setenv("TRACECLUSTER_ONLINE", online, 1);
 	if (keep)
 		setenv("TRACECLUSTER_ONLINE_KEEP", keep, 1);
+	if (marker)
+		setenv("TRACECLUSTER_ONLINE_MARKER", marker, 1);
+	if (freq)
+		setenv("TRACECLUSTER_ONLINE_FREQ", freq, 1);
 	{
 		static const char *const pass[] = { "TRACECLUSTER_ONLINE", "TRACECLUSTER_ONLINE_KEEP",
-						    "TRACECLUSTER_ONLINE_LIB", "TRACECLUSTER_QUIET" };
+						    "TRACECLUSTER_ONLINE_LIB", "TRACECLUSTER_QUIET",
+						    "TRACECLUSTER_ONLINE_MARKER",
+						    "TRACECLUSTER_ONLINE_FREQ" };
 		for (size_t i = 0; i < TC_ARRAY_SIZE(pass); i++)
 			if (getenv(pass[i]))
 				env_list_add("OMPI_MCA_mca_base_env_list", pass[i]);

@@ -162,6 +162,7 @@ static int first_err_done(struct first_err *f, struct tc_error *err)
 
 struct open_job {
 	struct tc_traceset *ts;
+	size_t first;
 	unsigned flags;
 	struct first_err fail;
 };
@@ -182,7 +183,7 @@ static void keep_header(struct tc_traceset *ts, struct tc_traceset_file *f,
 static void open_one(size_t i, void *p)
 {
 	struct open_job *j = p;
-	struct tc_traceset_file *f = &j->ts->files[i];
+	struct tc_traceset_file *f = &j->ts->files[j->first + i];
 	struct tc_reader *r;
 	struct tc_error e;
 	struct stat st;
@@ -458,6 +459,50 @@ static int scan_dir(struct cands *c, const char *dir, enum tc_format fmt, unsign
 	return rc;
 }
 
+static const struct tc_headers_remote *headers_remote;
+
+void tc_traceset_set_headers_remote(const struct tc_headers_remote *remote)
+{
+	headers_remote = remote;
+}
+
+int tc_traceset_headers_local(struct tc_traceset *ts, size_t first, size_t n,
+			      struct tc_pool *pool, size_t *bad, struct tc_error *err)
+{
+	struct open_job job;
+	int rc;
+
+	if (!ts->strings)
+		ts->strings = strtab_new();
+	job.ts = ts;
+	job.first = first;
+	job.flags = ts->flags;
+	first_err_init(&job.fail);
+	tc_pool_for(pool, n, open_one, &job);
+	if (bad)
+		*bad = job.fail.index;
+	rc = first_err_done(&job.fail, err);
+	return rc;
+}
+
+void tc_traceset_set_header(struct tc_traceset *ts, size_t i, const struct tc_traceset_hdr *h,
+			    uint64_t file_bytes)
+{
+	struct tc_traceset_file *f = &ts->files[i];
+
+	if (!ts->strings)
+		ts->strings = strtab_new();
+	f->hdr = *h;
+	f->hdr.host = strtab_intern(ts->strings, h->host, strlen(h->host) + 1);
+	f->hdr.writer = strtab_intern(ts->strings, h->writer, strlen(h->writer) + 1);
+	f->file_bytes = file_bytes;
+}
+
+void tc_traceset_release_strings(struct tc_traceset *ts)
+{
+	strtab_free(&ts->strings);
+}
+
 int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
 		     struct tc_pool *pool, struct tc_error *err)
 {
@@ -479,7 +524,6 @@ int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 	struct stat st;
 	struct cands c = { NULL, 0, 0 };
 	size_t n, alloc_m = 0, alloc_d = 0;
-	struct open_job job;
 	int rc = 0;
 	size_t i;
 
@@ -508,11 +552,10 @@ int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 		ts->files[i].index = c.v[i].index;
 	}
 	free(c.v);
-	job.ts = ts;
-	job.flags = flags;
-	first_err_init(&job.fail);
-	tc_pool_for(pool, n, open_one, &job);
-	rc = first_err_done(&job.fail, err);
+	if (headers_remote)
+		rc = headers_remote->headers(headers_remote->self, ts, pool, err);
+	else
+		rc = tc_traceset_headers_local(ts, 0, n, pool, NULL, err);
 	if (rc) {
 		tc_traceset_free(&ts);
 		return rc;

@@ -136,4 +136,27 @@ struct tc_stats_remote {
 };
 void tc_traceset_set_stats_remote(const struct tc_stats_remote *remote);
 
+/*
+ * Reading the files' headers when a set is opened, shared the same way:
+ * headers() fills every file's hdr and file_bytes (path, format and
+ * index are set), or returns the error of the lowest-indexed file that
+ * failed. NULL: plain reading.
+ */
+struct tc_headers_remote {
+	int (*headers)(void *self, struct tc_traceset *ts, struct tc_pool *pool,
+		       struct tc_error *err);
+	void *self;
+};
+void tc_traceset_set_headers_remote(const struct tc_headers_remote *remote);
+/* The headers of files [first, first + n) of ts on this process; on
+ * failure the lowest failing file's error, its index in *bad (may be
+ * NULL). */
+int tc_traceset_headers_local(struct tc_traceset *ts, size_t first, size_t n,
+			      struct tc_pool *pool, size_t *bad, struct tc_error *err);
+/* File i's header as another process read it (strings copied). */
+void tc_traceset_set_header(struct tc_traceset *ts, size_t i, const struct tc_traceset_hdr *h,
+			    uint64_t file_bytes);
+/* Free the strings of a set view that is not a whole set (tcmpi). */
+void tc_traceset_release_strings(struct tc_traceset *ts);
+
 #endif

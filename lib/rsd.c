@@ -194,6 +194,9 @@ struct tc_rsd {
 	/* encoding state */
 	uint64_t last_req;
 	uint64_t prev_end;
+	/* the state a segment started from (tc_rsd_new_segment), where an
+	 * iterator starts: 0 for a whole stream */
+	uint64_t seg_req, seg_end;
 	uint64_t nin;
 	uint64_t digest;
 
@@ -1064,8 +1067,8 @@ struct tc_rsd *tc_rsd_new_segment(const struct tc_rsd *r)
 {
 	struct tc_rsd *n = tc_rsd_new_like(r);
 
-	n->last_req = r->last_req;
-	n->prev_end = r->prev_end;
+	n->last_req = n->seg_req = r->last_req;
+	n->prev_end = n->seg_end = r->prev_end;
 	return n;
 }
 
@@ -1237,6 +1240,9 @@ void tc_rsd_iter_init(struct tc_rsd_iter *it, const struct tc_rsd *r)
 	settled(r);
 	memset(it, 0, sizeof(*it));
 	it->rsd = r;
+	/* a segment's events continue its stream */
+	it->last_req = r->seg_req;
+	it->prev_end = r->seg_end;
 	TC_ALLOC_GROW(it->stack, 1, it->alloc);
 	it->stack[0].seq = r->q;
 	it->stack[0].n = r->n;

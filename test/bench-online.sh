@@ -34,6 +34,7 @@ job() {
 	rm -rf "$d"
 	(cd "$(dirname "$1")" && timeout 300 mpirun -np 16 -x LD_PRELOAD="$shim" -x TRACECLUSTER_DIR="$d" \
 		${ON:+-x TRACECLUSTER_ONLINE="$ON" -x TRACECLUSTER_ONLINE_KEEP="$KEEP" -x TRACECLUSTER_QUIET=1} \
+		${MARKER:+-x TRACECLUSTER_ONLINE_MARKER="$MARKER"} \
 		"$@" >/dev/null 2>"$d.err") || echo "bench: $n failed" >&2
 }
 
@@ -71,3 +72,51 @@ echo " writes the same raw files while it runs, then keeps the leads' and the gl
 echo " leaves the global trace alone)"
 if awk -v m="$med" 'BEGIN { exit !(m <= 0.025) }'; then r=PASS; else r=FAIL; fi
 echo "goal: in-job clustering time at MPI_Finalize, 16 ranks, median over programs = $med s (<= 0.025, ScalaTrace's merge): $r"
+
+echo
+echo "== Chameleon in the job (TRACECLUSTER_ONLINE=chameleon, marker found in the job), 16 ranks"
+echo "   written: bytes of raw files the job wrote (non-leads stop writing in L); job: mpirun's wall"
+echo "   time without / with it, interleaved, medians of $reps"
+printf "  %-6s %10s %10s %7s %7s %-22s %8s %9s %9s %8s %8s\n" program "raw" "written" "w/raw" "global" \
+	"marker (calls)" "C/L" "markers s" "finalize s" "job s" "job+ s"
+: >"$work/cham-fin"
+now() { date +%s.%N; }
+med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+for p in $progs; do
+	name=${p%%:*} prog=${p#*:}
+	: >"$work/cham-$name.plain"
+	: >"$work/cham-$name.on"
+	: >"$work/cham-$name.fin"
+	: >"$work/cham-$name.mk"
+	i=0
+	while [ $i -lt "$reps" ]; do
+		t0=$(now)
+		ON= KEEP= job "$name" "$work/ch-$name-raw" "$prog"
+		t1=$(now)
+		ON=chameleon KEEP=leads job "$name" "$work/ch-$name" "$prog"
+		t2=$(now)
+		awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >>"$work/cham-$name.plain"
+		awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }' >>"$work/cham-$name.on"
+		jf "$work/ch-$name/online.json" seconds_at_finalize >>"$work/cham-$name.fin"
+		jf "$work/ch-$name/online.json" seconds_at_markers >>"$work/cham-$name.mk"
+		i=$((i + 1))
+	done
+	raw=$(sum_bytes "$work/ch-$name-raw"/rank-*.tcr)
+	o="$work/ch-$name/online.json"
+	wr=$(jf "$o" raw_bytes_written)
+	mk=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); m = d["marker"]; s = d["in_state"]; print("%s(%d) %d/%d" % (m["op"].replace("MPI_", "") or "none", m["calls"], s["C"], s["L"]))' "$o")
+	fin=$(med <"$work/cham-$name.fin")
+	echo "$fin" >>"$work/cham-fin"
+	printf "  %-6s %10s %10s %7s %7s %-22s %8s %9s %9s %8s %8s\n" "$name" "$raw" "$wr" \
+		"$(awk -v a="$wr" -v b="$raw" 'BEGIN { printf "%.3f", a / b }')" \
+		"$(sum_bytes "$work/ch-$name/global.tct")" "${mk% *}" "${mk##* }" \
+		"$(med <"$work/cham-$name.mk")" "$fin" \
+		"$(med <"$work/cham-$name.plain" | xargs printf '%.2f')" \
+		"$(med <"$work/cham-$name.on" | xargs printf '%.2f')"
+done
+echo "(markers s: the time the ranks spent at marker calls, the slowest rank; finalize s: the last"
+echo " clustering, the merge and writing at MPI_Finalize; a program without a blocking collective"
+echo " over all ranks in its timestep loop has no marker: one clustering at MPI_Finalize)"
+fm=$(med <"$work/cham-fin")
+if awk -v m="$fm" 'BEGIN { exit !(m <= 0.025) }'; then r=PASS; else r=FAIL; fi
+echo "goal: Chameleon's time at MPI_Finalize, 16 ranks, median over programs = $fm s (<= 0.025, ScalaTrace's merge): $r"

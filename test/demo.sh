@@ -82,11 +82,22 @@ tm="$top/$build/tracecluster-mpi"
 if command -v mpirun >/dev/null && [ -x "$tm" ] && [ -f "$top/$build/libtracecluster-online.so" ] &&
 	[ -n "${app_traced:-}" ]; then
 	echo
-	echo "== 8. cluster in the job at MPI_Finalize, and afterwards over 3 MPI processes"
+	echo "== 8. cluster in the job (at MPI_Finalize; Chameleon at marker calls), and afterwards over 3 MPI processes"
 	"$tc" run -q -f --online callpath-param -o "$out/halo2d-online" -- mpirun -np 9 "$app" 200 64 |
 		sed '/^dims/d'
 	echo "left by the job: $(ls "$out/halo2d-online" | grep -c '^rank-') of 9 raw files" \
 		"(the leads'), global.tct of $(wc -c <"$out/halo2d-online/global.tct") bytes"
+	# Chameleon while the job runs: clustering at the timestep's collective
+	"$tc" run -q -f --online chameleon:4 -o "$out/halo2d-chameleon" -- mpirun -np 9 "$app" 200 64 |
+		sed '/^dims/d'
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["marker"]
+print("chameleon in the job: marker %s (%s, %d calls), states C %d / L %d, %d of %d events"
+      " not written, raw files written %d bytes, global.tct %d bytes"
+      % (m["op"], m["found"], m["calls"], d["in_state"]["C"], d["in_state"]["L"],
+         d["events_not_written"], d["events"], d["raw_bytes_written"], d["bytes"]))' \
+		"$out/halo2d-chameleon/online.json"
 	mpirun -np 3 "$tm" compress -q "$set1" -o "$out/halo2d-mpi.tct"
 	if cmp -s "$out/halo2d.tct" "$out/halo2d-mpi.tct"; then
 		echo "tracecluster-mpi on 3 processes: the same global trace as step 4, byte for byte"
@@ -111,3 +122,5 @@ echo "  signatures:       $out/stencil2d-signatures.json"
 	echo "  replayed, traced: $out/halo2d-replayed/rank-*.tcr"
 [ ! -d "$out/halo2d-online" ] ||
 	echo "  in-job clustered: $out/halo2d-online/global.tct (report: online.json)"
+[ ! -d "$out/halo2d-chameleon" ] ||
+	echo "  chameleon in job: $out/halo2d-chameleon/global.tct (report: online.json)"

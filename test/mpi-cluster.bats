@@ -165,6 +165,18 @@ same() {
 	same 3 cluster bad
 	same 4 info bad
 	same 2 info --salvage bad
+	# a damaged header, read by the process whose share holds it when
+	# the set is opened
+	cp -r "$d/sten" badh
+	corrupt_byte badh/rank-00050.tcr 3
+	run tracecluster info badh
+	assert_failure
+	assert_output --partial "rank-00050.tcr"
+	same 4 info badh
+	corrupt_byte badh/rank-00010.tcr 3
+	same 4 compress -q badh -o m.tct
+	grep -q 'rank-00010.tcr' m.err
+	same 3 cluster badh
 }
 
 @test "a missing set and a usage error end every process" {

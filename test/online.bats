@@ -29,16 +29,19 @@ jf() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
 }
 
-# online OUT NP PROG ENV=VALUE...: PROG on NP ranks under the shim
+# online OUT NP PROG [ARG | ENV=VALUE]...: PROG ARGS on NP ranks under the shim
 online() {
-	local out=$1 np=$2 prog=$3 args=() kv
+	local out=$1 np=$2 prog=$3 args=() pargs=() kv
 	shift 3
 	for kv in "$@"; do
-		args+=(-x "$kv")
+		case $kv in
+		*=*) args+=(-x "$kv") ;;
+		*) pargs+=("$kv") ;;
+		esac
 	done
 	rm -rf "$out"
 	timeout 60 mpirun -np "$np" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$PWD/$out" \
-		"${args[@]}" "$prog" >"$out.out" 2>"$out.err"
+		"${args[@]}" "$prog" "${pargs[@]}" >"$out.out" 2>"$out.err"
 }
 
 @test "online kfarthest: the global trace compress --lead-only makes, raw files kept" {
@@ -126,4 +129,124 @@ online() {
 	[ "$(ls ro/rank-*.tcr | wc -l)" = 4 ]
 	tc compress -q -m kfarthest -k 2 --lead-only ro -o off.tct
 	cmp off.tct ro/global.tct
+}
+
+# same_events A B NP: every rank expands from the two global traces to the
+# same events (ops, parameters, requests), times left out
+same_events() {
+	local r
+	for ((r = 0; r < $3; r++)); do
+		tc expand --rank $r "$1" | awk '{$1 = $2 = $3 = ""; print}' >a.ev
+		tc expand --rank $r "$2" | awk '{$1 = $2 = $3 = ""; print}' >b.ev
+		[ -s a.ev ] && cmp a.ev b.ev || return 1
+	done
+}
+
+# jm FILE KEY SUBKEY: a value of a JSON document's object
+jm() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]][sys.argv[3]])' "$1" "$2" "$3"
+}
+
+@test "online chameleon: the offline mode's states and global trace, phase by phase" {
+	need_mpi
+	P="$B/testdata/capture/phases"
+	[ -x "$P" ] || skip "testdata/capture/phases not built"
+	online ca 6 "$P" TRACECLUSTER_ONLINE=chameleon:2 TRACECLUSTER_ONLINE_KEEP=all \
+		TRACECLUSTER_ONLINE_MARKER=MPI_Barrier
+	[ "$(ls ca/rank-*.tcr | wc -l)" = 6 ]
+	[ "$(jm ca/online.json marker calls)" = 24 ]
+	[ "$(jm ca/online.json marker found)" = given ]
+	[ "$(jf ca/online.json events_not_written)" = 0 ]
+	# three phases: clustered in each (C), the leads alone in between (L)
+	[ "$(jm ca/online.json in_state C)" = 3 ]
+	[ "$(jm ca/online.json in_state L)" -ge 15 ]
+	tc compress -m chameleon -k 2 --marker MPI_Barrier ca -o off.tct >off.txt
+	grep -q "24 marker calls, 24 invocations: C 3, L $(jm ca/online.json in_state L), AT 2" off.txt
+	# the offline mode reads the same events back from the same files: the
+	# same partial traces, clusterings and merges; only the timing
+	# statistics differ (the job's own times here, the loaded traces' there)
+	same_events off.tct ca/global.tct 6
+	# a mutation the comparison must see: another K, other leads
+	tc compress -q -m chameleon -k 1 --marker MPI_Barrier ca -o k1.tct
+	! same_events k1.tct ca/global.tct 6
+	# a Barrier paused by MPI_Pcontrol is no marker call, as offline
+	online rg 4 "$B/testdata/capture/ring" TRACECLUSTER_ONLINE=chameleon \
+		TRACECLUSTER_ONLINE_MARKER=MPI_Barrier TRACECLUSTER_ONLINE_KEEP=all
+	[ "$(jm rg/online.json marker calls)" = 1 ]
+	tc compress -q -m chameleon --marker MPI_Barrier rg -o offrg.tct
+	same_events offrg.tct rg/global.tct 4
+}
+
+@test "online chameleon: ranks that lead no cluster stop writing in L" {
+	need_mpi
+	P="$B/testdata/capture/phases"
+	[ -x "$P" ] || skip "testdata/capture/phases not built"
+	online all 6 "$P" TRACECLUSTER_ONLINE=chameleon:2 TRACECLUSTER_ONLINE_KEEP=all \
+		TRACECLUSTER_ONLINE_MARKER=MPI_Barrier
+	online ld 6 "$P" TRACECLUSTER_ONLINE=chameleon:2 TRACECLUSTER_ONLINE_MARKER=MPI_Barrier
+	# the same global trace whether or not the non-leads wrote
+	same_events all/global.tct ld/global.tct 6
+	nw=$(jf ld/online.json events_not_written)
+	[ "$nw" -gt 0 ]
+	[ "$nw" -lt "$(jf ld/online.json events)" ]
+	[ "$(jf ld/online.json raw_bytes_written)" -lt "$(jf all/online.json raw_bytes_written)" ]
+	# KEEP=leads: the files of the ranks whose events are in the trace
+	[ "$(ls ld/rank-*.tcr | wc -l)" = "$(jf ld/online.json needed)" ]
+	[ "$(jf ld/online.json needed)" -lt 6 ]
+	online no 6 "$P" TRACECLUSTER_ONLINE=chameleon:2 TRACECLUSTER_ONLINE_KEEP=none \
+		TRACECLUSTER_ONLINE_MARKER=MPI_Barrier
+	[ -s no/global.tct ]
+	[ "$(ls no/rank-*.tcr 2>/dev/null | wc -l)" = 0 ]
+}
+
+@test "online chameleon: the marker found in the job, agreed over MPI" {
+	need_mpi
+	P="$B/testdata/capture/phases"
+	[ -x "$P" ] || skip "testdata/capture/phases not built"
+	online au 4 "$P" TRACECLUSTER_ONLINE=chameleon:2 TRACECLUSTER_ONLINE_KEEP=all
+	[ "$(jm au/online.json marker found)" = auto ]
+	[ "$(jm au/online.json marker op)" = MPI_Barrier ]
+	site=$(jm au/online.json marker site)
+	calls=$(jm au/online.json marker calls)
+	# agreed at the 4th collective: the calls after it
+	[ "$calls" -ge 18 ]
+	[ "$calls" -lt 24 ]
+	# the loop the ranks ran by the 4th collective is the first phase's,
+	# whose Barrier is every timestep's: named at that call site it is
+	# taken from the start, and the offline mode agrees event for event
+	online st 4 "$P" TRACECLUSTER_ONLINE=chameleon:2 TRACECLUSTER_ONLINE_KEEP=all \
+		TRACECLUSTER_ONLINE_MARKER="MPI_Barrier@$site"
+	[ "$(jm st/online.json marker calls)" = 24 ]
+	tc compress -q -m chameleon -k 2 --marker "MPI_Barrier@$site" st -o offst.tct
+	same_events offst.tct st/global.tct 4
+}
+
+@test "online chameleon: disagreement, a bad marker or K leave whole raw files, no hang" {
+	need_mpi
+	P="$B/testdata/capture/phases"
+	[ -x "$P" ] || skip "testdata/capture/phases not built"
+	online a0 4 "$P" TRACECLUSTER_ONLINE=chameleon:2 TRACECLUSTER_ONLINE_KEEP=all
+	site=$(jm a0/online.json marker site)
+	# rank 0 calls the marker's op from another call site
+	online sk 4 "$P" 8 skew TRACECLUSTER_ONLINE=chameleon:2 \
+		TRACECLUSTER_ONLINE_MARKER="MPI_Barrier@$site" || true
+	[ "$(ls sk/rank-*.tcr | wc -l)" = 4 ]
+	[ ! -e sk/global.tct ]
+	grep -q "ranks disagree on a call of the marker MPI_Barrier" sk.err
+	# every event written: as many as the run that agreed
+	ev=$(tc info sk | sed -n 's/^events: *//p')
+	[ -n "$ev" ]
+	[ "$ev" = "$(tc info a0 | sed -n 's/^events: *//p')" ]
+	tc compress -q sk -o x.tct
+	online bm 4 "$P" TRACECLUSTER_ONLINE=chameleon TRACECLUSTER_ONLINE_MARKER=MPI_Send
+	[ "$(ls bm/rank-*.tcr | wc -l)" = 4 ]
+	grep -q "a blocking collective" bm.err
+	online bk 4 "$P" TRACECLUSTER_ONLINE=chameleon:0
+	[ "$(ls bk/rank-*.tcr | wc -l)" = 4 ]
+	[ ! -e bk/global.tct ]
+	run tc run --marker auto -- true
+	assert_failure 2
+	run tc run --online chameleon --marker MPI_Send -- true
+	assert_failure 2
+	assert_output --partial "blocking collective"
 }

@@ -74,7 +74,7 @@ uninstall-tcmpi:
 # loaded into programs that are not) into $(BUILD)/pic-online/.
 ONLINE_SO := $(BUILD)/libtracecluster-online.so
 ONLINE_CFLAGS = $(filter-out $(SAN_FLAGS),$(TC_CFLAGS)) -fPIC -fvisibility=hidden
-ONLINE_OBJS := $(BUILD)/pic-online/cmd/mpi/online.o $(LIB_SRCS:%.c=$(BUILD)/pic-online/%.o)
+ONLINE_OBJS := $(BUILD)/pic-online/cmd/mpi/online.o $(BUILD)/pic-online/cmd/mpi/online_cham.o $(LIB_SRCS:%.c=$(BUILD)/pic-online/%.o)
 
 ifeq ($(HAVE_MPICC),yes)
 all: $(ONLINE_SO)

@@ -30,6 +30,7 @@
  */
 #include "lib/compat.h"
 #include "lib/capture/online.h"
+#include "cmd/mpi/online.h"
 #include "analysis/analysis.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
@@ -53,9 +54,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define API __attribute__((visibility("default")))
 
-static double now_s(void)
+double tc_online_now(void)
 {
 	struct timespec ts;
 
@@ -63,8 +63,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void say(const struct tc_online_args *a, const char *fmt, ...) TC_PRINTF(2, 3);
-static void say(const struct tc_online_args *a, const char *fmt, ...)
+void tc_online_say(const struct tc_online_args *a, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -75,13 +74,56 @@ static void say(const struct tc_online_args *a, const char *fmt, ...)
 	fprintf(stderr, "tracecluster-online: rank %d: %s\n", a->rank, buf);
 }
 
-/* All ranks agree: true only when ok holds on every rank. */
-static bool all(bool ok)
+bool tc_online_all(bool ok)
 {
 	int v = ok;
 
 	PMPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	return v != 0;
+}
+
+bool tc_online_gather(const struct tc_online_args *a, const struct tc_strbuf *sb,
+		      struct tc_online_bytes *out)
+{
+	int len = 0;
+	bool ok = sb->len <= INT_MAX;
+
+	memset(out, 0, sizeof(*out));
+	if (ok)
+		len = (int)sb->len;
+	if (!tc_online_all(ok))
+		return false;
+	if (a->rank == 0) {
+		out->lens = tc_xcalloc((size_t)a->size, sizeof(*out->lens));
+		out->offs = tc_xcalloc((size_t)a->size, sizeof(*out->offs));
+	}
+	PMPI_Gather(&len, 1, MPI_INT, out->lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (a->rank == 0) {
+		size_t total = 0;
+		for (int r = 0; r < a->size; r++) {
+			if (total > (size_t)INT_MAX - (size_t)out->lens[r])
+				ok = false;
+			out->offs[r] = (int)total;
+			total += (size_t)out->lens[r];
+		}
+		if (ok)
+			out->buf = tc_xmalloc(total ? total : 1);
+	}
+	if (!tc_online_all(ok)) {
+		tc_online_bytes_release(out);
+		return false;
+	}
+	PMPI_Gatherv(sb->buf, len, MPI_BYTE, out->buf, out->lens, out->offs, MPI_BYTE, 0,
+		     MPI_COMM_WORLD);
+	return true;
+}
+
+void tc_online_bytes_release(struct tc_online_bytes *b)
+{
+	free(b->buf);
+	free(b->lens);
+	free(b->offs);
+	memset(b, 0, sizeof(*b));
 }
 
 /* This rank's own trace, read back from its raw file. */
@@ -97,7 +139,7 @@ static struct tc_rank_trace *read_own(const struct tc_online_args *a, char *path
 	    tc_load_all(ts, pool, NULL, &tr, NULL, &err)) {
 		char msg[1200];
 		tc_error_format(&err, msg, sizeof(msg));
-		say(a, "%s", msg);
+		tc_online_say(a, "%s", msg);
 	} else {
 		t = tr[0];
 		tr[0] = NULL;
@@ -137,58 +179,27 @@ static bool gather_leads(const struct tc_online_args *a, const struct tc_rank_tr
 			 bool lead, struct tc_rank_trace **traces)
 {
 	struct tc_strbuf sb = TC_STRBUF_INIT;
-	int len = 0, *lens = NULL, *offs = NULL;
-	char *buf = NULL;
-	bool ok = true;
+	struct tc_online_bytes b;
+	bool ok;
 
 	if (lead)
 		tc_rank_trace_pack(own, &sb);
-	if (sb.len > INT_MAX)
-		ok = false;
-	else
-		len = (int)sb.len;
-	if (!all(ok)) {
-		tc_strbuf_release(&sb);
-		return false;
-	}
-	if (a->rank == 0) {
-		lens = tc_xcalloc((size_t)a->size, sizeof(*lens));
-		offs = tc_xcalloc((size_t)a->size, sizeof(*offs));
-	}
-	PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (a->rank == 0) {
-		size_t total = 0;
-		for (int r = 0; r < a->size; r++) {
-			if (total > (size_t)INT_MAX - (size_t)lens[r])
-				ok = false;
-			offs[r] = (int)total;
-			total += (size_t)lens[r];
-		}
-		if (ok)
-			buf = tc_xmalloc(total ? total : 1);
-	}
-	if (!all(ok)) {
-		free(lens);
-		free(offs);
-		tc_strbuf_release(&sb);
-		return false;
-	}
-	PMPI_Gatherv(sb.buf, len, MPI_BYTE, buf, lens, offs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	ok = tc_online_gather(a, &sb, &b);
 	tc_strbuf_release(&sb);
+	if (!ok)
+		return false;
 	if (a->rank == 0) {
 		for (int r = 0; r < a->size && ok; r++) {
 			struct tc_unpack u;
-			if (!lens[r])
+			if (!b.lens[r])
 				continue;
-			tc_unpack_init(&u, buf + offs[r], (size_t)lens[r]);
+			tc_unpack_init(&u, b.buf + b.offs[r], (size_t)b.lens[r]);
 			traces[r] = tc_rank_trace_unpack(&u);
 			if (!traces[r] || !tc_unpack_done(&u))
 				ok = false;
 		}
 	}
-	free(buf);
-	free(lens);
-	free(offs);
+	tc_online_bytes_release(&b);
 	return ok;
 }
 
@@ -198,9 +209,6 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 			    struct tc_pool *pool, struct tc_merge_opts *mopts, uint64_t *bytes)
 {
 	struct tc_gtrace **leaves, *g;
-	struct tc_strbuf sb = TC_STRBUF_INIT;
-	struct tc_error err;
-	char path[PATH_MAX];
 	bool ok;
 
 	leaves = tc_anl_make_leaves(cl, traces, a->size, mopts, false, pool);
@@ -208,7 +216,20 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 	free(leaves);
 	if (!g)
 		return false;
-	snprintf(g->mode, sizeof(g->mode), "%s", mode->name);
+	ok = tc_online_write_global(a, g, mode->name, mopts, bytes);
+	tc_gtrace_free(&g);
+	return ok;
+}
+
+bool tc_online_write_global(const struct tc_online_args *a, struct tc_gtrace *g,
+			    const char *mode, const struct tc_merge_opts *mopts, uint64_t *bytes)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_error err;
+	char path[PATH_MAX + 16];
+	bool ok;
+
+	snprintf(g->mode, sizeof(g->mode), "%s", mode);
 	snprintf(g->variant, sizeof(g->variant), "%s", mopts->filtering ? "filtering" : "default");
 	g->precision = mopts->precision;
 	g->bins = mopts->bins;
@@ -223,11 +244,10 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 	if (!ok) {
 		char msg[1200];
 		tc_error_format(&err, msg, sizeof(msg));
-		say(a, "%s", msg);
+		tc_online_say(a, "%s", msg);
 	}
 	*bytes = sb.len;
 	tc_strbuf_release(&sb);
-	tc_gtrace_free(&g);
 	return ok;
 }
 
@@ -247,14 +267,14 @@ static void write_report(const struct tc_online_args *a, const char *mode, size_
 	if (tc_tct_write_file(path, sb.buf, sb.len, &err)) {
 		char msg[1200];
 		tc_error_format(&err, msg, sizeof(msg));
-		say(a, "%s", msg);
+		tc_online_say(a, "%s", msg);
 	}
 	tc_strbuf_release(&sb);
 }
 
-API int tracecluster_online_run(const struct tc_online_args *a)
+TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 {
-	double t0 = now_s();
+	double t0 = tc_online_now();
 	struct tc_rank_trace *own = NULL, **traces = NULL;
 	struct tc_signatures sig, *sigs = NULL;
 	struct tc_cluster_opts copts;
@@ -273,6 +293,8 @@ API int tracecluster_online_run(const struct tc_online_args *a)
 
 	if (a->abi != TC_ONLINE_ABI)
 		return -1;
+	if (tc_online_is_chameleon(a->mode))
+		return tc_online_cham_finish(a);
 	path[0] = '\0';
 	tc_clustering_init(&cl);
 	mode = parse_mode(a->mode, &copts);
@@ -280,7 +302,7 @@ API int tracecluster_online_run(const struct tc_online_args *a)
 		mode = NULL;
 	if (!mode) {
 		if (a->rank == 0)
-			say(a, "TRACECLUSTER_ONLINE='%s' (KEEP '%s'): expected MODE[:K] of "
+			tc_online_say(a, "TRACECLUSTER_ONLINE='%s' (KEEP '%s'): expected MODE[:K] of "
 			       "callpath, callpath-param, reference, kfarthest, kmedoid or dynamic, "
 			       "and leads, all or none; the raw files stay", a->mode, keep);
 		return -1;
@@ -288,9 +310,9 @@ API int tracecluster_online_run(const struct tc_online_args *a)
 	/* 1. own trace and signatures */
 	if (a->traced)
 		own = read_own(a, path, sizeof(path));
-	if (!all(own != NULL)) {
+	if (!tc_online_all(own != NULL)) {
 		if (a->rank == 0)
-			say(a, "not every rank's trace could be read back; the raw files stay");
+			tc_online_say(a, "not every rank's trace could be read back; the raw files stay");
 		goto out;
 	}
 	tc_signatures_compute(own, &sig);
@@ -313,7 +335,7 @@ API int tracecluster_online_run(const struct tc_online_args *a)
 		if (tc_cluster_run(mode, &in, &copts, &cl, &err)) {
 			char msg[1200];
 			tc_error_format(&err, msg, sizeof(msg));
-			say(a, "%s", msg);
+			tc_online_say(a, "%s", msg);
 			ok = false;
 		} else {
 			if (cl.filter.applied)
@@ -323,7 +345,7 @@ API int tracecluster_online_run(const struct tc_online_args *a)
 			nclusters = cl.nclusters;
 		}
 	}
-	if (!all(ok))
+	if (!tc_online_all(ok))
 		goto out;
 	/* 3. the leads' traces meet at rank 0, which merges and writes */
 	PMPI_Scatter(lead, 1, MPI_BYTE, &is_lead, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -332,9 +354,9 @@ API int tracecluster_online_run(const struct tc_online_args *a)
 		ok = build_and_write(a, mode, &cl, traces, pool, &mopts, &bytes);
 		nleads = nclusters;
 	}
-	if (!all(ok)) {
+	if (!tc_online_all(ok)) {
 		if (a->rank == 0)
-			say(a, "the global trace was not written; the raw files stay");
+			tc_online_say(a, "the global trace was not written; the raw files stay");
 		goto out;
 	}
 	/* 4. the raw files the mode does not need go */
@@ -343,10 +365,10 @@ API int tracecluster_online_run(const struct tc_online_args *a)
 	rc = 0;
 	PMPI_Barrier(MPI_COMM_WORLD);
 	if (a->rank == 0) {
-		double secs = now_s() - t0;
+		double secs = tc_online_now() - t0;
 		write_report(a, mode->name, nclusters, nleads, bytes, secs, keep);
 		if (!a->quiet)
-			say(a, "%s: %zu clusters, %s/global.tct (%" PRIu64 " bytes) in %.3f s; "
+			tc_online_say(a, "%s: %zu clusters, %s/global.tct (%" PRIu64 " bytes) in %.3f s; "
 			       "raw files kept: %s", mode->name, nclusters, a->dir, bytes, secs, keep);
 	}
 out:

@@ -45,13 +45,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2 };
-enum { TAG_FILES = 1, TAG_CHUNK = 2, TAG_STATS = 3 };
+enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2, REQ_HEADERS = 3 };
+enum { TAG_FILES = 1, TAG_CHUNK = 2, TAG_STATS = 3, TAG_HEADERS = 4 };
 
 /* Files per chunk message (fewer when a share is small); statistics are
  * smaller than traces and go in bigger chunks. */
 #define CHUNK_FILES 64
 #define STATS_CHUNK_FILES 4096
+#define HEADER_CHUNK_FILES 8192
 
 struct req {
 	uint64_t type;
@@ -518,6 +519,7 @@ static void free_share(struct tc_traceset *ts)
 		free(ts->files[i].path);
 	free(ts->files);
 	free(ts->dir);
+	tc_traceset_release_strings(ts);
 }
 
 static void serve_load(const struct req *rq)
@@ -764,6 +766,150 @@ static void serve_stats(const struct req *rq)
 	tc_pool_free(pool);
 }
 
+/* ---- the files' headers (opening a set) ----------------------------------- */
+
+/* A header chunk: lo, n, the failed file's index + 1 (0: none) with its
+ * code and error, else each file's header and size. */
+static void pack_headers(struct tc_strbuf *sb, const struct tc_traceset *ts, size_t first,
+			 size_t lo, size_t n, int rc, size_t bad, const struct tc_error *err)
+{
+	tc_strbuf_reset(sb);
+	tc_pack_u64(sb, lo);
+	tc_pack_u64(sb, n);
+	if (rc) {
+		tc_pack_u64(sb, lo + bad + 1);
+		tc_pack_s64(sb, rc);
+		pack_error(sb, err);
+		return;
+	}
+	tc_pack_u64(sb, 0);
+	for (size_t k = 0; k < n; k++) {
+		const struct tc_traceset_file *f = &ts->files[first + k];
+		tc_pack_s64(sb, f->hdr.rank);
+		tc_pack_s64(sb, f->hdr.world_size);
+		tc_pack_u64(sb, f->hdr.start_time_ns);
+		tc_pack_u64(sb, f->hdr.pid);
+		tc_pack_u64(sb, f->hdr.stack_depth);
+		tc_pack_u64(sb, f->hdr.flags);
+		tc_pack_str(sb, f->hdr.host ? f->hdr.host : "");
+		tc_pack_str(sb, f->hdr.writer ? f->hdr.writer : "");
+		tc_pack_u64(sb, f->file_bytes);
+	}
+}
+
+/* Take one header chunk message into ts; returns its file count. */
+static size_t give_headers(struct tc_traceset *ts, struct stats_job *j, const void *msg,
+			   size_t len)
+{
+	struct tc_unpack u;
+	size_t lo, n, failed;
+
+	tc_unpack_init(&u, msg, len);
+	lo = tc_unpack_u64(&u);
+	n = tc_unpack_count(&u, 0);
+	failed = tc_unpack_u64(&u);
+	if (u.bad || lo > ts->nfiles || n > ts->nfiles - lo)
+		goto bad;
+	if (failed) {
+		struct tc_error e;
+		int rc = (int)tc_unpack_s64(&u);
+		unpack_error(&u, &e);
+		stats_failure(j, failed - 1, rc ? rc : TC_ERR, &e);
+		return n;
+	}
+	for (size_t k = 0; k < n && !u.bad; k++) {
+		struct tc_traceset_hdr h;
+		char *host, *writer;
+		uint64_t bytes;
+		memset(&h, 0, sizeof(h));
+		h.rank = (int32_t)tc_unpack_s64(&u);
+		h.world_size = (int32_t)tc_unpack_s64(&u);
+		h.start_time_ns = tc_unpack_u64(&u);
+		h.pid = tc_unpack_u32(&u);
+		h.stack_depth = tc_unpack_u32(&u);
+		h.flags = tc_unpack_u32(&u);
+		host = tc_unpack_strdup(&u);
+		writer = tc_unpack_strdup(&u);
+		bytes = tc_unpack_u64(&u);
+		if (!u.bad) {
+			h.host = host;
+			h.writer = writer;
+			tc_traceset_set_header(ts, lo + k, &h, bytes);
+		}
+		free(host);
+		free(writer);
+	}
+	if (!tc_unpack_done(&u))
+		goto bad;
+	return n;
+bad:
+	fprintf(stderr, "tracecluster-mpi: a damaged header message (%zu bytes)\n", len);
+	MPI_Abort(MPI_COMM_WORLD, 70);
+	return 0;
+}
+
+static int remote_headers(void *self, struct tc_traceset *ts, struct tc_pool *pool,
+			  struct tc_error *err)
+{
+	struct req rq;
+	struct stats_job j;
+	size_t lo, hi, left, bad = 0;
+	struct tc_error e;
+	int rc;
+
+	(void)self;
+	if (world_size == 1 || !pthread_equal(pthread_self(), main_thread))
+		return tc_traceset_headers_local(ts, 0, ts->nfiles, pool, NULL, err);
+	memset(&rq, 0, sizeof(rq));
+	rq.type = REQ_HEADERS;
+	rq.threads = tc_pool_threads(pool);
+	start_request(&rq, ts);
+	memset(&j, 0, sizeof(j));
+	j.ts = ts;
+	j.fail_index = SIZE_MAX;
+	share(ts->nfiles, 0, &lo, &hi);
+	tc_error_clear(&e);
+	rc = tc_traceset_headers_local(ts, lo, hi - lo, pool, &bad, &e);
+	if (rc)
+		stats_failure(&j, lo + bad, rc, &e);
+	left = ts->nfiles - (hi - lo);
+	while (left) {
+		size_t len;
+		char *buf = recv_msg(MPI_ANY_SOURCE, TAG_HEADERS, true, &len);
+		left -= give_headers(ts, &j, buf, len);
+		free(buf);
+	}
+	if (j.fail_index != SIZE_MAX) {
+		if (err)
+			*err = j.fail;
+		return j.fail_rc;
+	}
+	return 0;
+}
+
+static void serve_headers(const struct req *rq)
+{
+	struct tc_traceset ts;
+	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
+	struct tc_strbuf msg = TC_STRBUF_INIT;
+	size_t lo = recv_share(&ts);
+
+	for (size_t c = 0; c < ts.nfiles; c += HEADER_CHUNK_FILES) {
+		size_t n = TC_MIN((size_t)HEADER_CHUNK_FILES, ts.nfiles - c), bad = 0;
+		struct tc_error e;
+		int rc;
+		tc_error_clear(&e);
+		rc = tc_traceset_headers_local(&ts, c, n, pool, &bad, &e);
+		pack_headers(&msg, &ts, c, lo + c, n, rc, bad, &e);
+		check_size(&msg);
+		MPI_CHECK(MPI_Send(msg.buf, (int)msg.len, MPI_BYTE, 0, TAG_HEADERS, MPI_COMM_WORLD),
+			  "send headers");
+	}
+	tc_strbuf_release(&msg);
+	free_share(&ts);
+	tc_pool_free(pool);
+}
+
 static void serve(void)
 {
 	for (;;) {
@@ -776,6 +922,8 @@ static void serve(void)
 			serve_load(&rq);
 		else if (rq.type == REQ_STATS)
 			serve_stats(&rq);
+		else if (rq.type == REQ_HEADERS)
+			serve_headers(&rq);
 	}
 }
 
@@ -783,6 +931,7 @@ int main(int argc, char **argv)
 {
 	static const struct tc_load_remote remote = { remote_each, NULL };
 	static const struct tc_stats_remote sremote = { remote_stats, NULL };
+	static const struct tc_headers_remote hremote = { remote_headers, NULL };
 	int provided, rc = 0;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -801,9 +950,11 @@ int main(int argc, char **argv)
 		struct req quit;
 		tc_load_set_remote(&remote);
 		tc_traceset_set_stats_remote(&sremote);
+		tc_traceset_set_headers_remote(&hremote);
 		rc = tc_main(argc, argv);
 		tc_load_set_remote(NULL);
 		tc_traceset_set_stats_remote(NULL);
+		tc_traceset_set_headers_remote(NULL);
 		memset(&quit, 0, sizeof(quit));
 		quit.type = REQ_QUIT;
 		MPI_CHECK(MPI_Bcast(&quit, sizeof(quit), MPI_BYTE, 0, MPI_COMM_WORLD),

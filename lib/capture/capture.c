@@ -106,6 +106,13 @@ static struct {
 	uint64_t unflushed;             /* slots written since the last flush (writer) */
 	struct sigaction old_term, old_int;
 	bool handlers;
+	/* in-job clustering from MPI_Init on (online.h) */
+	struct tc_online_hooks hooks;
+	bool armed;                     /* hooks.at_collective is called */
+	atomic_int recording;           /* armed: what active would say */
+	atomic_int suppress;            /* armed: events go to the tap only */
+	atomic_int sync_req;            /* the application waits for the writer */
+	sem_t synced;
 } W;
 
 static void cap_warn(const char *fmt, ...) TC_PRINTF(1, 2);
@@ -128,18 +135,27 @@ static void cap_warn(const char *fmt, ...)
 		;
 }
 
+/*
+ * Wrappers record while active. With in-job clustering armed they run
+ * (active) while the trace is open even when nothing is to be recorded
+ * (paused, stopped), so that every rank reaches the plugin at the same
+ * collectives; tc_cap_commit then queues nothing.
+ */
 static void set_active(void)
 {
-	int on = atomic_load(&W.state) == ST_RUNNING && !atomic_load(&tc_cap.paused) &&
-		 !atomic_load(&W.stopped);
+	int running = atomic_load(&W.state) == ST_RUNNING;
+	int on = running && !atomic_load(&tc_cap.paused) && !atomic_load(&W.stopped);
 
-	atomic_store(&tc_cap.active, on);
+	atomic_store(&W.recording, on);
+	atomic_store(&tc_cap.active, on || (W.armed && running));
 }
 
 /* Stop recording on this rank for good; true the first time, to warn. */
 static bool stop_recording(void)
 {
-	atomic_store(&tc_cap.active, 0);
+	atomic_store(&W.recording, 0);
+	if (!W.armed)
+		atomic_store(&tc_cap.active, 0);
 	return !atomic_exchange(&W.stopped, 1);
 }
 
@@ -277,12 +293,21 @@ static void write_slots(struct batch *b)
 		}
 		switch (s->kind) {
 		case SLOT_EVENT:
+			if (TC_UNLIKELY(W.armed)) {
+				W.hooks.on_event(W.hooks.ctx, &s->u.ev);
+				if (atomic_load_explicit(&W.suppress, memory_order_relaxed))
+					break;
+			}
 			rc = tc_raw_writer_event(W.w, &s->u.ev, &err);
 			break;
 		case SLOT_CALLSITE:
+			if (TC_UNLIKELY(W.armed))
+				W.hooks.on_callsite(W.hooks.ctx, s->u.cs);
 			rc = tc_raw_writer_callsite(W.w, s->u.cs, &err);
 			break;
 		case SLOT_COMM:
+			if (TC_UNLIKELY(W.armed))
+				W.hooks.on_comm(W.hooks.ctx, &s->u.comm);
 			rc = tc_raw_writer_comm(W.w, &s->u.comm, &err);
 			break;
 		}
@@ -425,11 +450,19 @@ static void *writer_main(void *arg)
 		if (atomic_load(&W.emergency)) {
 			emergency_flush();
 			sem_post(&W.done);
+			if (atomic_exchange(&W.sync_req, 0))
+				sem_post(&W.synced);
 			return NULL;
 		}
 		while (!atomic_load(&W.emergency) && (b = take_full()) != NULL) {
 			write_slots(b);
 			release_batch(b);
+		}
+		if (atomic_exchange(&W.sync_req, 0)) {
+			/* the application waits (writer_sync): every committed
+			 * slot has been written, the current batch's too */
+			write_current();
+			sem_post(&W.synced);
 		}
 		if (atomic_load(&W.stop) && !atomic_load(&W.emergency))
 			return NULL;
@@ -632,17 +665,25 @@ void tc_cap_emit_comm(const struct tc_comm *c)
 	slot_publish();
 }
 
+static void online_after(const struct tc_event *ev);
+
 void tc_cap_commit(struct tc_rec *r)
 {
 	/* a signal or a write error may have ended tracing meanwhile */
-	if (TC_LIKELY(atomic_load_explicit(&tc_cap.active, memory_order_relaxed))) {
+	if (TC_LIKELY(atomic_load_explicit(&tc_cap.active, memory_order_relaxed)) &&
+	    (TC_LIKELY(!W.armed) || atomic_load(&W.recording))) {
 		/* a wait/test that completed nothing lists no completions */
 		if ((r->ev.fields & TC_F_COMPL) && !r->ev.ncompl)
 			r->ev.fields &= ~(uint32_t)TC_F_COMPL;
 		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
 		emit_event(&r->ev);
+	} else if (TC_UNLIKELY(W.armed)) {
+		/* paused: the plugin still tells the marker by its call site */
+		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
 	}
 	tc_cap_unlock();
+	if (TC_UNLIKELY(W.armed))
+		online_after(&r->ev);
 }
 
 /* ---- signals, exit ----------------------------------------------------- */
@@ -718,6 +759,8 @@ static void emit_symbolised(const struct tc_callsite *cs, void *ctx)
 
 	(void)ctx;
 	tc_error_clear(&err);
+	if (W.armed && W.w && !atomic_load(&W.failed) && !atomic_load(&W.wstop))
+		W.hooks.on_callsite(W.hooks.ctx, cs);
 	if (W.w && !atomic_load(&W.failed) && !atomic_load(&W.wstop) &&
 	    tc_raw_writer_callsite(W.w, cs, &err))
 		writer_error(&err);
@@ -802,6 +845,7 @@ static void atfork_child(void)
 	atomic_store(&tc_cap.active, 0);
 	atomic_store(&W.state, ST_CLOSED);
 	W.threaded = false;
+	W.armed = false;
 	tc_cap.mt = false;
 }
 
@@ -1128,6 +1172,9 @@ static void emit_base_comms(void)
 	free(all);
 }
 
+static void online_start(void);
+static void writer_sync(void);
+
 void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 		  int provided, void *ra)
 {
@@ -1226,6 +1273,8 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	handover(0);
 	install_handlers();
 	atexit(at_exit);
+	/* every rank gets here (nfail == 0 everywhere), before any record */
+	online_start();
 	emit_base_comms();
 	set_active();
 
@@ -1261,14 +1310,14 @@ void tc_cap_finalize(uint64_t t0, uint64_t t1, int rc, void *ra)
 
 /* ---- in-job clustering (TRACECLUSTER_ONLINE) ------------------------------ */
 
-/* The plugin beside the shim (or TRACECLUSTER_ONLINE_LIB), loaded now. */
-static tc_online_fn online_plugin(void)
+/* Symbol sym of the plugin beside the shim (or TRACECLUSTER_ONLINE_LIB),
+ * loaded now; NULL with a warning on rank 0. */
+static void *online_plugin(const char *sym)
 {
 	const char *env = getenv("TRACECLUSTER_ONLINE_LIB");
 	char path[PATH_MAX];
 	Dl_info info;
-	void *h;
-	tc_online_fn fn;
+	void *h, *fn;
 
 	if (env && *env) {
 		snprintf(path, sizeof(path), "%s", env);
@@ -1287,11 +1336,102 @@ static tc_online_fn online_plugin(void)
 				 dlerror());
 		return NULL;
 	}
-	*(void **)&fn = dlsym(h, TC_ONLINE_SYMBOL);
+	fn = dlsym(h, sym);
 	if (!fn && tc_cap.rank == 0)
-		cap_warn("TRACECLUSTER_ONLINE: %s has no %s; the raw files stay", path,
-			 TC_ONLINE_SYMBOL);
+		cap_warn("TRACECLUSTER_ONLINE: %s has no %s; the raw files stay", path, sym);
 	return fn;
+}
+
+static void online_args(struct tc_online_args *a, const char *mode, int traced)
+{
+	memset(a, 0, sizeof(*a));
+	a->abi = TC_ONLINE_ABI;
+	a->dir = W.dir;
+	a->mode = mode;
+	a->keep = getenv("TRACECLUSTER_ONLINE_KEEP");
+	a->rank = (int)tc_cap.rank;
+	a->size = (int)tc_cap.size;
+	a->traced = traced;
+	a->quiet = env_u64("TRACECLUSTER_QUIET", 0, 0, 1) != 0;
+}
+
+/* Whether TRACECLUSTER_ONLINE names a mode that runs while the job does. */
+static bool online_from_init(const char *mode)
+{
+	return mode && !strncmp(mode, "chameleon", 9) && (!mode[9] || mode[9] == ':');
+}
+
+/*
+ * MPI_Init with TRACECLUSTER_ONLINE=chameleon[:K]: load the plugin and
+ * let it fill the hooks; every rank arms them or none does (under
+ * MPI_THREAD_MULTIPLE none does: other threads would record while the
+ * plugin runs its collectives).
+ */
+static void online_start(void)
+{
+	const char *mode = getenv("TRACECLUSTER_ONLINE");
+	struct tc_online_args a;
+	tc_online_start_fn fn = NULL;
+	int ok;
+
+	if (!online_from_init(mode))
+		return;
+	if (!tc_cap.mt)
+		*(void **)&fn = online_plugin(TC_ONLINE_START_SYMBOL);
+	ok = fn != NULL;
+	PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (!ok) {
+		if (tc_cap.rank == 0 && tc_cap.mt)
+			cap_warn("TRACECLUSTER_ONLINE=%s: not with MPI_THREAD_MULTIPLE; the raw "
+				 "files stay", mode);
+		return;
+	}
+	sem_init(&W.synced, 0, 0);
+	online_args(&a, mode, 1);
+	memset(&W.hooks, 0, sizeof(W.hooks));
+	W.hooks.sync = writer_sync;
+	if (fn(&a, &W.hooks) == 0)
+		W.armed = true;
+}
+
+/* Wait until the writer has handed every committed record to the tap. */
+static void writer_sync(void)
+{
+	struct batch *b;
+
+	if (!W.threaded) {
+		b = atomic_load(&W.cur);
+		if (b)
+			write_slots(b);
+		return;
+	}
+	atomic_store(&W.sync_req, 1);
+	sem_post(&W.work);
+	while (sem_wait(&W.synced) < 0 && errno == EINTR)
+		;
+}
+
+/* After a committed event (application thread, outside the lock). */
+static void online_after(const struct tc_event *ev)
+{
+	int ans, call;
+
+	if (ev->op >= TC_ONLINE_OPS || !W.hooks.ops[ev->op] || !(ev->fields & TC_F_COMM) ||
+	    atomic_load(&W.state) != ST_RUNNING)
+		return;
+	/* paused is fine (nothing to record); a rank that stopped is not */
+	call = !atomic_load(&W.stopped) && !atomic_load(&W.failed) && !atomic_load(&W.wstop)
+		       ? TC_ONLINE_CALL_OK : 0;
+	if (atomic_load(&W.recording))
+		call |= TC_ONLINE_CALL_RECORDED;
+	ans = W.hooks.at_collective(W.hooks.ctx, ev, call);
+	if (ans & TC_ONLINE_OFF) {
+		W.armed = false;
+		atomic_store(&W.suppress, 0);
+		set_active();
+		return;
+	}
+	atomic_store(&W.suppress, !(ans & TC_ONLINE_WRITE));
 }
 
 /*
@@ -1315,21 +1455,18 @@ bool tc_cap_online_finalize(uint64_t t0, void *ra)
 	ok = atomic_load(&W.state) == ST_RUNNING && !atomic_load(&W.failed) &&
 	     !atomic_load(&W.stopped);
 	tc_cap_finalize(t0, tc_cap_clock(), MPI_SUCCESS, ra);
-	fn = online_plugin();
+	/* chameleon that did not start: every rank knows alike */
+	if (online_from_init(mode) && !W.hooks.ctx)
+		return true;
+	*(void **)&fn = online_plugin(TC_ONLINE_SYMBOL);
 	/* every rank must have the plugin, or none runs it */
 	all_ok = fn != NULL;
 	PMPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (!all_ok)
 		return true;
-	memset(&a, 0, sizeof(a));
-	a.abi = TC_ONLINE_ABI;
-	a.dir = W.dir;
-	a.mode = mode;
-	a.keep = getenv("TRACECLUSTER_ONLINE_KEEP");
-	a.rank = (int)tc_cap.rank;
-	a.size = (int)tc_cap.size;
-	a.traced = ok && !atomic_load(&W.failed);
-	a.quiet = env_u64("TRACECLUSTER_QUIET", 0, 0, 1) != 0;
+	online_args(&a, mode, ok && !atomic_load(&W.failed));
+	a.state = W.hooks.ctx;
+	W.armed = false;
 	fn(&a);
 	return true;
 }

@@ -1174,6 +1174,59 @@ static bool degrees(const struct tc_rcomm *c, int *in, int *out)
 	return *in >= 0 && *out >= 0;
 }
 
+/*
+ * MPI_Dist_graph_create leaves the order of a rank's neighbours to MPI,
+ * so the graph made again may list them in another order than the
+ * recorded one: move the recorded counts cnt[0..n) of the sources (dests:
+ * of the destinations) to the replayed order, neighbours matched by world
+ * rank, and make disp their prefix sums again. Nothing changes when c is
+ * no distributed graph or its neighbours are not the recorded ones.
+ */
+static void dist_order(const struct tc_replay_mpi *s, const struct tc_rcomm *c,
+		       const struct tc_event *ev, bool dests, int *cnt, int *disp, int n)
+{
+	const struct tc_comm *t = table_comm(s, ev->fields & TC_F_COMM ? ev->comm : TC_COMM_WORLD);
+	int nin = 0, nout = 0, weighted = 0, *now, *old;
+	int32_t *c2w;
+	bool *used, ok = true;
+	const int32_t *rec;
+
+	if (c->topo != MPI_DIST_GRAPH || !t || !t->graph || n <= 0 ||
+	    (int64_t)(dests ? t->nout : t->nin) != n ||
+	    PMPI_Dist_graph_neighbors_count(c->c, &nin, &nout, &weighted) != MPI_SUCCESS ||
+	    (dests ? nout : nin) != n)
+		return;
+	rec = t->edges + (dests ? t->nin : 0);
+	now = tc_xcalloc(2 * ((size_t)nin + (size_t)nout) + 1, sizeof(*now));
+	old = tc_xmalloc(tc_st_mult((size_t)n, sizeof(*old)));
+	used = tc_xcalloc((size_t)n, sizeof(*used));
+	c2w = tc_xmalloc(tc_st_mult((size_t)c->size, sizeof(*c2w)));
+	comm_worlds(s, c, c2w);
+	memcpy(old, cnt, (size_t)n * sizeof(*old));
+	PMPI_Dist_graph_neighbors(c->c, nin, now, weighted ? now + nin + nout : MPI_UNWEIGHTED,
+				  nout, now + nin, weighted ? now + 2 * nin + nout : MPI_UNWEIGHTED);
+	for (int i = 0; i < n && ok; i++) {
+		int r = now[(dests ? nin : 0) + i], j = 0;
+		while (j < n && (used[j] || r < 0 || r >= c->size ||
+				 tc_comm_member(t, (uint32_t)rec[j]) != c2w[r]))
+			j++;
+		if (j == n) {
+			ok = false;
+			break;
+		}
+		used[j] = true;
+		cnt[i] = old[j];
+	}
+	if (!ok)
+		memcpy(cnt, old, (size_t)n * sizeof(*cnt));
+	for (int i = 0, at = 0; i < n; at += cnt[i], i++)
+		disp[i] = at;
+	free(c2w);
+	free(used);
+	free(old);
+	free(now);
+}
+
 /* Neighbourhood collectives, on a Cartesian or graph communicator: the
  * counts of the v and w forms are per neighbour (the w form's in bytes),
  * the send counts per destination, the receive counts per source. */
@@ -1217,6 +1270,7 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 	case TC_OP_INEIGHBOR_ALLGATHERV:
 		if (!(ok = vec(ev->rcounts, ev->nrcounts, nin, rc, rd)))
 			break;
+		dist_order(s, c, ev, false, rc, rd, nin);
 		if (hp)
 			MPI_Ineighbor_allgatherv(sb, cnt, t, rb, rc, rd, t, c->c, hp);
 		else
@@ -1227,6 +1281,8 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 		if (!(ok = vec(ev->scounts, ev->nscounts, nout, sc, sd) &&
 			   vec(ev->rcounts, ev->nrcounts, nin, rc, rd)))
 			break;
+		dist_order(s, c, ev, true, sc, sd, nout);
+		dist_order(s, c, ev, false, rc, rd, nin);
 		if (hp)
 			MPI_Ineighbor_alltoallv(sb, sc, sd, t, rb, rc, rd, t, c->c, hp);
 		else
@@ -1237,6 +1293,8 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 		if (!(ok = vec(ev->scounts, ev->nscounts, nout, sc, sd) &&
 			   vec(ev->rcounts, ev->nrcounts, nin, rc, rd)))
 			break;
+		dist_order(s, c, ev, true, sc, sd, nout);
+		dist_order(s, c, ev, false, rc, rd, nin);
 		for (int j = 0; j < n; j++) {
 			ts[j] = MPI_BYTE;
 			sdw[j] = sd[j];

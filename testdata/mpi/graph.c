@@ -6,7 +6,8 @@
  *             rank r sends to r+1, and even ranks also to r+2 (mod P);
  *             its sources are the ranks that send to it, in rank order
  *   dist      MPI_Dist_graph_create, weighted: each rank names its edge
- *             to r-1 (weight r+1); rank 0 also names 1 -> 3 for rank 1
+ *             to r-1 (weight r+1); rank 0 also names 1 -> 3 for rank 1;
+ *             an alltoallv on it receives 1 + s ints from source s
  *   graph     MPI_Graph_create: the undirected ring plus the chord 0-2
  * and a Comm_dup of the first, with blocking and nonblocking
  * neighbourhood collectives on each (counts that depend on the
@@ -47,7 +48,7 @@ static void to_all(const int *dst, int n, long bytes)
 int main(int argc, char **argv)
 {
 	int r, in[8], out[8], nin = 0, nout, tmp[8];
-	int sbuf[256] = { 0 }, rbuf[256] = { 0 }, sc[8], rc[8] = { 0 }, d[8];
+	int sbuf[256] = { 0 }, rbuf[256] = { 0 }, sc[8], rc[8] = { 0 }, d[8], dd[8];
 	MPI_Aint wd[8];
 	MPI_Datatype wt[8];
 	MPI_Comm adj, dist, graph, dup;
@@ -116,6 +117,23 @@ int main(int argc, char **argv)
 	sent[(r + p - 1) % p] += 24 + 28;
 	if (r == 1)
 		sent[3] += 24 + 28;
+	/* 1 + r ints to each destination: a receive count per source that
+	 * depends on the source, in the order MPI lists the sources */
+	{
+		int ni, no, wgt, srcs[8], sw[8], dsts[8], dw[8];
+		MPI_Dist_graph_neighbors_count(dist, &ni, &no, &wgt);
+		MPI_Dist_graph_neighbors(dist, ni, srcs, sw, no, dsts, dw);
+		for (int j = 0; j < no; j++) {
+			sc[j] = 1 + r;
+			d[j] = 0;
+			sent[dsts[j]] += 4L * (1 + r);
+		}
+		for (int j = 0, at = 0; j < ni; at += 1 + srcs[j], j++) {
+			rc[j] = 1 + srcs[j];
+			dd[j] = at;
+		}
+		MPI_Neighbor_alltoallv(sbuf, sc, d, MPI_INT, rbuf, rc, dd, MPI_INT, dist);
+	}
 
 	/* graph: the ring, and the chord 0-2, in both directions */
 	{

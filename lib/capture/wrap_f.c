@@ -1596,27 +1596,19 @@ FDEF(mpi_session_finalize, MPI_SESSION_FINALIZE, (F *session, F *ierr))
 }
 
 /* partitioned communication: the count is INTEGER(KIND=MPI_COUNT_KIND) */
-FDEF(mpi_psend_init, MPI_PSEND_INIT, (void *buf, F *partitions, MPI_Count *count, F *dt,
-				      F *dest, F *tag, F *comm, F *info, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_pinit(TC_OP_PSEND_INIT, fbuf(buf), *partitions, *count, TYPE(dt), *dest,
-			   *tag, COMM(comm), INFO(info), &c, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-FDEF(mpi_precv_init, MPI_PRECV_INIT, (void *buf, F *partitions, MPI_Count *count, F *dt,
-				      F *src, F *tag, F *comm, F *info, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_pinit(TC_OP_PRECV_INIT, fbuf(buf), *partitions, *count, TYPE(dt), *src,
-			   *tag, COMM(comm), INFO(info), &c, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
+#define X(lc, UC)                                                                             \
+	FDEF(mpi_##lc, MPI_##UC, (void *buf, F *partitions, MPI_Count *count, F *dt, F *peer,   \
+				  F *tag, F *comm, F *info, F *req, F *ierr))                   \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = tcw_pinit(TC_OP_##UC, fbuf(buf), *partitions, *count, TYPE(dt), *peer, \
+				   *tag, COMM(comm), INFO(info), &c, TC_RA());                  \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+X(psend_init, PSEND_INIT)
+X(precv_init, PRECV_INIT)
+#undef X
 
 FDEF(mpi_pready, MPI_PREADY, (F *partition, F *req, F *ierr))
 {

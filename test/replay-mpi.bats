@@ -186,6 +186,23 @@ same_events() {
 		MPI_Cart_sub MPI_Comm_idup MPI_Comm_create_group; do
 		grep -q " $op " topo.txt || { echo "no $op replayed"; false; }
 	done
+	# from a global trace in each form: its communicator table gives the
+	# same communicators
+	tc compress -q --mode none -o topo.tct "$BATS_FILE_TMPDIR/topo"
+	tc compress -q --mode none --text -o topo.txt.tct "$BATS_FILE_TMPDIR/topo"
+	tc compress -q --mode none --json -o topo.json.tct "$BATS_FILE_TMPDIR/topo"
+	for t in topo.tct topo.txt.tct topo.json.tct; do
+		run replay_traced "rp-$t" --no-compute "$t"
+		[ "$status" -eq 0 ] || { echo "$t: $output"; false; }
+		assert_output --partial ", 0 skipped"
+		same_events "$BATS_FILE_TMPDIR/topo" "rp-$t"
+		for r in 0 1 2 3; do
+			f=$(printf 'rank-%05d.tcr' $r)
+			tc dump --comms --no-events "$BATS_FILE_TMPDIR/topo/$f" >a.txt
+			tc dump --comms --no-events "rp-$t/$f" >b.txt
+			diff -u a.txt b.txt
+		done
+	done
 }
 
 @test "MPI-4 calls recorded under MPICH replay through their MPI-3 forms, exactly" {
@@ -201,6 +218,11 @@ same_events() {
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	assert_output --partial ", 0 skipped"
 	same_events m4 rp-m4 --mpi3
+	# and from its global trace, whose communicator table has the groups
+	tc compress -q --mode none -o m4.tct m4
+	run replay_traced rp-m4.tct --no-compute m4.tct
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	same_events m4.tct rp-m4.tct --mpi3
 	tc dump rp-m4/rank-00001.tcr >m4.txt
 	for op in MPI_Iallreduce MPI_Ineighbor_alltoallw MPI_Comm_idup MPI_Comm_create_group \
 		MPI_Intercomm_create; do
@@ -223,11 +245,14 @@ same_events() {
 	[ "$status" -eq 1 ]
 	assert_output --regexp 'tracecluster-replay: rank [0-3]: event [0-9]+ \(MPI_Neighbor_alltoall\): cannot be replayed: neighbourhood collective on a graph topology'
 	refute_output --partial "makespan:"
-	# a global trace has no communicator table: Cart_sub's kept dimensions are unknown
-	tc compress -q --mode none -o topo.tct "$BATS_FILE_TMPDIR/topo"
-	run timeout 60 mpirun -np 4 "$RP" --no-compute topo.tct
+	# a global trace written before they kept a communicator table (its
+	# lines taken out): Cart_sub's kept dimensions are unknown
+	tc compress -q --mode none --text -o topo.tct "$BATS_FILE_TMPDIR/topo"
+	grep -q '^comm .* creator=MPI_Cart_sub ' topo.tct
+	grep -v '^comm ' topo.tct >old.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute old.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp 'rank [0-3]: event [0-9]+ \(MPI_Cart_sub\): cannot be replayed: '
+	assert_output --regexp 'rank [0-3]: event [0-9]+ \(MPI_Cart_sub\): cannot be replayed: .*communicator table'
 }
 
 @test "matched probes replay without taking a message early; polls that found nothing aside" {

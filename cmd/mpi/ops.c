@@ -225,7 +225,8 @@ struct tc_rcomm *tc_rp_comm_get(struct tc_replay_mpi *s, const struct tc_event *
 	return id < s->ncomms && s->comms[id].valid ? &s->comms[id] : NULL;
 }
 
-/* The communicator table's entry of id, or NULL (none: a global trace). */
+/* The communicator table's entry of id, or NULL (none: a global trace
+ * written before it kept one). */
 static const struct tc_comm *table_comm(const struct tc_replay_mpi *s, uint32_t id)
 {
 	for (size_t i = 0; i < s->evs->ncomms; i++)
@@ -973,7 +974,7 @@ static void comm_worlds(const struct tc_replay_mpi *s, const struct tc_rcomm *c,
  * recorded grid and members: of the subsets of c's dimensions, the one
  * whose grid is the recorded one and whose members (the ranks that share
  * this rank's coordinates in the dimensions dropped, in rank order) are
- * the recorded ones. False without a communicator table (a global trace)
+ * the recorded ones. False without a communicator table (an old global trace)
  * or when none fits.
  */
 static bool cart_remain(const struct tc_replay_mpi *s, const struct tc_rcomm *c,
@@ -1094,7 +1095,7 @@ static bool comm_op(struct tc_replay_mpi *s, size_t at, const struct tc_event *e
 	case TC_OP_CART_CREATE:
 		if (!(ev->fields & TC_F_COUNT) || ev->count < 1 || ev->count > 8)
 			return false;
-		/* the recorded grid, else (a global trace) a balanced one */
+		/* the recorded grid, else (an old global trace) a balanced one */
 		t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
 		if (t && t->ndims == ev->count) {
 			for (uint32_t d = 0; d < t->ndims; d++) {
@@ -1467,15 +1468,16 @@ static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comm
 			return "dynamic processes are not replayed";
 		case TC_OP_CART_SUB:
 			if (!s->evs->ncomms)
-				return "the dimensions MPI_Cart_sub kept are in the communicator "
-				       "table of a raw trace set, which a global trace does not have";
+				return "the dimensions MPI_Cart_sub kept are in a communicator table, "
+				       "which this global trace (written before they had one) does "
+				       "not have";
 			return NULL;
 		case TC_OP_COMM_CREATE_GROUP:
 		case TC_OP_COMM_CREATE_FROM_GROUP:
 		case TC_OP_INTERCOMM_CREATE_FROM_GROUPS:
 			if (!s->evs->ncomms)
-				return "the group of the call is in the communicator table of a raw "
-				       "trace set, which a global trace does not have";
+				return "the group of the call is in a communicator table, which this "
+				       "global trace (written before they had one) does not have";
 			return NULL;
 		default:
 			return NULL;

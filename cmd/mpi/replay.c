@@ -22,6 +22,7 @@
 #include "lib/json.h"
 #include "lib/merge.h"
 #include "lib/pool.h"
+#include "lib/ranklist.h"
 #include "lib/xalloc.h"
 
 #include <getopt.h>
@@ -171,6 +172,18 @@ static int load_tct(const char *path, int32_t rank, int32_t world, struct loader
 	while (tc_gtrace_iter_next(&it, &ev))
 		load_event(l, &ev);
 	tc_gtrace_iter_release(&it);
+	/* the rank's communicators, from the trace's table (none in a trace
+	 * written before it had one) */
+	for (size_t i = 0; i < g->ncomms; i++) {
+		const struct tc_gcomm *gc = &g->comms[i];
+		struct tc_comm c = { .id = gc->id, .parent = gc->parent, .creator = gc->creator,
+				     .size = gc->size, .members = gc->members, .ndims = gc->ndims,
+				     .periods = gc->periods };
+		if (!tc_ranklist_contains(&gc->ranks, rank))
+			continue;
+		memcpy(c.dims, gc->dims, sizeof(c.dims));
+		load_comm(l, &c);
+	}
 	rc = 0;
 out:
 	tc_gtrace_free(&g);

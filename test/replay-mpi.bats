@@ -442,6 +442,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["compute"] == "cpu" and d["cpu_share"] == 1, d
 assert d["makespan_s"] >= 0.09, d'
+	t1=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
 	# shares from the timeline: no constant one; 4 ranks in their gaps
 	# at once share the cores, a quarter of one each at least: 25 ms of
 	# CPU time, which takes as long at least
@@ -453,6 +454,21 @@ assert d["compute"] == "cpu" and "cpu_share" not in d, d
 assert d["makespan_s"] >= 0.024 and d["makespan_s"] > '"$t0"', d'
 	run -2 --separate-stderr "$RP" --compute cpu --cpu-share 1.5 st
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --cpu-share: expected a number in (0, 1], not 1.5"
+	# other jobs' tasks when recorded: given, or counted now; either way
+	# the cores go to more tasks, so a gap had less CPU time than without
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --other-load 1000 st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute"] == "cpu" and d["other_load"] == 1000, d
+assert d["makespan_s"] < '"$t1"', d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --other-load now st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["other_load"] >= 0, d'
+	run -2 --separate-stderr "$RP" --other-load lots st
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --other-load: expected now or a number >= 0, not lots"
 }
 
 @test "a replay that cannot proceed is reported with rank, event and operation" {

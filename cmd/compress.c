@@ -140,6 +140,7 @@ struct load_ctx {
 	struct tc_signatures *sigs;    /* clustering: per file */
 	struct tc_rank_trace **traces; /* chameleon: kept */
 	struct tc_gtrace **leaves;     /* none: per file */
+	struct tc_rank_trace **tabs;   /* none: per file, its communicator table alone */
 };
 
 static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error *err)
@@ -150,6 +151,13 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 	if (c->none) {
 		c->leaves[i] = tc_gtrace_from_rsd(t->seq, NULL, t->world_size, t->events, c->mopts);
 		tc_anl_copy_sites(c->leaves[i], t);
+		/* the communicators kept for the trace's table */
+		c->tabs[i] = tc_rank_trace_new(t->rank, t->world_size, NULL);
+		c->tabs[i]->comms = t->comms;
+		c->tabs[i]->ncomms = t->ncomms;
+		c->tabs[i]->acomms = t->acomms;
+		t->comms = NULL;
+		t->ncomms = t->acomms = 0;
 		tc_rank_trace_free(&t);
 		return 0;
 	}
@@ -581,6 +589,8 @@ static void run_release(const struct compress_args *ca, struct compress_run *r)
 	}
 	if (r->lc.traces)
 		tc_load_free_all(r->lc.traces, ts ? ts->nfiles : 0);
+	if (r->lc.tabs)
+		tc_load_free_all(r->lc.tabs, ts ? ts->nfiles : 0);
 	tc_load_shared_release(&r->shared);
 	free(r->lc.sigs);
 	tc_clustering_release(&r->result);
@@ -611,6 +621,7 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 	r->lc.mopts = &ca->mopts;
 	if (ca->none) {
 		r->lc.leaves = tc_xcalloc(ts->nfiles + 1, sizeof(*r->lc.leaves));
+		r->lc.tabs = tc_xcalloc(ts->nfiles + 1, sizeof(*r->lc.tabs));
 	} else {
 		r->lc.sigs = tc_xcalloc(ts->nfiles + 1, sizeof(*r->lc.sigs));
 		if (ca->mode->flags & TC_CMF_OWN)
@@ -700,6 +711,14 @@ static int build(struct compress_args *ca, struct compress_run *r)
 	if (!r->g) {
 		tc_errorf("'%s': no rank to merge", ca->path);
 		return -1;
+	}
+	/* every rank's communicators, from its own table (a cluster's
+	 * members share the lead's events, not its communicators) */
+	for (size_t i = 0; i < ts->nfiles; i++) {
+		const struct tc_rank_trace *t = ca->none ? r->lc.tabs[i] :
+						r->lc.traces ? r->lc.traces[i] : r->shared.traces[i];
+		if (t)
+			tc_gtrace_add_comms(r->g, ts->files[i].hdr.rank, t->comms, t->ncomms);
 	}
 	return 0;
 }

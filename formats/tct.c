@@ -350,6 +350,27 @@ bool tc_tct_rl_within(const struct tc_ranklist *child, const struct tc_ranklist 
 	return ok;
 }
 
+const char *tc_tct_comm_check(const struct tc_gcomm *c, int32_t world)
+{
+	if (c->id <= TC_COMM_SELF)
+		return "a communicator table entry of the world or self";
+	if (!c->ranks.count)
+		return "a communicator of no rank";
+	if (c->creator >= TC_OP_MAX)
+		return "a communicator's creator is not an operation";
+	if (c->size > (uint32_t)world)
+		return "a communicator larger than the world";
+	if (c->ndims > 8 || c->periods >> c->ndims)
+		return "a communicator's grid has more than 8 dimensions";
+	for (uint32_t d = 0; d < c->ndims; d++)
+		if (c->dims[d] < 1 || c->dims[d] > world)
+			return "a communicator's grid has a bad dimension";
+	for (uint32_t i = 0; c->members && i < c->size; i++)
+		if (c->members[i] < 0 || c->members[i] >= world)
+			return "a communicator's member is not a rank of the world";
+	return NULL;
+}
+
 struct tc_gtime *tc_tct_times_push(struct tc_gnode *nd)
 {
 	struct tc_gtime *t;

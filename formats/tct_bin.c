@@ -608,6 +608,27 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 	put_u(w, g->n);
 	for (size_t i = 0; i < g->n; i++)
 		put_node(w, g, &g->seq[i], &g->ranks);
+	/* the communicator table, when there is one, after the nodes (a
+	 * body that ends with them has none) */
+	if (g->ncomms)
+		put_u(w, g->ncomms);
+	for (size_t i = 0; i < g->ncomms; i++) {
+		const struct tc_gcomm *c = &g->comms[i];
+		put_u(w, c->id);
+		put_rl(w, &c->ranks);
+		put_u(w, c->parent);
+		put_u(w, c->creator);
+		put_u(w, c->size);
+		put_u(w, (c->members ? 1u : 0u) | (c->ndims ? 2u : 0u));
+		for (uint32_t k = 0; c->members && k < c->size; k++)
+			put_s(w, c->members[k]);
+		if (c->ndims) {
+			put_u(w, c->ndims);
+			for (uint32_t d = 0; d < c->ndims; d++)
+				put_s(w, c->dims[d]);
+			put_u(w, c->periods);
+		}
+	}
 }
 
 static void put_le32(struct tc_strbuf *sb, uint32_t v)
@@ -1302,6 +1323,59 @@ out:
 	return rc;
 }
 
+/* The communicator table (formats/tct-binary.md "comms"). */
+static int get_comms(struct br *r)
+{
+	struct tc_gtrace *g = r->g;
+	uint64_t n, v, flags, id, parent, creator, size;
+	int64_t x;
+	const char *why;
+
+	if (!get_count(r, &n, MAX_COMMS, 7))
+		return fail(r, "bad communicator count");
+	for (uint64_t i = 0; i < n; i++) {
+		struct tc_gcomm *c = tc_gtrace_push_comm(g);
+		if (!get_u(r, &id) || id > UINT32_MAX)
+			return fail(r, "bad communicator id");
+		c->id = (uint32_t)id;
+		if (get_rl(r, &c->ranks))
+			return TC_ERR_FORMAT;
+		if (!get_u(r, &parent) || parent > UINT32_MAX || !get_u(r, &creator) ||
+		    creator >= TC_OP_MAX || !get_u(r, &size) ||
+		    size > (uint64_t)g->world_size || !get_u(r, &flags) || flags > 3)
+			return fail(r, "bad communicator");
+		c->parent = (uint32_t)parent;
+		c->creator = (uint32_t)creator;
+		c->size = (uint32_t)size;
+		if (flags & 1) {
+			if (size > (uint64_t)(r->end - r->p))
+				return fail(r, "bad communicator members");
+			c->members = tc_xmalloc(tc_st_mult(c->size, sizeof(*c->members)));
+			for (uint32_t k = 0; k < c->size; k++) {
+				if (!get_s(r, &x) || x < INT32_MIN || x > INT32_MAX)
+					return fail(r, "bad communicator members");
+				c->members[k] = (int32_t)x;
+			}
+		}
+		if (flags & 2) {
+			if (!get_u(r, &v) || !v || v > 8)
+				return fail(r, "bad communicator grid");
+			c->ndims = (uint32_t)v;
+			for (uint32_t d = 0; d < c->ndims; d++) {
+				if (!get_s(r, &x) || x < INT32_MIN || x > INT32_MAX)
+					return fail(r, "bad communicator grid");
+				c->dims[d] = (int32_t)x;
+			}
+			if (!get_u(r, &v) || v > UINT32_MAX)
+				return fail(r, "bad communicator grid");
+			c->periods = (uint32_t)v;
+		}
+		if ((why = tc_tct_comm_check(c, g->world_size)))
+			return fail(r, why);
+	}
+	return 0;
+}
+
 static void br_release(struct br *r)
 {
 	for (uint64_t i = 0; i < r->nstr; i++)
@@ -1435,6 +1509,8 @@ int tc_tct_bin_parse(struct rd *rd, const void *buf, size_t len, const char *nam
 		if (e)
 			goto out;
 	}
+	if (r.p != r.end && get_comms(&r))
+		goto out;
 	if (r.p != r.end) {
 		fail(&r, "unexpected bytes after the trace");
 		goto out;

@@ -167,6 +167,11 @@ const char *tc_tct_hist_check(const struct tc_hist *h);
  * node's comp and comm become their merge. */
 const char *tc_tct_times_check(struct tc_gnode *nd, uint64_t n);
 
+/* A communicator table entry read from a file (world: the trace's world
+ * size): consistent? (error message or NULL) */
+const char *tc_tct_comm_check(const struct tc_gcomm *c, int32_t world);
+#define MAX_COMMS ((size_t)1 << 24)
+
 /* Release what a node or parameter owns, not the struct itself. */
 void tc_tct_param_free_parts(struct tc_gparam *gp);
 void tc_tct_node_free_parts(struct tc_gnode *nd);

@@ -222,6 +222,46 @@ static struct tc_json *j_node(const struct tc_gtrace *g, const struct tc_gnode *
 	return o;
 }
 
+static struct tc_json *j_ints(const int32_t *v, uint32_t n)
+{
+	struct tc_json *a = tc_json_array();
+
+	for (uint32_t i = 0; i < n; i++)
+		tc_json_append(a, tc_json_int(v[i]));
+	return a;
+}
+
+/* "comms": [{"id", "ranks", "parent", "creator", "size", ["members"],
+ * ["dims", "periods"]}, ...]; creator an operation name (or number), or
+ * null */
+static struct tc_json *j_comms(const struct tc_gtrace *g)
+{
+	struct tc_json *a = tc_json_array();
+
+	for (size_t i = 0; i < g->ncomms; i++) {
+		const struct tc_gcomm *c = &g->comms[i];
+		struct tc_json *o = tc_json_object();
+		tc_json_set_uint(o, "id", c->id);
+		tc_json_set(o, "ranks", j_rl(&c->ranks));
+		tc_json_set_uint(o, "parent", c->parent);
+		if (!c->creator)
+			tc_json_set(o, "creator", tc_json_null());
+		else if (tc_op_name(c->creator))
+			tc_json_set_str(o, "creator", tc_op_name(c->creator));
+		else
+			tc_json_set_uint(o, "creator", c->creator);
+		tc_json_set_uint(o, "size", c->size);
+		if (c->members)
+			tc_json_set(o, "members", j_ints(c->members, c->size));
+		if (c->ndims) {
+			tc_json_set(o, "dims", j_ints(c->dims, c->ndims));
+			tc_json_set_uint(o, "periods", c->periods);
+		}
+		tc_json_append(a, o);
+	}
+	return a;
+}
+
 void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 {
 	struct tc_json *o = tc_json_object(), *sites = tc_json_array(), *tr = tc_json_array();
@@ -256,6 +296,8 @@ void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 		tc_json_append(sites, so);
 	}
 	tc_json_set(o, "sites", sites);
+	if (g->ncomms)
+		tc_json_set(o, "comms", j_comms(g));
 	for (size_t i = 0; i < g->n; i++)
 		tc_json_append(tr, j_node(g, &g->seq[i]));
 	tc_json_set(o, "trace", tr);
@@ -706,6 +748,78 @@ static int j_nodes_read(struct rd *r, const struct tc_json *a, const struct tc_r
 	return 0;
 }
 
+/* n integers of a (n: its length, at most max, when *n is 0 on entry) */
+static bool j_ints_read(const struct tc_json *a, int32_t *v, uint32_t *n, uint32_t max)
+{
+	int64_t x;
+
+	if (!a || !tc_json_is_array(a) || tc_json_array_size(a) > max ||
+	    (*n && tc_json_array_size(a) != *n))
+		return false;
+	*n = (uint32_t)tc_json_array_size(a);
+	for (uint32_t i = 0; i < *n; i++) {
+		if (!j_int(tc_json_array_get(a, i), &x) || x < INT32_MIN || x > INT32_MAX)
+			return false;
+		v[i] = (int32_t)x;
+	}
+	return true;
+}
+
+/* "comms" (optional: a trace written before it had a table has none) */
+static int j_comms_read(struct rd *r, const struct tc_json *a)
+{
+	struct tc_gtrace *g = r->g;
+	struct jpath pb;
+
+	if (!a)
+		return 0;
+	r->where = "comms";
+	if (!tc_json_is_array(a) || tc_json_array_size(a) > MAX_COMMS)
+		return tc_tct_rd_fail(r, "bad \"comms\"");
+	for (size_t i = 0; i < tc_json_array_size(a); i++) {
+		const struct tc_json *o = tc_json_array_get(a, i), *x;
+		struct tc_gcomm *c = tc_gtrace_push_comm(g);
+		int64_t v;
+		const char *why;
+		r->where = jp(&pb, "comms", "[%zu]", i);
+		if (!j_int(tc_json_get(o, "id"), &v) || v < 0 || v > UINT32_MAX)
+			return tc_tct_rd_fail(r, "bad \"id\"");
+		c->id = (uint32_t)v;
+		if (j_rl_read(r, tc_json_get(o, "ranks"), &c->ranks))
+			return TC_ERR_FORMAT;
+		if (!j_int(tc_json_get(o, "parent"), &v) || v < 0 || v > UINT32_MAX)
+			return tc_tct_rd_fail(r, "bad \"parent\"");
+		c->parent = (uint32_t)v;
+		x = tc_json_get(o, "creator");
+		if (x && tc_json_str_value(x))
+			c->creator = tc_op_from_name(tc_json_str_value(x));
+		else if (x && j_int(x, &v) && v > 0 && v < TC_OP_MAX)
+			c->creator = (uint32_t)v;
+		else if (!x || !tc_json_is_null(x))
+			return tc_tct_rd_fail(r, "bad \"creator\"");
+		if (x && tc_json_str_value(x) && !c->creator)
+			return tc_tct_rd_fail(r, "bad \"creator\"");
+		if (!j_int(tc_json_get(o, "size"), &v) || v < 0 || v > g->world_size)
+			return tc_tct_rd_fail(r, "bad \"size\"");
+		c->size = (uint32_t)v;
+		if ((x = tc_json_get(o, "members"))) {
+			uint32_t n = c->size;
+			c->members = tc_xmalloc(tc_st_mult(c->size, sizeof(*c->members)));
+			if (!j_ints_read(x, c->members, &n, c->size))
+				return tc_tct_rd_fail(r, "bad \"members\"");
+		}
+		if ((x = tc_json_get(o, "dims"))) {
+			if (!j_ints_read(x, c->dims, &c->ndims, 8) || !c->ndims ||
+			    !j_int(tc_json_get(o, "periods"), &v) || v < 0 || v > UINT32_MAX)
+				return tc_tct_rd_fail(r, "bad \"dims\" or \"periods\"");
+			c->periods = (uint32_t)v;
+		}
+		if ((why = tc_tct_comm_check(c, g->world_size)))
+			return tc_tct_rd_fail(r, "%s", why);
+	}
+	return 0;
+}
+
 int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 {
 	struct tc_json *doc = tc_json_load_buf(buf, len, r->name, r->err);
@@ -822,6 +936,8 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 			}
 		}
 	}
+	if (j_comms_read(r, tc_json_get(doc, "comms")))
+		goto out;
 	{
 		struct tc_gnode *seq;
 		size_t n;

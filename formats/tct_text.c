@@ -263,6 +263,14 @@ static void w_indent(struct tc_strbuf *sb, unsigned depth)
 		tc_strbuf_addstr(sb, "  ");
 }
 
+static void w_op(struct tc_strbuf *sb, unsigned op)
+{
+	if (tc_op_name(op))
+		tc_strbuf_addstr(sb, tc_op_name(op));
+	else
+		tc_strbuf_addf(sb, "op%u", op);
+}
+
 static void w_node(struct tc_strbuf *sb, const struct tc_gtrace *g, const struct tc_gnode *nd,
 		   const struct tc_ranklist *parent, unsigned depth)
 {
@@ -287,10 +295,7 @@ static void w_node(struct tc_strbuf *sb, const struct tc_gtrace *g, const struct
 		tc_strbuf_addstr(sb, "}\n");
 		return;
 	}
-	if (tc_op_name(nd->op))
-		tc_strbuf_addstr(sb, tc_op_name(nd->op));
-	else
-		tc_strbuf_addf(sb, "op%" PRIu32, nd->op);
+	w_op(sb, nd->op);
 	tc_strbuf_addf(sb, " site=%td", tc_gtrace_site(g, nd->stack));
 	if (!tc_tct_rl_same(&nd->ranks, parent)) {
 		tc_strbuf_addstr(sb, " ranks=");
@@ -314,6 +319,33 @@ static void w_node(struct tc_strbuf *sb, const struct tc_gtrace *g, const struct
 			tc_strbuf_addch(sb, '\n');
 		}
 	}
+}
+
+static void w_ints(struct tc_strbuf *sb, const char *key, const int32_t *v, uint32_t n)
+{
+	tc_strbuf_addf(sb, " %s=", key);
+	for (uint32_t i = 0; i < n; i++)
+		tc_strbuf_addf(sb, "%s%" PRId32, i ? "," : "", v[i]);
+}
+
+/* "comm ID ranks=RL parent=P creator=OP|- size=N [members=..] [dims=.. periods=M]" */
+static void w_comm(struct tc_strbuf *sb, const struct tc_gcomm *c)
+{
+	tc_strbuf_addf(sb, "comm %" PRIu32 " ranks=", c->id);
+	w_rl(sb, &c->ranks);
+	tc_strbuf_addf(sb, " parent=%" PRIu32 " creator=", c->parent);
+	if (c->creator)
+		w_op(sb, c->creator);
+	else
+		tc_strbuf_addch(sb, '-');
+	tc_strbuf_addf(sb, " size=%" PRIu32, c->size);
+	if (c->members)
+		w_ints(sb, "members", c->members, c->size);
+	if (c->ndims) {
+		w_ints(sb, "dims", c->dims, c->ndims);
+		tc_strbuf_addf(sb, " periods=%" PRIu32, c->periods);
+	}
+	tc_strbuf_addch(sb, '\n');
 }
 
 void tc_tct_text_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
@@ -343,6 +375,8 @@ void tc_tct_text_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 			tc_strbuf_addch(sb, '\n');
 		}
 	}
+	for (size_t i = 0; i < g->ncomms; i++)
+		w_comm(sb, &g->comms[i]);
 	tc_strbuf_addstr(sb, "trace\n");
 	for (size_t i = 0; i < g->n; i++)
 		w_node(sb, g, &g->seq[i], &g->ranks, 0);
@@ -1142,6 +1176,83 @@ static int t_param_line(struct tparse *t, struct lx *l, const char *name)
 	return 0;
 }
 
+/* An operation's name, or opNNN; 0 if it is neither. */
+static unsigned op_of_word(const char *word)
+{
+	unsigned op = tc_op_from_name(word);
+	uint64_t num;
+
+	if (!op && word[0] == 'o' && word[1] == 'p') {
+		struct lx d = { word + 2 };
+		if (tc_tct_lx_uint(&d, &num) && !*d.p && num && num < TC_OP_MAX)
+			op = (unsigned)num;
+	}
+	return op && (!strncmp(word, "MPI_", 4) || !strncmp(word, "op", 2)) ? op : 0;
+}
+
+/* "N,N,..." into v (at most max); the count, or -1. */
+static int t_ints(struct lx *l, int32_t *v, uint32_t max)
+{
+	uint32_t n = 0;
+	int64_t x;
+
+	do {
+		if (n == max || !lx_int(l, &x) || x < INT32_MIN || x > INT32_MAX)
+			return -1;
+		v[n++] = (int32_t)x;
+	} while (lx_eat(l, ','));
+	return (int)n;
+}
+
+/* "comm ID ranks=RL parent=P creator=OP size=N [members=..] [dims=.. periods=M]" */
+static int t_comm(struct rd *r, struct lx *l)
+{
+	struct tc_gtrace *g = r->g;
+	struct tc_gcomm *c;
+	uint64_t u;
+	char w[64];
+	const char *why;
+
+	if (!r->have_world)
+		return tc_tct_rd_fail(r, "'comm' must follow 'world'");
+	if (g->ncomms >= MAX_COMMS)
+		return tc_tct_rd_fail(r, "too many communicators");
+	c = tc_gtrace_push_comm(g);
+	if (!tc_tct_lx_uint(l, &u) || u > UINT32_MAX)
+		return tc_tct_rd_fail(r, "comm: expected an id");
+	c->id = (uint32_t)u;
+	if (!t_attr(l, "ranks"))
+		return tc_tct_rd_fail(r, "comm: expected ranks=");
+	if (t_rl(r, l, &c->ranks))
+		return TC_ERR_FORMAT;
+	if (!t_attr(l, "parent") || !tc_tct_lx_uint(l, &u) || u > UINT32_MAX)
+		return tc_tct_rd_fail(r, "comm: expected parent=ID");
+	c->parent = (uint32_t)u;
+	if (!t_attr(l, "creator") ||
+	    !(lx_eat(l, '-') || (lx_word(l, w, sizeof(w)) && (c->creator = op_of_word(w)))))
+		return tc_tct_rd_fail(r, "comm: expected creator=OPERATION or -");
+	if (!t_attr(l, "size") || !tc_tct_lx_uint(l, &u) || u > (uint64_t)g->world_size)
+		return tc_tct_rd_fail(r, "comm: expected size=N, at most the world size");
+	c->size = (uint32_t)u;
+	if (t_attr(l, "members")) {
+		c->members = tc_xmalloc(tc_st_mult(c->size, sizeof(*c->members)));
+		if (t_ints(l, c->members, c->size) != (int)c->size)
+			return tc_tct_rd_fail(r, "comm: expected members= of its size");
+	}
+	if (t_attr(l, "dims")) {
+		int nd = t_ints(l, c->dims, 8);
+		if (nd < 1)
+			return tc_tct_rd_fail(r, "comm: expected dims= of 1 to 8 numbers");
+		c->ndims = (uint32_t)nd;
+		if (!t_attr(l, "periods") || !tc_tct_lx_uint(l, &u) || u > UINT32_MAX)
+			return tc_tct_rd_fail(r, "comm: expected periods=MASK after dims=");
+		c->periods = (uint32_t)u;
+	}
+	if ((why = tc_tct_comm_check(c, g->world_size)))
+		return tc_tct_rd_fail(r, "%s", why);
+	return 0;
+}
+
 static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_gsite **cur)
 {
 	struct tc_gtrace *g = r->g;
@@ -1226,6 +1337,10 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 		}
 		st->frames = tc_xrealloc(st->frames, tc_st_mult(st->nframes + 1, sizeof(*st->frames)));
 		st->frames[st->nframes++] = fr;
+	} else if (!strcmp(key, "comm")) {
+		int rc = t_comm(r, l);
+		if (rc)
+			return rc;
 	} else {
 		return tc_tct_rd_fail(r, "unknown header keyword '%s'", key);
 	}
@@ -1334,14 +1449,8 @@ int tc_tct_text_parse(struct rd *r, const char *buf, size_t len)
 			continue;
 		}
 		{
-			unsigned op = tc_op_from_name(word);
-			uint64_t num;
-			if (!op && word[0] == 'o' && word[1] == 'p') {
-				struct lx d = { word + 2 };
-				if (tc_tct_lx_uint(&d, &num) && !*d.p && num && num < TC_OP_MAX)
-					op = (unsigned)num;
-			}
-			if (op && (!strncmp(word, "MPI_", 4) || !strncmp(word, "op", 2))) {
+			unsigned op = op_of_word(word);
+			if (op) {
 				tc_tct_rd_node_at(r, r->line);
 				rc = t_event_line(&t, &l, op);
 				continue;

@@ -344,6 +344,9 @@ const char *tc_redop_name(unsigned op);
 #define TC_COMM_WORLD 0u      /* communicator ids: 0 world, 1 self */
 #define TC_COMM_SELF 1u
 #define TC_NO_CALLSITE UINT32_MAX
+/* MPI_Win_lock's lock type, its event's tag */
+#define TC_LOCK_EXCLUSIVE 1
+#define TC_LOCK_SHARED 2
 
 /* Which optional fields of an event are present. */
 enum {

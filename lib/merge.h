@@ -50,6 +50,7 @@
 
 struct tc_event;
 struct tc_pool;
+struct tc_trace_comm;
 
 /* ---- parameters -------------------------------------------------------- */
 
@@ -296,6 +297,22 @@ const char *tc_gtiming_name(unsigned t);
 /* TC_GTIMING_* for a name, or -1. */
 int tc_gtiming_from_name(const char *name);
 
+/*
+ * A communicator that the ranks of `ranks` all recorded under id, alike:
+ * an entry of the trace sets' communicator tables (lib/event.h struct
+ * tc_comm), kept so that a replay can make the communicators whose group
+ * or grid the events do not give (Cart_sub, Comm_create_group, ...).
+ */
+struct tc_gcomm {
+	struct tc_ranklist ranks;
+	uint32_t id, parent, creator, size;
+	uint32_t ndims;           /* Cartesian topology, 0 if none */
+	int32_t dims[8];
+	uint32_t periods;         /* bit d set: dimension d periodic */
+	int32_t *members;         /* owned: world rank of each of its ranks;
+				   * NULL for 0 .. size-1 */
+};
+
 struct tc_gtrace {
 	int32_t world_size;
 	enum tc_gtiming timing;
@@ -313,6 +330,11 @@ struct tc_gtrace {
 	uint64_t events;          /* events of every covered rank */
 	uint32_t leads;           /* traces merged */
 	uint64_t nnodes;          /* nodes at every level (tc_gtrace_finish) */
+	/* the communicator table: the entries of every rank's communicators
+	 * but the world and self (tc_gtrace_add_comms), in the order they
+	 * were added; none in a trace written before it was kept */
+	struct tc_gcomm *comms;
+	size_t ncomms, acomms;
 };
 
 struct tc_merge_opts {
@@ -327,6 +349,17 @@ struct tc_merge_opts {
 
 /* Returns new and empty. */
 struct tc_gtrace *tc_gtrace_new(int32_t world_size);
+
+/* Add rank's communicators c[0..n) (its trace's table, lib/trace.h;
+ * world and self left out) to g's table: each to the entry of the same
+ * id and properties, else to a new one. Ranks must come in increasing
+ * order. */
+void tc_gtrace_add_comms(struct tc_gtrace *g, int32_t rank, const struct tc_trace_comm *c,
+			 size_t n);
+/* Append an entry (readers; members steals); returns it. */
+struct tc_gcomm *tc_gtrace_push_comm(struct tc_gtrace *g);
+/* Whether two entries are alike but for their ranks. */
+bool tc_gcomm_same(const struct tc_gcomm *a, const struct tc_gcomm *b);
 void tc_gtrace_free(struct tc_gtrace **g);
 
 /*

@@ -11,7 +11,9 @@
 # NPBDIR holds the binaries (NAME.S.x), e.g. built with
 #   sh ../shared/bench/npb/build-npb.sh /tmp/npb S "bt cg ft is lu mg sp"
 # MODES (environment) lists the --compute modes replayed (default
-# "cpu spin sleep"); the first is the one judged. MPIRUN_ARGS are added
+# "cpu spin sleep"; cpu-now is cpu with --other-load now: the tasks of
+# other jobs counted before the replay taken to have competed with the
+# application too); the first is the one judged. MPIRUN_ARGS are added
 # to every mpirun, the application's and the replays' alike (e.g.
 # "--mca mpi_yield_when_idle 1").
 #
@@ -50,6 +52,13 @@ for f in "$TC" "$RP" "$SHIM"; do
 	[ -e "$f" ] || { echo "bench-replay: $f is missing (make)" >&2; exit 2; }
 done
 
+mode_args() {
+	case $1 in
+	cpu-now) echo "cpu --other-load now" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 median() {
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
@@ -83,7 +92,8 @@ for b in $LIST; do
 			{ echo "bench-replay: compress of $b failed" >&2; status=1; continue 2; }
 		for m in $MODES; do
 			# shellcheck disable=SC2086
-			mpirun $MPIRUN_ARGS -np "$P" "$RP" --json --compute $m "$d.tct" >"$d.$m.json" ||
+			mpirun $MPIRUN_ARGS -np "$P" "$RP" --json --compute $(mode_args "$m") "$d.tct" \
+				>"$d.$m.json" ||
 				{ echo "bench-replay: replay of $b failed" >&2; status=1; continue 3; }
 			jget makespan_s <"$d.$m.json" >>"$W/t.$m"
 			jget ratio <"$d.$m.json" >>"$W/r.$m"

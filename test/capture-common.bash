@@ -208,12 +208,14 @@ check_rma() {
 		k=$((3 - w))
 		n=$((3 - (k + 1) % 4)) pr=$((3 - (k + 3) % 4))
 		run ev "$t" $w
-		assert_line --regexp "op=MPI_Win_create .* comm=2 bytes=256 file=0 off=0 t="
+		# the displacement unit as count, the lock type as tag (1 exclusive),
+		# a post or start group's world ranks as scounts
+		assert_line --regexp "op=MPI_Win_create .* comm=2 count=4 bytes=256 file=0 off=0 t="
 		[ "$(nev "$t" $w "op=MPI_Win_fence .* comm=2 file=0 off=0 ")" = 2 ]
 		assert_line --regexp "op=MPI_Put .* comm=2 peer=$n count=4 dtype=MPI_INT dsize=4 bytes=16 file=0 off=2 t="
 		assert_line --regexp "op=MPI_Get .* comm=2 peer=$pr count=3 dtype=MPI_INT dsize=4 bytes=12 file=0 off=1 t="
 		assert_line --regexp "op=MPI_Accumulate .* comm=2 peer=$n count=2 .* redop=MPI_SUM file=0 off=0 t="
-		assert_line --regexp "op=MPI_Win_lock .* comm=2 peer=$n file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_lock .* comm=2 peer=$n tag=1 file=0 off=0 t="
 		assert_line --regexp "op=MPI_Fetch_and_op .* peer=$n count=1 dtype=MPI_INT .* redop=MPI_SUM file=0 off=5 t="
 		assert_line --regexp "op=MPI_Compare_and_swap .* peer=$n count=1 dtype=MPI_INT .* file=0 off=6 t="
 		assert_line --regexp "op=MPI_Get_accumulate .* peer=$n count=2 .* redop=MPI_MAX file=0 off=7 t="
@@ -230,15 +232,15 @@ check_rma() {
 		assert_line --regexp "op=MPI_Win_flush_local_all .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_flush_all .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_unlock_all .* comm=2 file=0 "
-		assert_line --regexp "op=MPI_Win_post .* comm=2 count=2 file=0 "
-		assert_line --regexp "op=MPI_Win_start .* comm=2 count=2 file=0 "
+		assert_line --regexp "op=MPI_Win_post .* comm=2 count=2 file=0 off=0 sc=$n,$pr t="
+		assert_line --regexp "op=MPI_Win_start .* comm=2 count=2 file=0 off=0 sc=$n,$pr t="
 		assert_line --regexp "op=MPI_Put .* peer=$n count=1 .* file=0 off=50 t="
 		assert_line --regexp "op=MPI_Win_complete .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_wait .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_free .* comm=2 file=0 "
-		assert_line --regexp "op=MPI_Win_allocate .* comm=2 bytes=256 file=1 "
+		assert_line --regexp "op=MPI_Win_allocate .* comm=2 count=4 bytes=256 file=1 "
 		assert_line --regexp "op=MPI_Win_free .* comm=2 file=1 "
-		assert_line --regexp "op=MPI_Win_allocate_shared .* comm=1 bytes=128 file=2 "
+		assert_line --regexp "op=MPI_Win_allocate_shared .* comm=1 count=4 bytes=128 file=2 "
 		assert_line --regexp "op=MPI_Win_free .* comm=1 file=2 "
 		assert_line --regexp "op=MPI_Win_create_dynamic .* comm=2 file=3 "
 		assert_line --regexp "op=MPI_Win_free .* comm=2 file=3 "

@@ -456,11 +456,11 @@ setup() {
 		run ev fmpi3 $r
 		assert_line --regexp "op=MPI_Neighbor_alltoall .* comm=2 count=3 dtype=MPI_INTEGER dsize=4 bytes=12 t="
 		assert_line --regexp "op=MPI_Ineighbor_allgatherv .* comm=2 count=2 .* req=[0-9]+ rc=2,2 t="
-		assert_line --regexp "op=MPI_Win_create .* comm=0 bytes=64 file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_create .* comm=0 count=4 bytes=64 file=0 off=0 t="
 		[ "$(nev fmpi3 $r "op=MPI_Win_fence .* comm=0 file=0 ")" = 2 ]
 		assert_line --regexp "op=MPI_Put .* comm=0 peer=$n count=4 dtype=MPI_INTEGER .* file=0 off=2 t="
 		assert_line --regexp "op=MPI_Get .* comm=0 peer=$p count=2 .* file=0 off=1 t="
-		assert_line --regexp "op=MPI_Win_lock .* peer=$n file=0 "
+		assert_line --regexp "op=MPI_Win_lock .* peer=$n tag=1 file=0 "
 		assert_line --regexp "op=MPI_Accumulate .* peer=$n count=1 .* redop=MPI_SUM file=0 off=0 t="
 		assert_line --regexp "op=MPI_Win_unlock .* peer=$n file=0 "
 		assert_line --regexp "op=MPI_Win_free .* file=0 "

@@ -284,6 +284,41 @@ for line in sys.stdin:
 	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
+@test "compress: every rank's communicators in one table, alike in each form; bad entries named" {
+	tc compress -q --mode none --text "$SETS/ft" -o ft.tct
+	# FT's row and column communicators: an entry for each group of ranks
+	# that recorded the same one
+	grep -qx 'comm 3 ranks=\[1-13/4\] parent=0 creator=MPI_Comm_split size=4 members=1,5,9,13' ft.tct
+	grep -qx 'comm 2 ranks=\[0-3\] parent=0 creator=MPI_Comm_split size=4' ft.tct
+	[ "$(grep -c '^comm ' ft.tct)" -eq 8 ]
+	tc compress -q --mode none --json "$SETS/ft" -o ft.json
+	python3 - ft.tct ft.json <<'PY'
+import json, re, sys
+text = [l.split() for l in open(sys.argv[1]) if l.startswith("comm ")]
+js = json.load(open(sys.argv[2]))["comms"]
+assert len(text) == len(js) == 8, (len(text), len(js))
+for t, j in zip(text, js):
+    kv = dict(w.split("=", 1) for w in t[2:])
+    assert int(t[1]) == j["id"] and kv["creator"] == j["creator"], (t, j)
+    assert int(kv["size"]) == j["size"] and int(kv["parent"]) == j["parent"], (t, j)
+    assert kv.get("members") == (",".join(map(str, j["members"])) if "members" in j else None), (t, j)
+PY
+	# a trace written before the table reads as it did
+	grep -v '^comm ' ft.tct >old.tct
+	cmp <(tc expand --json --rank 5 ft.tct) <(tc expand --json --rank 5 old.tct)
+	# bad entries: one line naming the file and the line
+	n=$(grep -n -m1 '^comm 3 ' ft.tct | cut -d: -f1)
+	sed 's/members=1,5,9,13$/members=1,5,99,13/' ft.tct >bad.tct
+	run -1 --separate-stderr tc expand --rank 0 bad.tct
+	[[ "$stderr" == "tracecluster: 'bad.tct': line $((n + 1)): a communicator's member is not a rank of the world" ]]
+	sed 's/^comm 2 ranks=\[0-3\] parent=0 creator=MPI_Comm_split /comm 2 ranks=[0-3] parent=0 /' ft.tct >bad2.tct
+	run -1 --separate-stderr tc expand --rank 0 bad2.tct
+	[[ "$stderr" == *"line $((n - 1)): comm: expected creator=OPERATION or -" ]]
+	sed 's/size=4 members=1,5,9,13$/size=4 members=1,5,9/' ft.tct >bad3.tct
+	run -1 --separate-stderr tc expand --rank 0 bad3.tct
+	[[ "$stderr" == *"line $((n + 1)): comm: expected members= of its size" ]]
+}
+
 @test "compress and expand answer --help" {
 	run -0 tc compress --help
 	assert_line --index 0 --partial "usage: tracecluster compress"

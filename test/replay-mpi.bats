@@ -158,6 +158,84 @@ same_events() {
 	done
 }
 
+# rma_details ORIG REPLAYED: per rank, the lock types, displacement units
+# and post/start groups of the one-sided calls are the same (ORIG a trace
+# set or a global trace); rma_fields prints them (RMA_SETS=1: a group's
+# members sorted)
+rma_details() {
+	local r f
+	for r in 0 1 2 3; do
+		f=$(printf 'rank-%05d.tcr' $r)
+		if [ -d "$1" ]; then tc dump --json "$1/$f"; else tc expand --json --rank $r "$1"; fi |
+			rma_fields >a.rma
+		tc dump --json "$2/$f" | rma_fields >b.rma
+		grep -q MPI_Win_post a.rma
+		diff -u a.rma b.rma || return 1
+	done
+}
+
+rma_fields() {
+	python3 -c '
+import json, os, sys
+for l in sys.stdin:
+    e = json.loads(l)
+    if e.get("op") in ("MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared",
+                       "MPI_Win_lock", "MPI_Win_post", "MPI_Win_start"):
+        g = e.get("send_counts")
+        if g and os.environ.get("RMA_SETS"):
+            g = sorted(g)
+        print(e["op"], e.get("count"), e.get("tag"), g)'
+}
+
+@test "one-sided calls replay with their recorded lock types, displacement units and groups" {
+	need_mpi
+	local o="$BATS_FILE_TMPDIR/rma"
+	# recorded: an exclusive lock (tag 1), the unit of ints, the groups
+	tc dump "$o/rank-00001.tcr" >o.txt
+	grep -q " MPI_Win_lock .* tag=1 " o.txt
+	grep -q " MPI_Win_create .* count=4 " o.txt
+	run replay_traced rp-rma --no-compute "$o"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	rma_details "$o" rp-rma
+	# a global trace carries them
+	tc compress -q --mode none --text -o rma.tct "$o"
+	grep -q '^    scounts ' rma.tct
+	run replay_traced rp-rma.tct --no-compute rma.tct
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	rma_details rma.tct rp-rma.tct
+	# a trace recorded before them (their lines taken out) replays with a
+	# shared lock and the groups it infers
+	python3 - rma.tct >old.tct <<'PY'
+import re, sys
+op = None
+for l in open(sys.argv[1]):
+    m = re.match(r"(MPI_\w+) ", l)
+    if m:
+        op = m.group(1)
+    elif op in ("MPI_Win_lock", "MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared",
+                "MPI_Win_post", "MPI_Win_start") and re.match(r"    (tag|scounts|count) ", l):
+        if not (op in ("MPI_Win_post", "MPI_Win_start") and l.startswith("    count ")):
+            continue
+    sys.stdout.write(l)
+PY
+	! grep -q '^    scounts ' old.tct
+	run replay_traced rp-old --no-compute old.tct
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_output --partial ", 0 skipped"
+	tc dump rp-old/rank-00001.tcr >n.txt
+	grep -q " MPI_Win_lock .* tag=2 " n.txt
+	grep -q " MPI_Win_create .* count=1 " n.txt
+	# the groups it inferred have, here, the recorded members (in rank
+	# order: the order of a recorded group is kept only when recorded)
+	for r in 0 1 2 3; do
+		f=$(printf 'rank-%05d.tcr' $r)
+		tc dump --json "$o/$f" | RMA_SETS=1 rma_fields | grep -E '^MPI_Win_(post|start) ' >a.pscw
+		tc dump --json "rp-old/$f" | RMA_SETS=1 rma_fields | grep -E '^MPI_Win_(post|start) ' >b.pscw
+		[ "$(wc -l <a.pscw)" -eq 2 ]
+		diff -u a.pscw b.pscw
+	done
+}
+
 @test "global traces of one-sided, MPI-IO and intercommunicator programs replay exactly" {
 	need_mpi
 	for p in rma ionb intercomm; do
@@ -187,6 +265,56 @@ same_events() {
 		MPI_Cart_sub MPI_Comm_idup MPI_Comm_create_group; do
 		grep -q " $op " topo.txt || { echo "no $op replayed"; false; }
 	done
+	# from a global trace in each form: its communicator table gives the
+	# same communicators
+	tc compress -q --mode none -o topo.tct "$BATS_FILE_TMPDIR/topo"
+	tc compress -q --mode none --text -o topo.txt.tct "$BATS_FILE_TMPDIR/topo"
+	tc compress -q --mode none --json -o topo.json.tct "$BATS_FILE_TMPDIR/topo"
+	for t in topo.tct topo.txt.tct topo.json.tct; do
+		run replay_traced "rp-$t" --no-compute "$t"
+		[ "$status" -eq 0 ] || { echo "$t: $output"; false; }
+		assert_output --partial ", 0 skipped"
+		same_events "$BATS_FILE_TMPDIR/topo" "rp-$t"
+		for r in 0 1 2 3; do
+			f=$(printf 'rank-%05d.tcr' $r)
+			tc dump --comms --no-events "$BATS_FILE_TMPDIR/topo/$f" >a.txt
+			tc dump --comms --no-events "rp-$t/$f" >b.txt
+			diff -u a.txt b.txt
+		done
+	done
+}
+
+@test "MPI-4 calls recorded under MPICH replay through their MPI-3 forms, exactly" {
+	need_mpi
+	local m="$B/mpich"
+	command -v mpirun.mpich >/dev/null && [ -f "$m/libtracecluster-capture.so" ] &&
+		[ -x "$m/testdata/mpi/mpi4" ] || skip "no MPICH or MPICH capture shim built (make capture-mpich)"
+	rm -rf m4
+	timeout 60 mpirun.mpich -launcher fork -np 4 -genv LD_PRELOAD "$m/libtracecluster-capture.so" \
+		-genv TRACECLUSTER_DIR "$PWD/m4" "$m/testdata/mpi/mpi4" >m4.out 2>&1 || { cat m4.out; false; }
+	# Open MPI 4.1 has no MPI-4: each call replays through its MPI-3 form
+	run replay_traced rp-m4 --no-compute m4
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_output --partial ", 0 skipped"
+	same_events m4 rp-m4 --mpi3
+	# and from its global trace, whose communicator table has the groups
+	tc compress -q --mode none -o m4.tct m4
+	run replay_traced rp-m4.tct --no-compute m4.tct
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	same_events m4.tct rp-m4.tct --mpi3
+	tc dump rp-m4/rank-00001.tcr >m4.txt
+	for op in MPI_Iallreduce MPI_Ineighbor_alltoallw MPI_Comm_idup MPI_Comm_create_group \
+		MPI_Intercomm_create; do
+		grep -q " $op " m4.txt || { echo "no $op replayed"; false; }
+	done
+	# compared as they are, the two differ from the first MPI-4 call on
+	tc dump --json m4/rank-00001.tcr >a.jl
+	tc dump --json rp-m4/rank-00001.tcr >b.jl
+	run -1 python3 "$CMP" a.jl b.jl
+	assert_output --partial "event 1: op 'MPI_Psend_init' in the original"
+	# and a replay that left out a partitioned send's Isend would differ
+	grep -v '"op":"MPI_Isend","peer":2,' b.jl >c.jl
+	run -1 python3 "$CMP" --mpi3 a.jl c.jl
 }
 
 # comms_of DIR RANK: the rank's communicator table, the in-neighbours of
@@ -289,11 +417,14 @@ assert outs[dist] == Counter([(r, (r + 3) % 4) for r in range(4)] + [(1, 3)]), o
 	[ "$status" -eq 1 ]
 	assert_output --regexp 'tracecluster-replay: rank [0-3]: event [0-9]+ \(MPI_Neighbor_alltoall\): cannot be replayed: neighbourhood collective on a graph topology, whose edges are in the communicator table of a raw trace set'
 	refute_output --partial "makespan:"
-	# a global trace has no communicator table: Cart_sub's kept dimensions are unknown
-	tc compress -q --mode none -o topo.tct "$BATS_FILE_TMPDIR/topo"
-	run timeout 60 mpirun -np 4 "$RP" --no-compute topo.tct
+	# a global trace written before they kept a communicator table (its
+	# lines taken out): Cart_sub's kept dimensions are unknown
+	tc compress -q --mode none --text -o topo.tct "$BATS_FILE_TMPDIR/topo"
+	grep -q '^comm .* creator=MPI_Cart_sub ' topo.tct
+	grep -v '^comm ' topo.tct >old.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute old.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp 'rank [0-3]: event [0-9]+ \(MPI_Cart_sub\): cannot be replayed: '
+	assert_output --regexp 'rank [0-3]: event [0-9]+ \(MPI_Cart_sub\): cannot be replayed: .*communicator table'
 }
 
 @test "matched probes replay without taking a message early; polls that found nothing aside" {
@@ -405,6 +536,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["compute"] == "cpu" and d["cpu_share"] == 1, d
 assert d["makespan_s"] >= 0.09, d'
+	t1=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
 	# shares from the timeline: no constant one; 4 ranks in their gaps
 	# at once share the cores, a quarter of one each at least: 25 ms of
 	# CPU time, which takes as long at least
@@ -416,6 +548,21 @@ assert d["compute"] == "cpu" and "cpu_share" not in d, d
 assert d["makespan_s"] >= 0.024 and d["makespan_s"] > '"$t0"', d'
 	run -2 --separate-stderr "$RP" --compute cpu --cpu-share 1.5 st
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --cpu-share: expected a number in (0, 1], not 1.5"
+	# other jobs' tasks when recorded: given, or counted now; either way
+	# the cores go to more tasks, so a gap had less CPU time than without
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --other-load 1000 st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute"] == "cpu" and d["other_load"] == 1000, d
+assert d["makespan_s"] < '"$t1"', d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --other-load now st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["other_load"] >= 0, d'
+	run -2 --separate-stderr "$RP" --other-load lots st
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --other-load: expected now or a number >= 0, not lots"
 }
 
 @test "a replay that cannot proceed is reported with rank, event and operation" {

@@ -29,6 +29,13 @@ struct tc_rreq {
 	bool msg;                /* a matched message (Mprobe), not a request */
 	bool persistent;
 	int32_t done_src;        /* source of its next completion in the trace */
+	/* an MPI-4 request replayed through MPI-3 calls (ops.c): the init of
+	 * a persistent collective or partitioned request (each start issues
+	 * its nonblocking form), the partitions readied since its start, and
+	 * the send half of an Isendrecv (h its receive) */
+	const struct tc_event *init;
+	uint64_t ready;
+	MPI_Request h2;
 };
 
 struct tc_rwin {

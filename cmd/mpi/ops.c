@@ -15,7 +15,9 @@
  * (its completion, found by a backward pass), so that matching is as
  * recorded. Data are zeros of the recorded sizes. Helper communication
  * goes through PMPI_ so that a replay traced with the capture shim
- * records the trace's calls only. One-sided communication is in rma.c,
+ * records the trace's calls only. MPI-4 calls are issued as their MPI-3
+ * equivalents (the MPI the replay is built with may have none: Open MPI
+ * 4.1). One-sided communication is in rma.c,
  * MPI-IO in io.c; what cannot be replayed is refused before the replay
  * starts (tc_replay_mpi_refusal), and a call that cannot be issued with
  * the recorded parameters is counted in skipped.
@@ -223,7 +225,8 @@ struct tc_rcomm *tc_rp_comm_get(struct tc_replay_mpi *s, const struct tc_event *
 	return id < s->ncomms && s->comms[id].valid ? &s->comms[id] : NULL;
 }
 
-/* The communicator table's entry of id, or NULL (none: a global trace). */
+/* The communicator table's entry of id, or NULL (none: a global trace
+ * written before it kept one). */
 static const struct tc_comm *table_comm(const struct tc_replay_mpi *s, uint32_t id)
 {
 	for (size_t i = 0; i < s->evs->ncomms; i++)
@@ -276,6 +279,7 @@ struct tc_rreq *tc_rp_req_add(struct tc_replay_mpi *s, uint64_t id)
 	q->id = id;
 	q->h = MPI_REQUEST_NULL;
 	q->m = MPI_MESSAGE_NULL;
+	q->h2 = MPI_REQUEST_NULL;
 	q->done_src = TC_PEER_NONE;
 	return q;
 }
@@ -329,6 +333,8 @@ static void find_sources(struct tc_replay_mpi *s)
 		}
 		if ((ev->fields & TC_F_REQUEST) && (ev->op == TC_OP_IRECV || ev->op == TC_OP_IMRECV ||
 						    ev->op == TC_OP_ISEND || ev->op == TC_OP_START ||
+						    ev->op == TC_OP_ISENDRECV ||
+						    ev->op == TC_OP_ISENDRECV_REPLACE ||
 						    tc_op_kind(ev->op) == TC_K_SEND)) {
 			/* the latest pending entry of the id is its next completion */
 			for (size_t j = np; j-- > 0;) {
@@ -344,6 +350,86 @@ static void find_sources(struct tc_replay_mpi *s)
 			s->src[i] = ev->compl[0].source;
 	}
 	free(p);
+}
+
+/* ---- the remote leaders of MPI_Intercomm_create_from_groups --------------------- */
+
+/* The k-th group of a rank's list ([n, members...] each), or NULL. */
+static const int *nth_group(const int *v, int len, size_t k)
+{
+	int at = 0;
+
+	for (; at < len; at += 1 + v[at])
+		if (!k--)
+			return v + at;
+	return NULL;
+}
+
+static bool disjoint(const int *a, const int *b)
+{
+	for (int x = 1; x <= a[0]; x++)
+		for (int y = 1; y <= b[0]; y++)
+			if (a[x] == b[y])
+				return false;
+	return true;
+}
+
+/*
+ * MPI-3 names the remote leader of an intercommunicator by its rank in a
+ * peer communicator, the trace by its rank in the remote group, which
+ * only the other side recorded: each rank's local groups (its
+ * communicator table's members of each new intercommunicator, in the
+ * order of the calls) are exchanged, and the remote group of a rank's
+ * k-th call is the group of another rank's k-th call that shares no rank
+ * with its own. s->src[i] of the call gets the remote leader's world
+ * rank (TC_PEER_NONE: not found). Collective over the world.
+ */
+static void remote_leaders(struct tc_replay_mpi *s)
+{
+	const struct tc_revents *e = s->evs;
+	int *mine = NULL, *all = NULL, *counts, *displs, n = 0, total = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		const struct tc_event *ev = &e->ev[i];
+		const struct tc_comm *t;
+		if (ev->op != TC_OP_INTERCOMM_CREATE_FROM_GROUPS)
+			continue;
+		t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
+		mine = tc_xrealloc(mine, tc_st_mult((size_t)n + 1 + (t ? t->size : 0), sizeof(*mine)));
+		mine[n++] = t ? (int)t->size : 0;
+		for (uint32_t j = 0; t && j < t->size; j++)
+			mine[n++] = tc_comm_member(t, j);
+	}
+	counts = tc_xmalloc(tc_st_mult((size_t)s->world, sizeof(*counts)));
+	displs = tc_xmalloc(tc_st_mult((size_t)s->world, sizeof(*displs)));
+	PMPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int r = 0; r < s->world; r++) {
+		displs[r] = total;
+		total += counts[r];
+	}
+	if (total) {
+		all = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*all)));
+		PMPI_Allgatherv(mine, n, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+	}
+	for (size_t i = 0; i < e->n && n; i++) {
+		const struct tc_event *ev = &e->ev[i];
+		const int *g, *o;
+		if (ev->op != TC_OP_INTERCOMM_CREATE_FROM_GROUPS)
+			continue;
+		g = nth_group(mine, n, k++);
+		for (int r = 0; r < s->world && g && g[0]; r++) {
+			o = r == s->rank ? NULL : nth_group(all + displs[r], counts[r], k - 1);
+			if (o && o[0] && disjoint(g, o) && ev->peer >= 0 && ev->peer < o[0]) {
+				s->src[i] = o[1 + ev->peer];
+				break;
+			}
+		}
+	}
+	free(mine);
+	free(all);
+	free(counts);
+	free(displs);
 }
 
 /* ---- buffers ---------------------------------------------------------------------- */
@@ -414,6 +500,7 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 		PMPI_Buffer_attach(s->bsend, (int)(bsend > INT32_MAX ? INT32_MAX : bsend));
 	}
 	find_sources(s);
+	remote_leaders(s);
 	/* every window as large as the largest access of any rank */
 	rma = tc_rp_rma_bytes(evs);
 	PMPI_Allreduce(&rma, &s->rma_bytes, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
@@ -462,7 +549,7 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 {
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Datatype t;
-	MPI_Request h = MPI_REQUEST_NULL, *hp = NULL;
+	MPI_Request h = MPI_REQUEST_NULL, h2 = MPI_REQUEST_NULL, *hp = NULL;
 	bool exact;
 	int peer, rpeer, cnt = (int)ev->count, rcnt;
 	int32_t want = TC_PEER_NONE;
@@ -512,14 +599,35 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 			MPI_Sendrecv_replace(s->rbuf, cnt, t, peer, ev->tag, rpeer, tag_of(ev->rtag),
 					     c->c, MPI_STATUS_IGNORE);
 		break;
+	case TC_OP_ISENDRECV:
+	case TC_OP_ISENDRECV_REPLACE:
+		/* MPI-3: its receive, then its send (completed, unrecorded,
+		 * by the call that completes the receive) */
+		if (!hp || !(ev->fields & TC_F_RPEER) ||
+		    !tc_rp_comm_rank(c, wild_peer(s, i, ev->rpeer), &rpeer))
+			return false;
+		MPI_Irecv(s->rbuf, cnt, t, rpeer, tag_of(ev->rtag), c->c, &h);
+		MPI_Isend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h2);
+		want = s->src[i];
+		break;
+	case TC_OP_PSEND_INIT:
+	case TC_OP_PRECV_INIT:
+		/* MPI-3: nothing until its start (an Irecv) or the Pready of
+		 * its last partition (an Isend) */
+		if (!hp)
+			return false;
+		break;
 	default:
 		return false;
 	}
 	if (hp) {
 		struct tc_rreq *q = tc_rp_req_add(s, ev->request);
 		q->h = h;
+		q->h2 = h2;
 		q->persistent = tc_op_kind(ev->op) == TC_K_PERSIST;
 		q->done_src = want;
+		if (tc_op_flags(ev->op) & TC_OPF_PART)
+			q->init = ev;
 	}
 	return true;
 }
@@ -656,6 +764,10 @@ static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
 	event_reqs(s, ev, h, q, &n);
 	for (int j = n; j < total; j++)
 		h[j] = MPI_REQUEST_NULL;
+	/* an Isendrecv completes with its send: that first, unrecorded */
+	for (int j = 0; j < n; j++)
+		if (q[j]->h2 != MPI_REQUEST_NULL)
+			PMPI_Wait(&q[j]->h2, MPI_STATUS_IGNORE);
 	switch (ev->op) {
 	case TC_OP_WAIT:
 		MPI_Wait(&h[0], MPI_STATUS_IGNORE);
@@ -698,33 +810,130 @@ static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
 	return ok;
 }
 
-static bool request_op(struct tc_replay_mpi *s, const struct tc_event *ev)
+/* ---- MPI-4 requests through MPI-3 calls ---------------------------------------------- */
+
+static bool coll(struct tc_replay_mpi *s, const struct tc_event *ev);
+static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev);
+
+/* The nonblocking form of a blocking collective (MPI_Iallreduce for
+ * MPI_Allreduce), TC_OP_NONE for any other op. */
+static unsigned nonblocking(unsigned op)
+{
+	switch (op) {
+#define NB(id) \
+	case TC_OP_##id: \
+		return TC_OP_I##id;
+		NB(BARRIER) NB(BCAST) NB(REDUCE) NB(ALLREDUCE) NB(REDUCE_SCATTER)
+		NB(REDUCE_SCATTER_BLOCK) NB(SCAN) NB(EXSCAN) NB(GATHER) NB(GATHERV) NB(SCATTER)
+		NB(SCATTERV) NB(ALLGATHER) NB(ALLGATHERV) NB(ALLTOALL) NB(ALLTOALLV) NB(ALLTOALLW)
+		NB(NEIGHBOR_ALLGATHER) NB(NEIGHBOR_ALLGATHERV) NB(NEIGHBOR_ALLTOALL)
+		NB(NEIGHBOR_ALLTOALLV) NB(NEIGHBOR_ALLTOALLW)
+#undef NB
+	default:
+		return TC_OP_NONE;
+	}
+}
+
+/* Issue the MPI-3 call of q's init as op (event i's): a persistent
+ * collective's nonblocking form, a partitioned receive's Irecv, a
+ * partitioned send's Isend. q stays the persistent request it is. */
+static bool issue_init(struct tc_replay_mpi *s, size_t i, struct tc_rreq *q, unsigned op)
+{
+	const struct tc_event *in = q->init;
+	struct tc_event e = *in;
+	uint64_t id = q->id;
+	bool ok;
+
+	e.op = op;
+	e.request = id;
+	e.fields |= TC_F_REQUEST;
+	if (op == TC_OP_IRECV || op == TC_OP_ISEND)
+		ok = p2p(s, i, &e);
+	else if (tc_op_flags(op) & TC_OPF_NEIGH)
+		ok = neigh(s, &e);
+	else
+		ok = coll(s, &e);
+	/* the call made the request anew */
+	q = tc_rp_req_find(s, id);
+	if (q) {
+		q->init = in;
+		q->persistent = true;
+	}
+	return ok;
+}
+
+/* MPI_Start of an MPI-4 request replayed through MPI-3 calls. */
+static bool start_init(struct tc_replay_mpi *s, size_t i, struct tc_rreq *q)
+{
+	q->ready = 0;
+	if (q->init->op == TC_OP_PSEND_INIT)
+		return true; /* sent at the Pready of its last partition */
+	if (q->init->op == TC_OP_PRECV_INIT)
+		return issue_init(s, i, q, TC_OP_IRECV);
+	return issue_init(s, i, q, nonblocking(tc_op_base(q->init->op)));
+}
+
+/* MPI_Pready(_range, _list): count partitions (the event's count) ready;
+ * the last one sends the whole message. */
+static bool pready(struct tc_replay_mpi *s, size_t i, struct tc_rreq *q, const struct tc_event *ev)
+{
+	uint64_t parts = q->init->fields & TC_F_FILE ? q->init->offset : 1;
+	bool last = q->ready < parts && q->ready + ev->count >= parts;
+
+	q->ready += ev->count;
+	return last ? issue_init(s, i, q, TC_OP_ISEND) : true;
+}
+
+static bool request_op(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 {
 	struct tc_rreq *q = ev->fields & TC_F_REQUEST ? tc_rp_req_find(s, ev->request) : NULL;
 	MPI_Request *h, one;
 	struct tc_rreq **qs;
-	int n;
+	int n, k = 0;
+	bool ok = true;
 
 	switch (ev->op) {
 	case TC_OP_START:
 		if (!q)
 			return false;
+		if (q->init)
+			return start_init(s, i, q);
 		MPI_Start(&q->h);
 		return true;
 	case TC_OP_STARTALL:
 		h = tc_xmalloc(tc_st_mult(ev->ncompl ? ev->ncompl : 1, sizeof(*h)));
 		qs = tc_xmalloc(tc_st_mult(ev->ncompl ? ev->ncompl : 1, sizeof(*qs)));
 		event_reqs(s, ev, h, qs, &n);
-		MPI_Startall(n, h);
-		for (int j = 0; j < n; j++)
+		/* MPI-4 requests one by one, the others together */
+		for (int j = 0; j < n; j++) {
+			if (qs[j]->init)
+				ok = start_init(s, i, qs[j]) && ok;
+		}
+		for (int j = 0; j < n; j++) {
+			if (!qs[j]->init) {
+				h[k] = h[j];
+				qs[k++] = qs[j];
+			}
+		}
+		if (k)
+			MPI_Startall(k, h);
+		for (int j = 0; j < k; j++)
 			qs[j]->h = h[j];
 		free(h);
 		free(qs);
-		return true;
+		return ok;
+	case TC_OP_PREADY:
+	case TC_OP_PREADY_RANGE:
+	case TC_OP_PREADY_LIST:
+		if (!q || !q->init)
+			return false;
+		return pready(s, i, q, ev);
 	case TC_OP_REQUEST_FREE:
 		if (!q)
 			return false;
-		MPI_Request_free(&q->h);
+		/* an MPI-4 request's MPI-3 call, complete: nothing to free */
+		if (!q->init || q->h != MPI_REQUEST_NULL)
+			MPI_Request_free(&q->h);
 		req_drop(s, q);
 		return true;
 	case TC_OP_CANCEL:
@@ -765,7 +974,7 @@ static void comm_worlds(const struct tc_replay_mpi *s, const struct tc_rcomm *c,
  * recorded grid and members: of the subsets of c's dimensions, the one
  * whose grid is the recorded one and whose members (the ranks that share
  * this rank's coordinates in the dimensions dropped, in rank order) are
- * the recorded ones. False without a communicator table (a global trace)
+ * the recorded ones. False without a communicator table (an old global trace)
  * or when none fits.
  */
 static bool cart_remain(const struct tc_replay_mpi *s, const struct tc_rcomm *c,
@@ -881,10 +1090,41 @@ static MPI_Comm graph_create(const struct tc_rcomm *c, unsigned op, const struct
 	return nc;
 }
 
-static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
+/* The communicator of the group of c's ranks that are the recorded
+ * members of ev's new communicator (MPI_Comm_create_group; unrecorded
+ * when helper); false without a communicator table, or when a member is
+ * not one of c. */
+static bool group_comm(struct tc_replay_mpi *s, const struct tc_rcomm *c, const struct tc_event *ev,
+		       bool helper, MPI_Comm *nc)
+{
+	const struct tc_comm *t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
+	MPI_Group g, cg;
+	int *members, nm = 0;
+
+	if (!t || c->inter)
+		return false;
+	members = tc_xmalloc(tc_st_mult(t->size ? t->size : 1, sizeof(*members)));
+	for (uint32_t j = 0; j < t->size; j++)
+		if (!tc_rp_comm_rank(c, tc_comm_member(t, j), &members[nm++]))
+			nm = -1 - (int)t->size; /* not a member: refused below */
+	if (nm > 0) {
+		PMPI_Comm_group(c->c, &cg);
+		PMPI_Group_incl(cg, nm, members, &g);
+		if (helper)
+			PMPI_Comm_create_group(c->c, g, ev->tag, nc);
+		else
+			MPI_Comm_create_group(c->c, g, ev->tag, nc);
+		PMPI_Group_free(&g);
+		PMPI_Group_free(&cg);
+	}
+	free(members);
+	return nm > 0;
+}
+
+static bool comm_op(struct tc_replay_mpi *s, size_t at, const struct tc_event *ev)
 {
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
-	MPI_Comm nc = MPI_COMM_NULL;
+	MPI_Comm nc = MPI_COMM_NULL, lc;
 	MPI_Group g, cg;
 	const struct tc_comm *t;
 	int color, in, *all, *members, nm = 0, dims[8] = { 0 }, periods[8] = { 0 }, remain[8];
@@ -927,7 +1167,7 @@ static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 	case TC_OP_CART_CREATE:
 		if (!(ev->fields & TC_F_COUNT) || ev->count < 1 || ev->count > 8)
 			return false;
-		/* the recorded grid, else (a global trace) a balanced one */
+		/* the recorded grid, else (an old global trace) a balanced one */
 		t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
 		if (t && t->ndims == ev->count) {
 			for (uint32_t d = 0; d < t->ndims; d++) {
@@ -953,6 +1193,7 @@ static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 		nc = graph_create(c, ev->op, t);
 		break;
 	case TC_OP_COMM_IDUP:
+	case TC_OP_COMM_IDUP_WITH_INFO: /* MPI-3: MPI_Comm_idup */
 		if (!(ev->fields & TC_F_REQUEST))
 			return false;
 		MPI_Comm_idup(c->c, &nc, &tc_rp_req_add(s, ev->request)->h);
@@ -960,24 +1201,17 @@ static bool comm_op(struct tc_replay_mpi *s, const struct tc_event *ev)
 		s->idup[s->nidup++] = nc;
 		return true;
 	case TC_OP_COMM_CREATE_GROUP:
-		/* the group: the new communicator's recorded members */
-		t = ev->fields & TC_F_NEWCOMM ? table_comm(s, ev->newcomm) : NULL;
-		if (!t || c->inter)
+	case TC_OP_COMM_CREATE_FROM_GROUP: /* MPI-3: MPI_Comm_create_group on the world */
+		if (!group_comm(s, c, ev, false, &nc))
 			return false;
-		members = tc_xmalloc(tc_st_mult(t->size ? t->size : 1, sizeof(*members)));
-		for (uint32_t j = 0; j < t->size; j++)
-			if (!tc_rp_comm_rank(c, tc_comm_member(t, j), &members[nm++]))
-				nm = -1 - (int)t->size; /* not a member: refused below */
-		if (nm > 0) {
-			PMPI_Comm_group(c->c, &cg);
-			PMPI_Group_incl(cg, nm, members, &g);
-			MPI_Comm_create_group(c->c, g, ev->tag, &nc);
-			PMPI_Group_free(&g);
-			PMPI_Group_free(&cg);
-		}
-		free(members);
-		if (nm <= 0)
+		break;
+	case TC_OP_INTERCOMM_CREATE_FROM_GROUPS:
+		/* MPI-3: its local group's communicator (unrecorded), then
+		 * MPI_Intercomm_create with the world as the peer communicator */
+		if (c->inter || s->src[at] < 0 || !group_comm(s, c, ev, true, &lc))
 			return false;
+		MPI_Intercomm_create(lc, ev->root, MPI_COMM_WORLD, s->src[at], ev->tag, &nc);
+		PMPI_Comm_free(&lc);
 		break;
 	case TC_OP_INTERCOMM_CREATE:
 		/* the remote leader is a world rank: the world is the peer
@@ -1320,6 +1554,20 @@ static bool neigh(struct tc_replay_mpi *s, const struct tc_event *ev)
 	return ok;
 }
 
+/* A persistent collective's init: MPI-3 has none, its nonblocking form
+ * is issued at each start. */
+static bool coll_init(struct tc_replay_mpi *s, const struct tc_event *ev)
+{
+	struct tc_rreq *q;
+
+	if (!(ev->fields & TC_F_REQUEST) || nonblocking(tc_op_base(ev->op)) == TC_OP_NONE)
+		return false;
+	q = tc_rp_req_add(s, ev->request);
+	q->init = ev;
+	q->persistent = true;
+	return true;
+}
+
 /* ---- what is refused ------------------------------------------------------------------ */
 
 /* The trace's communicators and windows by id, for the checks before the
@@ -1353,7 +1601,8 @@ static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comm
 			   const struct ids *wins, const struct tc_event *ev)
 {
 	unsigned creator = ids_get(comms, ev->fields & TC_F_COMM ? ev->comm : TC_COMM_WORLD);
-	bool inter = creator == TC_OP_INTERCOMM_CREATE;
+	bool inter = creator == TC_OP_INTERCOMM_CREATE ||
+		     creator == TC_OP_INTERCOMM_CREATE_FROM_GROUPS;
 
 	switch (tc_op_kind(ev->op)) {
 	case TC_K_COLL:
@@ -1385,13 +1634,16 @@ static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comm
 			return "dynamic processes are not replayed";
 		case TC_OP_CART_SUB:
 			if (!s->evs->ncomms)
-				return "the dimensions MPI_Cart_sub kept are in the communicator "
-				       "table of a raw trace set, which a global trace does not have";
+				return "the dimensions MPI_Cart_sub kept are in a communicator table, "
+				       "which this global trace (written before they had one) does "
+				       "not have";
 			return NULL;
 		case TC_OP_COMM_CREATE_GROUP:
+		case TC_OP_COMM_CREATE_FROM_GROUP:
+		case TC_OP_INTERCOMM_CREATE_FROM_GROUPS:
 			if (!s->evs->ncomms)
-				return "the group of MPI_Comm_create_group is in the communicator "
-				       "table of a raw trace set, which a global trace does not have";
+				return "the group of the call is in a communicator table, which this "
+				       "global trace (written before they had one) does not have";
 			return NULL;
 		default:
 			return NULL;
@@ -1422,6 +1674,9 @@ const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at)
 	for (size_t i = 0; i < s->evs->n && !why; i++) {
 		const struct tc_event *ev = &s->evs->ev[i];
 		why = refusal(s, &comms, &wins, ev);
+		if (!why && ev->op == TC_OP_INTERCOMM_CREATE_FROM_GROUPS && s->src[i] < 0)
+			why = "the remote group of MPI_Intercomm_create_from_groups is no other "
+			      "rank's local group of the call";
 		*at = i;
 		if (tc_op_kind(ev->op) == TC_K_RMA && (ev->fields & TC_F_FILE) &&
 		    (tc_op_flags(ev->op) & TC_OPF_WSYNC) && ev->op != TC_OP_WIN_FENCE)
@@ -1537,12 +1792,16 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 	case TC_K_PROBE:
 		return probe(s, i, ev);
 	case TC_K_START:
-		return request_op(s, ev);
+		return request_op(s, i, ev);
 	case TC_K_WAIT:
 		if (ev->op == TC_OP_CANCEL || ev->op == TC_OP_REQUEST_FREE)
-			return request_op(s, ev);
+			return request_op(s, i, ev);
+		if (ev->op == TC_OP_PARRIVED)
+			return true; /* MPI-3 has none: the receive completes at its wait */
 		return wait_test(s, ev);
 	case TC_K_COLL:
+		if (tc_op_flags(ev->op) & TC_OPF_PERSIST)
+			return coll_init(s, ev);
 		if (tc_op_flags(ev->op) & TC_OPF_NEIGH)
 			return neigh(s, ev);
 		return coll(s, ev);
@@ -1551,7 +1810,7 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 	case TC_K_IO:
 		return tc_rp_io(s, ev);
 	case TC_K_COMM:
-		return comm_op(s, ev);
+		return comm_op(s, i, ev);
 	default:
 		return false;
 	}

@@ -22,6 +22,7 @@
 #include "lib/json.h"
 #include "lib/merge.h"
 #include "lib/pool.h"
+#include "lib/ranklist.h"
 #include "lib/xalloc.h"
 
 #include <getopt.h>
@@ -35,7 +36,8 @@
 
 static const char usage[] =
 	"usage: mpirun -np P tracecluster-replay [--compute cpu|spin|sleep] [--cpu-share F]\n"
-	"                                        [--no-compute] [--any-source recorded|any]\n"
+	"                                        [--other-load N|now] [--no-compute]\n"
+	"                                        [--any-source recorded|any]\n"
 	"                                        [--timeout S]\n"
 	"                                        [--json] [-q] TRACE\n"
 	"\n"
@@ -53,6 +55,10 @@ static const char usage[] =
 	"      --cpu-share F   --compute cpu: the share of a core each rank had when\n"
 	"                      recorded (default: at each moment, the node's cores\n"
 	"                      divided among the ranks computing then in the trace)\n"
+	"      --other-load N  --compute cpu from the timeline: N tasks of other jobs\n"
+	"                      competed for the node's cores when it was recorded; now:\n"
+	"                      as many as compete now, counted before the replay\n"
+	"                      (default 0)\n"
 	"      --no-compute    no compute gaps: the communication alone\n"
 	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
 	"                      it matched in the trace (the default); any: as recorded\n"
@@ -176,6 +182,18 @@ static int load_tct(const char *path, int32_t rank, int32_t world, struct loader
 	while (tc_gtrace_iter_next(&it, &ev))
 		load_event(l, &ev);
 	tc_gtrace_iter_release(&it);
+	/* the rank's communicators, from the trace's table (none in a trace
+	 * written before it had one) */
+	for (size_t i = 0; i < g->ncomms; i++) {
+		const struct tc_gcomm *gc = &g->comms[i];
+		struct tc_comm c = { .id = gc->id, .parent = gc->parent, .creator = gc->creator,
+				     .size = gc->size, .members = gc->members, .ndims = gc->ndims,
+				     .periods = gc->periods };
+		if (!tc_ranklist_contains(&gc->ranks, rank))
+			continue;
+		memcpy(c.dims, gc->dims, sizeof(c.dims));
+		load_comm(l, &c);
+	}
 	rc = 0;
 out:
 	tc_gtrace_free(&g);
@@ -355,6 +373,8 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_str(doc, "compute", compute_names[o->compute]);
 	if (o->compute == TC_COMPUTE_CPU && !o->timeline)
 		tc_json_set_real(doc, "cpu_share", o->cpu_share);
+	if (o->compute == TC_COMPUTE_CPU && o->timeline)
+		tc_json_set_real(doc, "other_load", o->other_load);
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
 	for (int i = 0; i < world; i++) {
 		struct tc_json *e = tc_json_object();
@@ -381,7 +401,8 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, r->events,
 	       r->skips);
 	if (o->compute == TC_COMPUTE_CPU && o->timeline)
-		printf("compute:  cpu (shares from the recorded timeline)\n");
+		printf("compute:  cpu (shares from the recorded timeline, %.1f other tasks)\n",
+		       o->other_load);
 	else if (o->compute == TC_COMPUTE_CPU)
 		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
 	else
@@ -398,6 +419,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "compute", required_argument, NULL, 'c' },
 		{ "cpu-share", required_argument, NULL, 's' },
+		{ "other-load", required_argument, NULL, 'L' },
 		{ "no-compute", no_argument, NULL, 'n' },
 		{ "any-source", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -416,7 +438,7 @@ int main(int argc, char **argv)
 	size_t at = 0;
 	struct results res = { 0 };
 	uint64_t nev, skipped;
-	bool json = false;
+	bool json = false, other_now = false;
 	int c, rank = 0, world = 1, ok, all_ok, status = 0;
 	char *end;
 	pthread_t wd;
@@ -441,6 +463,15 @@ int main(int argc, char **argv)
 			share = strtod(optarg, &end);
 			if (*end || end == optarg || !(share > 0 && share <= 1))
 				return usage_error(0, "--cpu-share: expected a number in (0, 1], not",
+						   optarg), 2;
+			break;
+		case 'L':
+			other_now = !strcmp(optarg, "now");
+			if (other_now)
+				break;
+			o.other_load = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.other_load >= 0 && o.other_load <= 1e6))
+				return usage_error(0, "--other-load: expected now or a number >= 0, not",
 						   optarg), 2;
 			break;
 		case 'n':
@@ -509,8 +540,11 @@ int main(int argc, char **argv)
 	tc_replay_mpi_init(&s, &o, &evs, rank, world);
 	/* the CPU time of each gap, from the recorded timeline; a rank that
 	 * cannot have it (too many gaps) spins a constant share of each */
-	if (o.compute == TC_COMPUTE_CPU && share <= 0)
+	if (o.compute == TC_COMPUTE_CPU && share <= 0) {
+		if (other_now)
+			o.other_load = tc_replay_other_load();
 		o.timeline = tc_replay_mpi_shares(&s);
+	}
 	/* refused before anything is replayed, by every rank alike */
 	why = tc_replay_mpi_refusal(&s, &at);
 	if (why) {

@@ -43,6 +43,8 @@ struct tc_replay_opts {
 	int compute;              /* TC_COMPUTE_* */
 	double cpu_share;         /* TC_COMPUTE_CPU: a rank's share of a core when recorded */
 	bool timeline;            /* TC_COMPUTE_CPU: the shares are the timeline's (gap_cpu) */
+	double other_load;        /* the timeline's: tasks of other jobs that competed for
+				   * the node's cores when it was recorded */
 	bool any_recorded;        /* wildcard receives name the recorded source */
 	bool quiet;
 };
@@ -103,6 +105,9 @@ void tc_replay_mpi_release(struct tc_replay_mpi *s);
 /* The cores this rank may run on, and (*ranks) the ranks on its node
  * (share.c; collective over the world). */
 int tc_replay_node_cores(int *ranks);
+/* The tasks of other jobs that compete for the node's cores now (share.c;
+ * collective over the world: the job's ranks sleep meanwhile). */
+double tc_replay_other_load(void);
 /* Set s->gap_cpu from the recorded timeline of the node's ranks (share.c;
  * collective over the world). False when it is too large to gather. */
 bool tc_replay_mpi_shares(struct tc_replay_mpi *s);

@@ -3,16 +3,17 @@
  * on them and their synchronisation.
  *
  * Every window is made by the recorded call on the recorded communicator,
- * as large as the largest access any rank makes (a displacement unit of
- * one byte); operations address displacement 0 with the recorded counts
- * and types, the target a rank of the window's communicator. What the
- * trace does not record is chosen so as not to deadlock: a lock is
- * shared; the groups of a general active target epoch are the ranks the
- * access epochs address (start) and the ranks whose access epochs address
- * this one (post), learnt by an exchange when the window is made, or
- * their union, whichever has the recorded size. MPI_Win_test and
- * operations on a dynamic window (its attached memory is not recorded)
- * are refused.
+ * as large as the largest access any rank makes, with the recorded
+ * displacement unit; operations address displacement 0 with the recorded
+ * counts and types, the target a rank of the window's communicator. A
+ * lock has its recorded type and the groups of a general active target
+ * epoch their recorded members. What a trace written before they were
+ * recorded does not have is chosen so as not to deadlock: a lock is
+ * shared; the groups are the ranks the access epochs address (start) and
+ * the ranks whose access epochs address this one (post), learnt by an
+ * exchange when the window is made, or their union, whichever has the
+ * recorded size. MPI_Win_test and operations on a dynamic window (its
+ * attached memory is not recorded) are refused.
  */
 #include "lib/compat.h"
 #include "cmd/mpi/internal.h"
@@ -160,6 +161,31 @@ static bool pscw_group(const struct tc_rwin *w, bool post, uint64_t n, MPI_Comm 
 	return ok;
 }
 
+/* The recorded group of a post or start epoch (its members' world ranks
+ * in the event's scounts) as a group of c; false when the event has none
+ * (a trace written before it was recorded) or a member is not one of c. */
+static bool recorded_group(const struct tc_event *ev, const struct tc_rcomm *c, MPI_Group *g)
+{
+	int *u, n = 0;
+	MPI_Group cg;
+	bool ok = (ev->fields & TC_F_SCOUNTS) && ev->nscounts == ev->count &&
+		  ev->nscounts <= (uint32_t)c->size;
+
+	if (!ok)
+		return false;
+	u = tc_xmalloc(tc_st_mult(ev->nscounts ? ev->nscounts : 1, sizeof(*u)));
+	for (uint32_t j = 0; j < ev->nscounts && ok; j++)
+		ok = ev->scounts[j] < (uint64_t)INT32_MAX &&
+		     tc_rp_comm_rank(c, (int32_t)ev->scounts[j], &u[n++]) && u[n - 1] >= 0;
+	if (ok) {
+		PMPI_Comm_group(c->c, &cg);
+		PMPI_Group_incl(cg, n, u, g);
+		PMPI_Group_free(&cg);
+	}
+	free(u);
+	return ok;
+}
+
 /* A predefined type of the event's element size, for the atomic calls
  * that take no other. */
 static MPI_Datatype atomic_type(const struct tc_event *ev, MPI_Datatype t, bool exact)
@@ -182,6 +208,9 @@ static bool win_make(struct tc_replay_mpi *s, size_t i, const struct tc_event *e
 	struct tc_rwin *w;
 	MPI_Aint size = (MPI_Aint)s->rma_bytes;
 	void *base = NULL;
+	/* the recorded displacement unit (not recorded before: one byte) */
+	int du = (ev->fields & TC_F_COUNT) && ev->count > 0 && tc_rp_fits_int(ev->count) ?
+		 (int)ev->count : 1;
 
 	if (c->inter)
 		return false;
@@ -190,13 +219,13 @@ static bool win_make(struct tc_replay_mpi *s, size_t i, const struct tc_event *e
 	switch (ev->op) {
 	case TC_OP_WIN_CREATE:
 		w->mem = tc_xcalloc(1, s->rma_bytes);
-		MPI_Win_create(w->mem, size, 1, MPI_INFO_NULL, c->c, &w->w);
+		MPI_Win_create(w->mem, size, du, MPI_INFO_NULL, c->c, &w->w);
 		break;
 	case TC_OP_WIN_ALLOCATE:
-		MPI_Win_allocate(size, 1, MPI_INFO_NULL, c->c, &base, &w->w);
+		MPI_Win_allocate(size, du, MPI_INFO_NULL, c->c, &base, &w->w);
 		break;
 	case TC_OP_WIN_ALLOCATE_SHARED:
-		MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->c, &base, &w->w);
+		MPI_Win_allocate_shared(size, du, MPI_INFO_NULL, c->c, &base, &w->w);
 		break;
 	default:
 		MPI_Win_create_dynamic(MPI_INFO_NULL, c->c, &w->w);
@@ -269,8 +298,11 @@ static bool sync_op(const struct tc_event *ev, struct tc_rwin *w, struct tc_rcom
 		return false;
 	switch (ev->op) {
 	case TC_OP_WIN_FENCE: MPI_Win_fence(0, w->w); break;
-	/* exclusive or shared is not recorded: shared never waits on others */
-	case TC_OP_WIN_LOCK: MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w->w); break;
+	case TC_OP_WIN_LOCK:
+		/* not recorded (an older trace): shared, which never waits on others */
+		MPI_Win_lock((ev->fields & TC_F_TAG) && ev->tag == TC_LOCK_EXCLUSIVE ?
+			     MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target, 0, w->w);
+		break;
 	case TC_OP_WIN_UNLOCK: MPI_Win_unlock(target, w->w); break;
 	case TC_OP_WIN_LOCK_ALL: MPI_Win_lock_all(0, w->w); break;
 	case TC_OP_WIN_UNLOCK_ALL: MPI_Win_unlock_all(w->w); break;
@@ -283,7 +315,8 @@ static bool sync_op(const struct tc_event *ev, struct tc_rwin *w, struct tc_rcom
 	case TC_OP_WIN_SYNC: MPI_Win_sync(w->w); break;
 	case TC_OP_WIN_POST:
 	case TC_OP_WIN_START:
-		if (!pscw_group(w, ev->op == TC_OP_WIN_POST, ev->count, c->c, &g))
+		if (!recorded_group(ev, c, &g) &&
+		    !pscw_group(w, ev->op == TC_OP_WIN_POST, ev->count, c->c, &g))
 			return false;
 		if (ev->op == TC_OP_WIN_POST)
 			MPI_Win_post(g, 0, w->w);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* gaps gathered from the node at most, else a share for all (memory) */
@@ -66,6 +67,64 @@ int tc_replay_node_cores(int *ranks)
 	if (cores <= 0)
 		cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	return cores > 0 ? cores : 1;
+}
+
+/* sampling /proc/loadavg for the load of other jobs: every SAMPLE_NS,
+ * SAMPLES times, after SETTLE_NS for the job's ranks to fall asleep */
+#define SETTLE_NS 20000000L
+#define SAMPLE_NS 5000000L
+#define SAMPLES 20
+
+static void nap(long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* The runnable tasks of the node now, the reader included; -1 if unknown. */
+static int runnable_now(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	int n = -1;
+
+	if (f) {
+		if (fscanf(f, "%*f %*f %*f %d/", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+double tc_replay_other_load(void)
+{
+	MPI_Comm node;
+	double load = 0;
+	int me = 0, got = 0, n;
+
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				 &node) != MPI_SUCCESS)
+		return 0;
+	PMPI_Comm_rank(node, &me);
+	PMPI_Barrier(node);
+	/* the node's first rank counts while the others sleep */
+	if (me == 0) {
+		nap(SETTLE_NS);
+		for (int i = 0; i < SAMPLES; i++) {
+			if ((n = runnable_now()) >= 1) {
+				load += n - 1;
+				got++;
+			}
+			nap(SAMPLE_NS);
+		}
+		load = got ? load / got : 0;
+	} else {
+		nap(SETTLE_NS + SAMPLES * SAMPLE_NS + SETTLE_NS);
+	}
+	PMPI_Bcast(&load, 1, MPI_DOUBLE, 0, node);
+	PMPI_Comm_free(&node);
+	return load;
 }
 
 /* The time a task runs before the scheduler may give its core to another,
@@ -121,6 +180,7 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	int64_t busy = 0;
 	double slice;
 	int size, cores, ranks, *counts, *displs, in;
+	double ext = s->o->other_load;
 	bool ok = false;
 
 	cores = tc_replay_node_cores(&ranks);
@@ -160,7 +220,7 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 			double c = nt ? cum[nt - 1] : 0;
 			if (nt && busy)
 				c += (double)(edges[k].t - times[nt - 1]) *
-				     (busy > cores ? (double)cores / (double)busy : 1.0);
+			     (busy + ext > cores ? (double)cores / ((double)busy + ext) : 1.0);
 			times[nt] = edges[k].t;
 			cum[nt++] = c;
 		}

@@ -2056,8 +2056,9 @@ int tcw_win_create(unsigned op, void *base, MPI_Aint size, MPI_Aint disp_unit, M
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
 	if (op != TC_OP_WIN_CREATE_DYNAMIC) {
-		r.ev.fields |= TC_F_BYTES;
+		r.ev.fields |= TC_F_BYTES | TC_F_COUNT;
 		r.ev.bytes = size > 0 ? (uint64_t)size : 0;
+		r.ev.count = disp_unit > 0 ? (uint64_t)disp_unit : 0; /* displacement unit */
 	}
 	if (rc == MPI_SUCCESS) {
 		r.ev.fields |= TC_F_FILE;
@@ -2286,6 +2287,30 @@ static int pmpi_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_G
  * flush and flush_local (peer=); group that of post and start (its size
  * in count=); the other arguments are ignored where the call has none.
  */
+/* The world ranks of group's n members as the event's scounts (the
+ * groups of MPI_Win_post and MPI_Win_start). */
+static void set_group(struct tc_event *ev, MPI_Group group, int n)
+{
+	struct tc_scratch *sc = tc_scratch_get();
+	MPI_Group wg;
+	int w;
+
+	if (n <= 0 || !sc || !TC_CAP_GROW(sc->scounts, (size_t)n, sc->scounts_alloc) ||
+	    PMPI_Comm_group(MPI_COMM_WORLD, &wg) != MPI_SUCCESS)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (PMPI_Group_translate_ranks(group, 1, &i, wg, &w) != MPI_SUCCESS || w < 0) {
+			PMPI_Group_free(&wg);
+			return;
+		}
+		sc->scounts[i] = (uint64_t)w;
+	}
+	PMPI_Group_free(&wg);
+	ev->fields |= TC_F_SCOUNTS;
+	ev->scounts = sc->scounts;
+	ev->nscounts = (uint32_t)n;
+}
+
 int tcw_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_Group group, MPI_Win win,
 		 int *flag, void *ra)
 {
@@ -2306,6 +2331,10 @@ int tcw_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_Group gro
 	case TC_OP_WIN_FLUSH_LOCAL:
 		r.ev.fields |= TC_F_PEER;
 		r.ev.peer = tc_win_peer(wi, rank);
+		if (op == TC_OP_WIN_LOCK) {
+			r.ev.fields |= TC_F_TAG;
+			r.ev.tag = lock_type == MPI_LOCK_EXCLUSIVE ? TC_LOCK_EXCLUSIVE : TC_LOCK_SHARED;
+		}
 		break;
 	case TC_OP_WIN_POST:
 	case TC_OP_WIN_START:
@@ -2313,6 +2342,8 @@ int tcw_win_sync(unsigned op, int lock_type, int rank, int assert, MPI_Group gro
 			PMPI_Group_size(group, &n);
 		r.ev.fields |= TC_F_COUNT;
 		r.ev.count = n > 0 ? (uint64_t)n : 0;
+		if (group != MPI_GROUP_NULL)
+			set_group(&r.ev, group, n);
 		break;
 	case TC_OP_WIN_TEST:
 		r.ev.fields |= TC_F_COUNT;

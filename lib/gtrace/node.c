@@ -338,6 +338,11 @@ void tc_gtrace_free(struct tc_gtrace **gp)
 	for (size_t i = 0; i < g->nsites; i++)
 		site_release(&g->sites[i]);
 	free(g->sites);
+	for (size_t i = 0; i < g->ncomms; i++) {
+		tc_ranklist_release(&g->comms[i].ranks);
+		free(g->comms[i].members);
+	}
+	free(g->comms);
 	tc_ranklist_release(&g->ranks);
 	free(g);
 }

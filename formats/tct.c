@@ -368,6 +368,9 @@ const char *tc_tct_comm_check(const struct tc_gcomm *c, int32_t world)
 	for (uint32_t i = 0; c->members && i < c->size; i++)
 		if (c->members[i] < 0 || c->members[i] >= world)
 			return "a communicator's member is not a rank of the world";
+	for (size_t i = 0; i < tc_gcomm_edge_words(c); i++)
+		if (c->edges[i] < 0 || (i < (size_t)c->nin + c->nout && c->edges[i] >= (int32_t)c->size))
+			return "a communicator's graph neighbour is not one of its ranks";
 	return NULL;
 }
 

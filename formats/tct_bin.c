@@ -619,7 +619,8 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 		put_u(w, c->parent);
 		put_u(w, c->creator);
 		put_u(w, c->size);
-		put_u(w, (c->members ? 1u : 0u) | (c->ndims ? 2u : 0u));
+		put_u(w, (c->members ? 1u : 0u) | (c->ndims ? 2u : 0u) | (c->graph ? 4u : 0u) |
+			 (c->graph && c->weighted ? 8u : 0u));
 		for (uint32_t k = 0; c->members && k < c->size; k++)
 			put_s(w, c->members[k]);
 		if (c->ndims) {
@@ -627,6 +628,12 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 			for (uint32_t d = 0; d < c->ndims; d++)
 				put_s(w, c->dims[d]);
 			put_u(w, c->periods);
+		}
+		if (c->graph) {
+			put_u(w, c->nin);
+			put_u(w, c->nout);
+			for (size_t k = 0; k < tc_gcomm_edge_words(c); k++)
+				put_s(w, c->edges[k]);
 		}
 	}
 }
@@ -1323,6 +1330,31 @@ out:
 	return rc;
 }
 
+/* A communicator's graph: u nin, u nout, s edges (and weights). */
+static int get_graph(struct br *r, struct tc_gcomm *c, bool weighted)
+{
+	uint64_t nin, nout;
+	size_t n;
+	int64_t x;
+
+	if (!get_u(r, &nin) || nin > MAX_DEGREE || !get_u(r, &nout) || nout > MAX_DEGREE)
+		return fail(r, "bad communicator graph");
+	c->graph = true;
+	c->weighted = weighted;
+	c->nin = (uint32_t)nin;
+	c->nout = (uint32_t)nout;
+	n = tc_gcomm_edge_words(c);
+	if (n > (size_t)(r->end - r->p))
+		return fail(r, "bad communicator graph");
+	c->edges = tc_xmalloc(tc_st_mult(n + 1, sizeof(*c->edges)));
+	for (size_t k = 0; k < n; k++) {
+		if (!get_s(r, &x) || x < INT32_MIN || x > INT32_MAX)
+			return fail(r, "bad communicator graph");
+		c->edges[k] = (int32_t)x;
+	}
+	return 0;
+}
+
 /* The communicator table (formats/tct-binary.md "comms"). */
 static int get_comms(struct br *r)
 {
@@ -1342,7 +1374,8 @@ static int get_comms(struct br *r)
 			return TC_ERR_FORMAT;
 		if (!get_u(r, &parent) || parent > UINT32_MAX || !get_u(r, &creator) ||
 		    creator >= TC_OP_MAX || !get_u(r, &size) ||
-		    size > (uint64_t)g->world_size || !get_u(r, &flags) || flags > 3)
+		    size > (uint64_t)g->world_size || !get_u(r, &flags) || flags > 15 ||
+		    (flags & 12) == 8)
 			return fail(r, "bad communicator");
 		c->parent = (uint32_t)parent;
 		c->creator = (uint32_t)creator;
@@ -1370,6 +1403,8 @@ static int get_comms(struct br *r)
 				return fail(r, "bad communicator grid");
 			c->periods = (uint32_t)v;
 		}
+		if ((flags & 4) && get_graph(r, c, (flags & 8) != 0))
+			return TC_ERR_FORMAT;
 		if ((why = tc_tct_comm_check(c, g->world_size)))
 			return fail(r, why);
 	}

@@ -171,6 +171,8 @@ const char *tc_tct_times_check(struct tc_gnode *nd, uint64_t n);
  * size): consistent? (error message or NULL) */
 const char *tc_tct_comm_check(const struct tc_gcomm *c, int32_t world);
 #define MAX_COMMS ((size_t)1 << 24)
+/* a rank's neighbours in a communicator's graph, each way, at the most */
+#define MAX_DEGREE ((uint64_t)1 << 24)
 
 /* Release what a node or parameter owns, not the struct itself. */
 void tc_tct_param_free_parts(struct tc_gparam *gp);

@@ -232,8 +232,8 @@ static struct tc_json *j_ints(const int32_t *v, uint32_t n)
 }
 
 /* "comms": [{"id", "ranks", "parent", "creator", "size", ["members"],
- * ["dims", "periods"]}, ...]; creator an operation name (or number), or
- * null */
+ * ["dims", "periods"], ["graph"]}, ...]; creator an operation name (or
+ * number), or null */
 static struct tc_json *j_comms(const struct tc_gtrace *g)
 {
 	struct tc_json *a = tc_json_array();
@@ -256,6 +256,17 @@ static struct tc_json *j_comms(const struct tc_gtrace *g)
 		if (c->ndims) {
 			tc_json_set(o, "dims", j_ints(c->dims, c->ndims));
 			tc_json_set_uint(o, "periods", c->periods);
+		}
+		if (c->graph) {
+			struct tc_json *gr = tc_json_object();
+			const int32_t *w = c->edges + c->nin + c->nout;
+			tc_json_set(gr, "sources", j_ints(c->edges, c->nin));
+			tc_json_set(gr, "destinations", j_ints(c->edges + c->nin, c->nout));
+			if (c->weighted) {
+				tc_json_set(gr, "source_weights", j_ints(w, c->nin));
+				tc_json_set(gr, "destination_weights", j_ints(w + c->nin, c->nout));
+			}
+			tc_json_set(o, "graph", gr);
 		}
 		tc_json_append(a, o);
 	}
@@ -765,6 +776,41 @@ static bool j_ints_read(const struct tc_json *a, int32_t *v, uint32_t *n, uint32
 	return true;
 }
 
+/* A communicator's "graph": {"sources", "destinations", ["source_weights",
+ * "destination_weights"]}; false when malformed. */
+static bool j_graph_read(const struct tc_json *o, struct tc_gcomm *c)
+{
+	const struct tc_json *src = tc_json_get(o, "sources"), *dst = tc_json_get(o, "destinations");
+	const struct tc_json *sw = tc_json_get(o, "source_weights");
+	const struct tc_json *dw = tc_json_get(o, "destination_weights");
+	uint32_t n;
+	int32_t *w;
+
+	if (!tc_json_is_object(o) || !src || !dst || !tc_json_is_array(src) ||
+	    !tc_json_is_array(dst) || tc_json_array_size(src) > MAX_DEGREE ||
+	    tc_json_array_size(dst) > MAX_DEGREE || !sw != !dw)
+		return false;
+	c->graph = true;
+	c->weighted = sw != NULL;
+	c->nin = (uint32_t)tc_json_array_size(src);
+	c->nout = (uint32_t)tc_json_array_size(dst);
+	c->edges = tc_xmalloc(tc_st_mult(tc_gcomm_edge_words(c) + 1, sizeof(*c->edges)));
+	w = c->edges + c->nin + c->nout;
+	n = 0;
+	if (!j_ints_read(src, c->edges, &n, c->nin))
+		return false;
+	n = 0;
+	if (!j_ints_read(dst, c->edges + c->nin, &n, c->nout))
+		return false;
+	if (!c->weighted)
+		return true;
+	n = 0;
+	if (!j_ints_read(sw, w, &n, c->nin) || n != c->nin)
+		return false;
+	n = 0;
+	return j_ints_read(dw, w + c->nin, &n, c->nout) && n == c->nout;
+}
+
 /* "comms" (optional: a trace written before it had a table has none) */
 static int j_comms_read(struct rd *r, const struct tc_json *a)
 {
@@ -814,6 +860,8 @@ static int j_comms_read(struct rd *r, const struct tc_json *a)
 				return tc_tct_rd_fail(r, "bad \"dims\" or \"periods\"");
 			c->periods = (uint32_t)v;
 		}
+		if ((x = tc_json_get(o, "graph")) && !j_graph_read(x, c))
+			return tc_tct_rd_fail(r, "bad \"graph\"");
 		if ((why = tc_tct_comm_check(c, g->world_size)))
 			return tc_tct_rd_fail(r, "%s", why);
 	}

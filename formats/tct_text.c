@@ -328,7 +328,8 @@ static void w_ints(struct tc_strbuf *sb, const char *key, const int32_t *v, uint
 		tc_strbuf_addf(sb, "%s%" PRId32, i ? "," : "", v[i]);
 }
 
-/* "comm ID ranks=RL parent=P creator=OP|- size=N [members=..] [dims=.. periods=M]" */
+/* "comm ID ranks=RL parent=P creator=OP|- size=N [members=..] [dims=.. periods=M]
+ * [graph=1|3 in=N out=N [edges=..] [weights=..]]" */
 static void w_comm(struct tc_strbuf *sb, const struct tc_gcomm *c)
 {
 	tc_strbuf_addf(sb, "comm %" PRIu32 " ranks=", c->id);
@@ -344,6 +345,15 @@ static void w_comm(struct tc_strbuf *sb, const struct tc_gcomm *c)
 	if (c->ndims) {
 		w_ints(sb, "dims", c->dims, c->ndims);
 		tc_strbuf_addf(sb, " periods=%" PRIu32, c->periods);
+	}
+	if (c->graph) {
+		uint32_t n = c->nin + c->nout;
+		tc_strbuf_addf(sb, " graph=%u in=%" PRIu32 " out=%" PRIu32, c->weighted ? 3u : 1u,
+			       c->nin, c->nout);
+		if (n)
+			w_ints(sb, "edges", c->edges, n);
+		if (n && c->weighted)
+			w_ints(sb, "weights", c->edges + n, n);
 	}
 	tc_strbuf_addch(sb, '\n');
 }
@@ -1204,7 +1214,31 @@ static int t_ints(struct lx *l, int32_t *v, uint32_t max)
 	return (int)n;
 }
 
-/* "comm ID ranks=RL parent=P creator=OP size=N [members=..] [dims=.. periods=M]" */
+/* "graph=1|3 in=N out=N [edges=..] [weights=..]" after "graph=" */
+static int t_graph(struct rd *r, struct lx *l, struct tc_gcomm *c)
+{
+	uint64_t f, nin, nout;
+	uint32_t n;
+
+	if (!tc_tct_lx_uint(l, &f) || (f != 1 && f != 3) || !t_attr(l, "in") ||
+	    !tc_tct_lx_uint(l, &nin) || nin > MAX_DEGREE || !t_attr(l, "out") ||
+	    !tc_tct_lx_uint(l, &nout) || nout > MAX_DEGREE)
+		return tc_tct_rd_fail(r, "comm: expected graph=1|3 in=N out=N");
+	c->graph = true;
+	c->weighted = f == 3;
+	c->nin = (uint32_t)nin;
+	c->nout = (uint32_t)nout;
+	n = c->nin + c->nout;
+	c->edges = tc_xmalloc(tc_st_mult(tc_gcomm_edge_words(c) + 1, sizeof(*c->edges)));
+	if (n && (!t_attr(l, "edges") || t_ints(l, c->edges, n) != (int)n))
+		return tc_tct_rd_fail(r, "comm: expected edges= of in + out ranks");
+	if (n && c->weighted && (!t_attr(l, "weights") || t_ints(l, c->edges + n, n) != (int)n))
+		return tc_tct_rd_fail(r, "comm: expected weights= of in + out numbers");
+	return 0;
+}
+
+/* "comm ID ranks=RL parent=P creator=OP size=N [members=..] [dims=.. periods=M]
+ * [graph=..]" */
 static int t_comm(struct rd *r, struct lx *l)
 {
 	struct tc_gtrace *g = r->g;
@@ -1248,6 +1282,8 @@ static int t_comm(struct rd *r, struct lx *l)
 			return tc_tct_rd_fail(r, "comm: expected periods=MASK after dims=");
 		c->periods = (uint32_t)u;
 	}
+	if (t_attr(l, "graph") && t_graph(r, l, c))
+		return TC_ERR_FORMAT;
 	if ((why = tc_tct_comm_check(c, g->world_size)))
 		return tc_tct_rd_fail(r, "%s", why);
 	return 0;

@@ -311,7 +311,21 @@ struct tc_gcomm {
 	uint32_t periods;         /* bit d set: dimension d periodic */
 	int32_t *members;         /* owned: world rank of each of its ranks;
 				   * NULL for 0 .. size-1 */
+	/* graph topology as these ranks see it (struct tc_comm in
+	 * lib/event.h): graph false when none was recorded */
+	bool graph;
+	bool weighted;
+	uint32_t nin, nout;
+	int32_t *edges;           /* owned: nin sources, nout destinations
+				   * (ranks of the communicator), then when
+				   * weighted their weights; NULL without a graph */
 };
+
+/* Words in c->edges. */
+static inline size_t tc_gcomm_edge_words(const struct tc_gcomm *c)
+{
+	return c->graph ? ((size_t)c->nin + c->nout) * (c->weighted ? 2 : 1) : 0;
+}
 
 struct tc_gtrace {
 	int32_t world_size;

@@ -407,15 +407,67 @@ assert outs[dist] == Counter([(r, (r + 3) % 4) for r in range(4)] + [(1, 3)]), o
 		MPI_Neighbor_alltoallv MPI_Ineighbor_alltoallw MPI_Ineighbor_allgather; do
 		grep -q " $op " graph.txt || { echo "no $op replayed"; false; }
 	done
+	# from its global trace in each form, and clustered: the communicator
+	# table keeps each rank's edges
+	tc compress -q --mode none -o graph.tct "$BATS_FILE_TMPDIR/graph"
+	tc compress -q --mode none --text -o graph.txt.tct "$BATS_FILE_TMPDIR/graph"
+	tc compress -q --mode none --json -o graph.json.tct "$BATS_FILE_TMPDIR/graph"
+	tc compress -q --mode callpath-param -o graph.cp.tct "$BATS_FILE_TMPDIR/graph"
+	grep -q '^comm .* creator=MPI_Graph_create .* graph=1 in=' graph.txt.tct
+	grep -q '^comm .* creator=MPI_Dist_graph_create .* graph=3 in=.* weights=' graph.txt.tct
+	for t in graph.tct graph.txt.tct graph.json.tct graph.cp.tct; do
+		run replay_traced "rp-$t" --no-compute "$t"
+		[ "$status" -eq 0 ] || { echo "$t: $output"; false; }
+		assert_output --partial ", 0 skipped"
+		for r in 0 1 2 3; do
+			comms_of "$BATS_FILE_TMPDIR/graph" $r >a.jl
+			comms_of "rp-$t" $r >b.jl
+			diff -u a.jl b.jl || { echo "in $t"; false; }
+		done
+	done
+	for t in graph.tct graph.txt.tct graph.json.tct; do
+		same_events "$BATS_FILE_TMPDIR/graph" "rp-$t" || { echo "in $t"; false; }
+	done
+}
+
+@test "a global trace's communicator table keeps each rank's graph alike in each form; bad graph entries named" {
+	need_mpi
+	tc compress -q --mode none --text -o g.tct "$BATS_FILE_TMPDIR/graph"
+	tc compress -q --mode none --json -o g.json "$BATS_FILE_TMPDIR/graph"
+	python3 - g.tct g.json <<'PY'
+import json, sys
+text = [dict(w.split("=", 1) for w in l.split()[2:]) for l in open(sys.argv[1])
+        if l.startswith("comm ") and " graph=" in l]
+js = [c for c in json.load(open(sys.argv[2]))["comms"] if "graph" in c]
+assert len(text) == len(js) >= 12, (len(text), len(js))
+for t, j in zip(text, js):
+    g, n = j["graph"], int(t["in"]) + int(t["out"])
+    assert int(t["in"]) == len(g["sources"]) and int(t["out"]) == len(g["destinations"]), (t, j)
+    assert t.get("edges", "") == ",".join(map(str, g["sources"] + g["destinations"])), (t, j)
+    assert (t["graph"] == "3") == ("source_weights" in g), (t, j)
+    if "weights" in t:
+        assert t["weights"] == ",".join(map(str, g["source_weights"] + g["destination_weights"])), (t, j)
+PY
+	# a neighbour outside the communicator, weights missing
+	n=$(grep -n -m1 '^comm .* graph=3 ' g.tct | cut -d: -f1)
+	sed -E "${n}s/ edges=[0-9]+/ edges=9/" g.tct >bad.tct
+	run -1 --separate-stderr tc expand --rank 0 bad.tct
+	[[ "$stderr" == "tracecluster: 'bad.tct': line $n: a communicator's graph neighbour is not one of its ranks" ]]
+	sed -E "${n}s/ weights=.*//" g.tct >bad2.tct
+	run -1 --separate-stderr tc expand --rank 0 bad2.tct
+	[[ "$stderr" == *"line $n: comm: expected weights= of in + out numbers" ]]
 }
 
 @test "what cannot be replayed is refused before the replay, naming the event" {
 	need_mpi
-	# a global trace has no communicator table: a graph's edges are unknown
-	tc compress -q --mode none -o neigh.tct "$BATS_FILE_TMPDIR/neigh"
-	run timeout 60 mpirun -np 4 "$RP" --no-compute neigh.tct
+	# a global trace without a communicator table (its lines taken out):
+	# a graph's edges are unknown
+	tc compress -q --mode none --text -o neigh.tct "$BATS_FILE_TMPDIR/neigh"
+	grep -q '^comm .* creator=MPI_Dist_graph_create_adjacent .* graph=' neigh.tct
+	grep -v '^comm ' neigh.tct >neigh-old.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute neigh-old.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp 'tracecluster-replay: rank [0-3]: event [0-9]+ \(MPI_Neighbor_alltoall\): cannot be replayed: neighbourhood collective on a graph topology, whose edges are in the communicator table of a raw trace set'
+	assert_output --regexp 'tracecluster-replay: rank [0-3]: event [0-9]+ \(MPI_Neighbor_alltoall\): cannot be replayed: neighbourhood collective on a graph topology, whose edges are in a communicator table'
 	refute_output --partial "makespan:"
 	# a global trace written before they kept a communicator table (its
 	# lines taken out): Cart_sub's kept dimensions are unknown

@@ -1612,8 +1612,9 @@ static const char *refusal(const struct tc_replay_mpi *s, const struct ids *comm
 				const struct tc_comm *t = table_comm(s, ev->comm);
 				if (!s->evs->ncomms)
 					return "neighbourhood collective on a graph topology, "
-					       "whose edges are in the communicator table of a "
-					       "raw trace set, which a global trace does not have";
+					       "whose edges are in a communicator table, which "
+					       "this global trace (written before they had one) "
+					       "does not have";
 				if (!t || !t->graph)
 					return "neighbourhood collective on a graph topology, "
 					       "whose edges the trace does not record";

@@ -188,7 +188,9 @@ static int load_tct(const char *path, int32_t rank, int32_t world, struct loader
 		const struct tc_gcomm *gc = &g->comms[i];
 		struct tc_comm c = { .id = gc->id, .parent = gc->parent, .creator = gc->creator,
 				     .size = gc->size, .members = gc->members, .ndims = gc->ndims,
-				     .periods = gc->periods };
+				     .periods = gc->periods, .graph = gc->graph,
+				     .weighted = gc->weighted, .nin = gc->nin, .nout = gc->nout,
+				     .edges = gc->edges };
 		if (!tc_ranklist_contains(&gc->ranks, rank))
 			continue;
 		memcpy(c.dims, gc->dims, sizeof(c.dims));

@@ -27,9 +27,14 @@ bool tc_gcomm_same(const struct tc_gcomm *a, const struct tc_gcomm *b)
 {
 	if (a->id != b->id || a->parent != b->parent || a->creator != b->creator ||
 	    a->size != b->size || a->ndims != b->ndims || a->periods != b->periods ||
-	    memcmp(a->dims, b->dims, sizeof(a->dims)) || !a->members != !b->members)
+	    memcmp(a->dims, b->dims, sizeof(a->dims)) || !a->members != !b->members ||
+	    a->graph != b->graph || a->weighted != b->weighted || a->nin != b->nin ||
+	    a->nout != b->nout)
 		return false;
-	return !a->members || !memcmp(a->members, b->members, a->size * sizeof(*a->members));
+	if (a->members && memcmp(a->members, b->members, a->size * sizeof(*a->members)))
+		return false;
+	return !a->graph ||
+	       !memcmp(a->edges, b->edges, tc_gcomm_edge_words(a) * sizeof(*a->edges));
 }
 
 void tc_gtrace_add_comms(struct tc_gtrace *g, int32_t rank, const struct tc_trace_comm *cs,
@@ -39,7 +44,9 @@ void tc_gtrace_add_comms(struct tc_gtrace *g, int32_t rank, const struct tc_trac
 		const struct tc_trace_comm *tc = &cs[i];
 		struct tc_gcomm c = { .id = tc->id, .parent = tc->parent, .creator = tc->creator,
 				      .size = tc->size, .ndims = tc->ndims, .periods = tc->periods,
-				      .members = tc->members };
+				      .members = tc->members, .graph = tc->graph,
+				      .weighted = tc->weighted, .nin = tc->nin, .nout = tc->nout,
+				      .edges = tc->edges };
 		size_t k;
 
 		if (tc->id == TC_COMM_WORLD || tc->id == TC_COMM_SELF)
@@ -55,9 +62,15 @@ void tc_gtrace_add_comms(struct tc_gtrace *g, int32_t rank, const struct tc_trac
 			*e = c;
 			e->ranks = rl;
 			e->members = NULL;
+			e->edges = NULL;
 			if (c.members) {
 				e->members = tc_xmalloc(tc_st_mult(c.size, sizeof(*e->members)));
 				memcpy(e->members, c.members, c.size * sizeof(*e->members));
+			}
+			if (c.graph) {
+				size_t w = tc_gcomm_edge_words(&c);
+				e->edges = tc_xmalloc(tc_st_mult(w + 1, sizeof(*e->edges)));
+				memcpy(e->edges, c.edges, w * sizeof(*e->edges));
 			}
 			k = g->ncomms - 1;
 		}

@@ -341,6 +341,7 @@ void tc_gtrace_free(struct tc_gtrace **gp)
 	for (size_t i = 0; i < g->ncomms; i++) {
 		tc_ranklist_release(&g->comms[i].ranks);
 		free(g->comms[i].members);
+		free(g->comms[i].edges);
 	}
 	free(g->comms);
 	tc_ranklist_release(&g->ranks);

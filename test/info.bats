@@ -134,9 +134,9 @@ assert d["callsites"] > 0
 }
 
 @test "info: future major version" {
-	printf '\002' | dd of="$S/rank-00000.tcr" bs=1 seek=8 conv=notrunc status=none
+	printf '\002\000\007' | dd of="$S/rank-00000.tcr" bs=1 seek=8 conv=notrunc status=none
 	run -1 --separate-stderr tc info "$S"
-	assert_equal "$stderr" "tracecluster: '$S/rank-00000.tcr': byte 8: unsupported format version 2.0 (this reader knows 1.x)"
+	assert_equal "$stderr" "tracecluster: '$S/rank-00000.tcr': byte 8: unsupported format version 2.7 (this reader knows 1.x)"
 }
 
 @test "info: absurd block length is refused before allocating" {

@@ -4,6 +4,7 @@
  */
 #include "lib/compat.h"
 #include "analysis/analysis.h"
+#include "analysis/evsource.h"
 #include "analysis/seqload.h"
 #include "lib/progress.h"
 #include "formats/load.h"
@@ -602,17 +603,24 @@ static void matrix_rank(size_t i, void *p)
 	struct stream s;
 	struct tc_event ev;
 	struct tc_matrix_comm mc;
+	struct tc_evsrc_comms tab;
 
 	tc_matrix_init(&j->rows[i], j->world);
 	if (!stream_open(&s, j->g, j->g ? NULL : j->a->traces[i], j->ranks[i], false))
 		return;
+	/* a .tct read alone: its own communicator table */
+	tc_evsrc_comms_init(&tab, t || !j->coll ? NULL : j->g, j->ranks[i]);
 	for (;;) {
+		const struct tc_matrix_comm *c = NULL;
 		tc_event_init(&ev);
 		if (!stream_next(&s, &ev))
 			break;
-		tc_matrix_add_event(&j->rows[i], j->ranks[i], &ev, j->metric, j->coll,
-				    j->coll ? matrix_comm(t, &ev, &mc) : NULL);
+		if (j->coll)
+			c = t ? matrix_comm(t, &ev, &mc) : ev.comm == TC_COMM_WORLD ? NULL :
+			    tc_evsrc_comms_get(&tab, ev.comm, &mc);
+		tc_matrix_add_event(&j->rows[i], j->ranks[i], &ev, j->metric, j->coll, c);
 	}
+	tc_evsrc_comms_release(&tab);
 	stream_close(&s);
 	tc_matrix_finish(&j->rows[i]);
 	tc_progress_add(j->done, 1);

@@ -11,6 +11,7 @@
 #include "lib/event.h"
 #include "lib/merge.h"
 #include "lib/pool.h"
+#include "lib/ranklist.h"
 #include "lib/trace.h"
 #include "lib/xalloc.h"
 #include "viz/viz.h"
@@ -178,6 +179,45 @@ static int raw_one(size_t index, struct tc_reader *r, void *p, struct tc_error *
 
 /* ---- a global trace, expanded ------------------------------------------- */
 
+void tc_evsrc_comms_init(struct tc_evsrc_comms *t, const struct tc_gtrace *g, int32_t rank)
+{
+	t->c = NULL;
+	t->n = 0;
+	if (!g || !g->ncomms)
+		return;
+	t->c = tc_xmalloc(tc_st_mult(g->ncomms, sizeof(*t->c)));
+	for (size_t i = 0; i < g->ncomms; i++)
+		if (tc_ranklist_contains(&g->comms[i].ranks, rank))
+			t->c[t->n++] = &g->comms[i];
+}
+
+const struct tc_matrix_comm *tc_evsrc_comms_get(const struct tc_evsrc_comms *t, uint32_t id,
+						struct tc_matrix_comm *mc)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tc_gcomm *gc = t->c[i];
+		if (gc->id != id || !gc->size || gc->size > INT32_MAX)
+			continue;
+		mc->size = (int32_t)gc->size;
+		mc->members = gc->members;
+		mc->ndims = gc->ndims;
+		mc->dims = gc->dims;
+		mc->periods = gc->periods;
+		mc->graph = gc->graph;
+		mc->nout = gc->nout;
+		mc->out = gc->edges ? gc->edges + gc->nin : NULL;
+		return mc;
+	}
+	return NULL;
+}
+
+void tc_evsrc_comms_release(struct tc_evsrc_comms *t)
+{
+	free(t->c);
+	t->c = NULL;
+	t->n = 0;
+}
+
 struct g_job {
 	const struct tc_evsrc *s;
 	tc_evsrc_fn fn;
@@ -192,12 +232,16 @@ static void g_one(size_t i, void *p)
 	const struct tc_rank_trace *t = tc_rank_trace_find(j->s->traces, j->s->ntraces, (int32_t)i);
 	struct tc_gtrace_iter it;
 	struct tc_event ev;
+	struct tc_evsrc_comms tab;
 
 	if (tc_gtrace_iter_init(&it, g, (int32_t)i))
 		return;
+	/* without the trace set, the global trace's own table */
+	tc_evsrc_comms_init(&tab, t ? NULL : g, (int32_t)i);
 	for (;;) {
 		const struct tc_trace_comm *tc;
-		struct tc_matrix_comm mc, *comm = NULL;
+		struct tc_matrix_comm mc;
+		const struct tc_matrix_comm *comm = NULL;
 		uint64_t site;
 		tc_event_init(&ev);
 		if (!tc_gtrace_iter_next(&it, &ev))
@@ -214,9 +258,12 @@ static void g_one(size_t i, void *p)
 			mc.nout = tc->nout;
 			mc.out = tc->edges ? tc->edges + tc->nin : NULL;
 			comm = &mc;
+		} else if (ev.comm != TC_COMM_WORLD && !t) {
+			comm = tc_evsrc_comms_get(&tab, ev.comm, &mc);
 		}
 		j->fn(j->ctx, i, (int32_t)i, &ev, site, comm, ev.t_start);
 	}
+	tc_evsrc_comms_release(&tab);
 	tc_gtrace_iter_release(&it);
 }
 

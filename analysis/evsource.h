@@ -43,6 +43,22 @@ struct tc_evsrc {
 typedef void (*tc_evsrc_fn)(void *ctx, size_t slot, int32_t rank, const struct tc_event *ev,
 			    uint64_t site, const struct tc_matrix_comm *comm, uint64_t t);
 
+/*
+ * One rank's communicators in a global trace's own table (a .tct read
+ * without its trace set), for the matrices: init keeps the table's
+ * entries of the rank (none in a trace written before it had a table),
+ * get gives the communicator id as the matrices see it, or NULL.
+ */
+struct tc_gcomm;
+struct tc_evsrc_comms {
+	const struct tc_gcomm **c;
+	size_t n;
+};
+void tc_evsrc_comms_init(struct tc_evsrc_comms *t, const struct tc_gtrace *g, int32_t rank);
+const struct tc_matrix_comm *tc_evsrc_comms_get(const struct tc_evsrc_comms *t, uint32_t id,
+						struct tc_matrix_comm *mc);
+void tc_evsrc_comms_release(struct tc_evsrc_comms *t);
+
 size_t tc_evsrc_slots(const struct tc_evsrc *s);
 int32_t tc_evsrc_world(const struct tc_evsrc *s);
 /* Returns 0, or -1 with err filled when a file cannot be read. */

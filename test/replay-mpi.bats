@@ -388,6 +388,16 @@ assert outs[dist] == Counter([(r, (r + 3) % 4) for r in range(4)] + [(1, 3)]), o
 		-o d.csv "$BATS_FILE_TMPDIR/graph"
 	awk -F, 'NR > 1 && $3 != $4 { print "differs: " $0 }' d.csv >bad
 	[ ! -s bad ] || { head -n 5 d.csv bad; false; }
+	# a global trace read alone, whole and filtered by communicator: its
+	# communicator table gives the graphs
+	tc compress -q --mode none -o g.tct "$BATS_FILE_TMPDIR/graph"
+	tc heatmap --collectives --metric bytes -f csv -o t.csv g.tct
+	awk -F, 'NR > 1 && $3 != 0 { printf "sent %d %d %d\n", $1, $2, $3 }' t.csv | sort >got2
+	diff -u want got2
+	tc heatmap --collectives --comm 4 --metric bytes -f csv -o c4.csv "$BATS_FILE_TMPDIR/graph"
+	tc heatmap --collectives --comm 4 --metric bytes -f csv -o t4.csv g.tct
+	[ "$(awk -F, 'NR > 1 && $3 != 0' c4.csv | wc -l)" -ge 5 ]
+	diff -u c4.csv t4.csv
 }
 
 @test "graph topologies replay exactly: the same graphs, neighbourhood collectives on them" {

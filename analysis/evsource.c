@@ -178,6 +178,24 @@ static int raw_one(size_t index, struct tc_reader *r, void *p, struct tc_error *
 
 /* ---- a global trace, expanded ------------------------------------------- */
 
+const struct tc_matrix_comm *tc_evsrc_trace_comm(const struct tc_rank_trace *t, uint32_t id,
+						 struct tc_matrix_comm *mc)
+{
+	const struct tc_trace_comm *tc;
+
+	if (id == TC_COMM_WORLD || !t || !(tc = tc_rank_trace_comm(t, id)) || tc->size > INT32_MAX)
+		return NULL;
+	mc->size = (int32_t)tc->size;
+	mc->members = tc->members;
+	mc->ndims = tc->ndims;
+	mc->dims = tc->dims;
+	mc->periods = tc->periods;
+	mc->graph = tc->graph;
+	mc->nout = tc->nout;
+	mc->out = tc->edges ? tc->edges + tc->nin : NULL;
+	return mc;
+}
+
 struct g_job {
 	const struct tc_evsrc *s;
 	tc_evsrc_fn fn;
@@ -196,26 +214,14 @@ static void g_one(size_t i, void *p)
 	if (tc_gtrace_iter_init(&it, g, (int32_t)i))
 		return;
 	for (;;) {
-		const struct tc_trace_comm *tc;
-		struct tc_matrix_comm mc, *comm = NULL;
+		struct tc_matrix_comm mc;
 		uint64_t site;
 		tc_event_init(&ev);
 		if (!tc_gtrace_iter_next(&it, &ev))
 			break;
 		site = ev.callsite < g->nsites ? g->sites[ev.callsite].sig : 0;
-		if (ev.comm != TC_COMM_WORLD && t && (tc = tc_rank_trace_comm(t, ev.comm)) &&
-		    tc->size <= INT32_MAX) {
-			mc.size = (int32_t)tc->size;
-			mc.members = tc->members;
-			mc.ndims = tc->ndims;
-			mc.dims = tc->dims;
-			mc.periods = tc->periods;
-			mc.graph = tc->graph;
-			mc.nout = tc->nout;
-			mc.out = tc->edges ? tc->edges + tc->nin : NULL;
-			comm = &mc;
-		}
-		j->fn(j->ctx, i, (int32_t)i, &ev, site, comm, ev.t_start);
+		j->fn(j->ctx, i, (int32_t)i, &ev, site, tc_evsrc_trace_comm(t, ev.comm, &mc),
+		      ev.t_start);
 	}
 	tc_gtrace_iter_release(&it);
 }

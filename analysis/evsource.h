@@ -43,6 +43,11 @@ struct tc_evsrc {
 typedef void (*tc_evsrc_fn)(void *ctx, size_t slot, int32_t rank, const struct tc_event *ev,
 			    uint64_t site, const struct tc_matrix_comm *comm, uint64_t t);
 
+/* Communicator id of trace t as the matrices see it (members, grid and
+ * graph borrowed from t), or NULL for the world and for one t lacks. */
+const struct tc_matrix_comm *tc_evsrc_trace_comm(const struct tc_rank_trace *t, uint32_t id,
+						 struct tc_matrix_comm *mc);
+
 size_t tc_evsrc_slots(const struct tc_evsrc *s);
 int32_t tc_evsrc_world(const struct tc_evsrc *s);
 /* Returns 0, or -1 with err filled when a file cannot be read. */

@@ -575,27 +575,6 @@ static const struct tc_rank_trace *trace_of(const struct tc_anl *a, int32_t r)
 	return tc_rank_trace_find(a->traces, a->n, r);
 }
 
-/* The communicator of ev as the matrices see it: world for communicator
- * 0, the members the trace recorded for others; NULL when unknown. */
-static const struct tc_matrix_comm *matrix_comm(const struct tc_rank_trace *t,
-					       const struct tc_event *ev, struct tc_matrix_comm *c)
-{
-	const struct tc_trace_comm *tc;
-
-	if (ev->comm == TC_COMM_WORLD || !t || !(tc = tc_rank_trace_comm(t, ev->comm)) ||
-	    tc->size > INT32_MAX)
-		return NULL;
-	c->size = (int32_t)tc->size;
-	c->members = tc->members;
-	c->ndims = tc->ndims;
-	c->dims = tc->dims;
-	c->periods = tc->periods;
-	c->graph = tc->graph;
-	c->nout = tc->nout;
-	c->out = tc->edges ? tc->edges + tc->nin : NULL;
-	return c;
-}
-
 static void matrix_rank(size_t i, void *p)
 {
 	struct matrix_job *j = p;
@@ -616,8 +595,8 @@ static void matrix_rank(size_t i, void *p)
 		if (!stream_next(&s, &ev))
 			break;
 		if (j->coll)
-			c = t ? matrix_comm(t, &ev, &mc) : ev.comm == TC_COMM_WORLD ? NULL :
-			    tc_evsrc_comms_get(&tab, ev.comm, &mc);
+			c = t ? tc_evsrc_trace_comm(t, ev.comm, &mc) :
+				 tc_evsrc_comms_get(&tab, ev.comm, &mc);
 		tc_matrix_add_event(&j->rows[i], j->ranks[i], &ev, j->metric, j->coll, c);
 	}
 	tc_evsrc_comms_release(&tab);

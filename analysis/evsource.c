@@ -218,6 +218,24 @@ void tc_evsrc_comms_release(struct tc_evsrc_comms *t)
 	t->n = 0;
 }
 
+const struct tc_matrix_comm *tc_evsrc_trace_comm(const struct tc_rank_trace *t, uint32_t id,
+						 struct tc_matrix_comm *mc)
+{
+	const struct tc_trace_comm *tc;
+
+	if (id == TC_COMM_WORLD || !t || !(tc = tc_rank_trace_comm(t, id)) || tc->size > INT32_MAX)
+		return NULL;
+	mc->size = (int32_t)tc->size;
+	mc->members = tc->members;
+	mc->ndims = tc->ndims;
+	mc->dims = tc->dims;
+	mc->periods = tc->periods;
+	mc->graph = tc->graph;
+	mc->nout = tc->nout;
+	mc->out = tc->edges ? tc->edges + tc->nin : NULL;
+	return mc;
+}
+
 struct g_job {
 	const struct tc_evsrc *s;
 	tc_evsrc_fn fn;
@@ -239,28 +257,15 @@ static void g_one(size_t i, void *p)
 	/* without the trace set, the global trace's own table */
 	tc_evsrc_comms_init(&tab, t ? NULL : g, (int32_t)i);
 	for (;;) {
-		const struct tc_trace_comm *tc;
 		struct tc_matrix_comm mc;
-		const struct tc_matrix_comm *comm = NULL;
+		const struct tc_matrix_comm *comm;
 		uint64_t site;
 		tc_event_init(&ev);
 		if (!tc_gtrace_iter_next(&it, &ev))
 			break;
 		site = ev.callsite < g->nsites ? g->sites[ev.callsite].sig : 0;
-		if (ev.comm != TC_COMM_WORLD && t && (tc = tc_rank_trace_comm(t, ev.comm)) &&
-		    tc->size <= INT32_MAX) {
-			mc.size = (int32_t)tc->size;
-			mc.members = tc->members;
-			mc.ndims = tc->ndims;
-			mc.dims = tc->dims;
-			mc.periods = tc->periods;
-			mc.graph = tc->graph;
-			mc.nout = tc->nout;
-			mc.out = tc->edges ? tc->edges + tc->nin : NULL;
-			comm = &mc;
-		} else if (ev.comm != TC_COMM_WORLD && !t) {
-			comm = tc_evsrc_comms_get(&tab, ev.comm, &mc);
-		}
+		comm = t ? tc_evsrc_trace_comm(t, ev.comm, &mc) :
+			   tc_evsrc_comms_get(&tab, ev.comm, &mc);
 		j->fn(j->ctx, i, (int32_t)i, &ev, site, comm, ev.t_start);
 	}
 	tc_evsrc_comms_release(&tab);

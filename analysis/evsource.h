@@ -47,7 +47,8 @@ typedef void (*tc_evsrc_fn)(void *ctx, size_t slot, int32_t rank, const struct t
  * One rank's communicators in a global trace's own table (a .tct read
  * without its trace set), for the matrices: init keeps the table's
  * entries of the rank (none in a trace written before it had a table),
- * get gives the communicator id as the matrices see it, or NULL.
+ * get gives the communicator id as the matrices see it, or NULL (the
+ * world, and ids the table lacks).
  */
 struct tc_gcomm;
 struct tc_evsrc_comms {
@@ -58,6 +59,11 @@ void tc_evsrc_comms_init(struct tc_evsrc_comms *t, const struct tc_gtrace *g, in
 const struct tc_matrix_comm *tc_evsrc_comms_get(const struct tc_evsrc_comms *t, uint32_t id,
 						struct tc_matrix_comm *mc);
 void tc_evsrc_comms_release(struct tc_evsrc_comms *t);
+
+/* Communicator id of trace t as the matrices see it (members, grid and
+ * graph borrowed from t), or NULL for the world and for one t lacks. */
+const struct tc_matrix_comm *tc_evsrc_trace_comm(const struct tc_rank_trace *t, uint32_t id,
+						 struct tc_matrix_comm *mc);
 
 size_t tc_evsrc_slots(const struct tc_evsrc *s);
 int32_t tc_evsrc_world(const struct tc_evsrc *s);

@@ -343,6 +343,7 @@ void tc_gtrace_free(struct tc_gtrace **gp)
 		free(g->comms[i].members);
 	}
 	free(g->comms);
+	free(g->comm_index);
 	tc_ranklist_release(&g->ranks);
 	free(g);
 }

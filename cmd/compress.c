@@ -713,8 +713,9 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		return -1;
 	}
 	/* every rank's communicators, from its own table (a cluster's
-	 * members share the lead's events, not its communicators) */
-	for (size_t i = 0; i < ts->nfiles; i++) {
+	 * members share the lead's events, not its communicators); none with
+	 * --lead-only, whose trace is the one the in-job clustering writes */
+	for (size_t i = 0; !ca->lead_only && i < ts->nfiles; i++) {
 		const struct tc_rank_trace *t = ca->none ? r->lc.tabs[i] :
 						r->lc.traces ? r->lc.traces[i] : r->shared.traces[i];
 		if (t)

@@ -349,6 +349,8 @@ struct tc_gtrace {
 	 * were added; none in a trace written before it was kept */
 	struct tc_gcomm *comms;
 	size_t ncomms, acomms;
+	size_t *comm_index;       /* tc_gtrace_add_comms's hash index (internal) */
+	size_t comm_slots, comm_indexed;
 };
 
 struct tc_merge_opts {

@@ -1,10 +1,11 @@
 /*
  * comms.c - a global trace's communicator table: every rank's
  * communicators (lib/trace.h), one entry per id and properties with the
- * ranks that have it.
+ * ranks that have it, found through a hash index of the entries.
  */
 #include "lib/compat.h"
 #include "lib/event.h"
+#include "lib/hash.h"
 #include "lib/merge.h"
 #include "lib/trace.h"
 #include "lib/xalloc.h"
@@ -37,6 +38,43 @@ bool tc_gcomm_same(const struct tc_gcomm *a, const struct tc_gcomm *b)
 	       !memcmp(a->edges, b->edges, tc_gcomm_edge_words(a) * sizeof(*a->edges));
 }
 
+static uint64_t comm_hash(const struct tc_gcomm *c)
+{
+	uint64_t h = tc_hash_mix(tc_hash_mix(c->id, c->parent), c->creator);
+
+	h = tc_hash_mix(tc_hash_mix(h, c->size), c->ndims ^ ((uint64_t)c->periods << 32));
+	h = tc_hash_mix(h, tc_hash64(c->dims, sizeof(c->dims), 0));
+	if (c->members)
+		h = tc_hash_mix(h, tc_hash64(c->members, c->size * sizeof(*c->members), 1));
+	return h;
+}
+
+/* Put entry k into the index (its slots hold entry + 1, 0 when free). */
+static void index_put(struct tc_gtrace *g, size_t k)
+{
+	size_t mask = g->comm_slots - 1, at = (size_t)comm_hash(&g->comms[k]) & mask;
+
+	while (g->comm_index[at])
+		at = (at + 1) & mask;
+	g->comm_index[at] = k + 1;
+}
+
+/* The index covering every entry, with room for one more. */
+static void index_fit(struct tc_gtrace *g)
+{
+	if (2 * (g->ncomms + 1) > g->comm_slots) {
+		size_t n = g->comm_slots ? g->comm_slots : 64;
+		while (2 * (g->ncomms + 1) > n)
+			n *= 2;
+		free(g->comm_index);
+		g->comm_index = tc_xcalloc(n, sizeof(*g->comm_index));
+		g->comm_slots = n;
+		g->comm_indexed = 0;
+	}
+	for (; g->comm_indexed < g->ncomms; g->comm_indexed++)
+		index_put(g, g->comm_indexed);
+}
+
 void tc_gtrace_add_comms(struct tc_gtrace *g, int32_t rank, const struct tc_trace_comm *cs,
 			 size_t n)
 {
@@ -47,16 +85,17 @@ void tc_gtrace_add_comms(struct tc_gtrace *g, int32_t rank, const struct tc_trac
 				      .members = tc->members, .graph = tc->graph,
 				      .weighted = tc->weighted, .nin = tc->nin, .nout = tc->nout,
 				      .edges = tc->edges };
-		size_t k;
+		size_t mask, at, k = 0;
 
 		if (tc->id == TC_COMM_WORLD || tc->id == TC_COMM_SELF)
 			continue;
 		memcpy(c.dims, tc->dims, sizeof(c.dims));
-		/* the latest entries first: ranks that share one come together */
-		for (k = g->ncomms; k-- > 0;)
-			if (tc_gcomm_same(&g->comms[k], &c))
+		index_fit(g);
+		mask = g->comm_slots - 1;
+		for (at = (size_t)comm_hash(&c) & mask; (k = g->comm_index[at]); at = (at + 1) & mask)
+			if (tc_gcomm_same(&g->comms[k - 1], &c))
 				break;
-		if (k == (size_t)-1) {
+		if (!k) {
 			struct tc_gcomm *e = tc_gtrace_push_comm(g);
 			struct tc_ranklist rl = e->ranks;
 			*e = c;
@@ -72,8 +111,10 @@ void tc_gtrace_add_comms(struct tc_gtrace *g, int32_t rank, const struct tc_trac
 				e->edges = tc_xmalloc(tc_st_mult(w + 1, sizeof(*e->edges)));
 				memcpy(e->edges, c.edges, w * sizeof(*e->edges));
 			}
-			k = g->ncomms - 1;
+			k = g->ncomms;
+			g->comm_index[at] = k;
+			g->comm_indexed = g->ncomms;
 		}
-		tc_ranklist_add(&g->comms[k].ranks, rank);
+		tc_ranklist_add(&g->comms[k - 1].ranks, rank);
 	}
 }

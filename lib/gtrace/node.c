@@ -344,6 +344,7 @@ void tc_gtrace_free(struct tc_gtrace **gp)
 		free(g->comms[i].edges);
 	}
 	free(g->comms);
+	free(g->comm_index);
 	tc_ranklist_release(&g->ranks);
 	free(g);
 }

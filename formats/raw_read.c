@@ -37,8 +37,8 @@ struct tc_raw_reader {
 	uint8_t *raw;
 	size_t rawalloc;
 	struct libdeflate_decompressor *zs;
-	/* the bytes last read ahead: [win_off, win_off + win_len); only
-	 * once the events are read (opening reads just the header) */
+	/* the bytes last read ahead: [win_off, win_off + win_len); a
+	 * READ_WINDOW once the events are read, HEAD_WINDOW before */
 	bool readahead;
 	uint8_t *win;
 	uint64_t win_off;
@@ -80,13 +80,16 @@ static int pread_all(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 }
 
 /* Blocks are read ahead a window at a time: a block's header and payload,
- * and the small blocks after them, cost one system call, not two each. */
+ * and the small blocks after them, cost one system call, not two each.
+ * Before the events are read (opening reads just the header) the window
+ * is small: the file header and the header block in one call. */
 #define READ_WINDOW ((size_t)64 << 10)
+#define HEAD_WINDOW ((size_t)4 << 10)
 
 static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 		   struct tc_error *err)
 {
-	size_t want;
+	size_t want, cap;
 	ssize_t k;
 
 	if (off >= r->win_off && off - r->win_off <= r->win_len &&
@@ -94,9 +97,10 @@ static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 		memcpy(buf, r->win + (off - r->win_off), n);
 		return 0;
 	}
-	if (!r->readahead || n >= READ_WINDOW / 2 || off >= r->size)
+	cap = r->readahead ? READ_WINDOW : HEAD_WINDOW;
+	if (n >= cap / 2 || off >= r->size)
 		return pread_all(r, buf, n, off, err);
-	want = r->size - off < READ_WINDOW ? (size_t)(r->size - off) : READ_WINDOW;
+	want = r->size - off < cap ? (size_t)(r->size - off) : cap;
 	if (!r->win)
 		r->win = tc_xmalloc(READ_WINDOW);
 	r->win_len = 0;

@@ -829,24 +829,25 @@ FDEF(mpi_iscatterv, MPI_ISCATTERV, (void *sbuf, F *scounts, F *displs, F *stype,
 	ret(ierr, rc);
 }
 
-FDEF(mpi_alltoallv, MPI_ALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,
-				    F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))
-{
-	ret(ierr, tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
-				rdispls, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_ialltoallv, MPI_IALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype,
-				      void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm,
-				      F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
-			       rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
+#define X(name, iname, OP, lc, fn)                                                            \
+	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,     \
+				  F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))          \
+	{                                                                                       \
+		ret(ierr, fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,    \
+			     rdispls, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));           \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,   \
+				    F *rcounts, F *rdispls, F *rtype, F *comm, F *req,          \
+				    F *ierr))                                                   \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,     \
+			    rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());               \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_ALLTOALLV(X)
+#undef X
 
 /* Number of entries of the per-peer arrays of comm. */
 static int peers_of(MPI_Comm comm)
@@ -924,27 +925,6 @@ FDEF(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV,
 	MPI_Request c;
 	int rc = tcw_neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts,
 					 displs, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-FDEF(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV,
-     (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls,
-      F *rtype, F *comm, F *ierr))
-{
-	ret(ierr, tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
-					 rcounts, rdispls, TYPE(rtype), COMM(comm), NULL,
-					 NULL, TC_RA()));
-}
-
-FDEF(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV,
-     (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls,
-      F *rtype, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
-					rcounts, rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
 
 	REQ_OUT(rc, c, req);
 	ret(ierr, rc);

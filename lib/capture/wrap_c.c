@@ -293,20 +293,23 @@ API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 			   root, comm, req, NULL, TC_RA());
 }
 
-API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		       const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
-{
-	return tcw_gatherv(TC_OP_ALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0,
-			   comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
-			MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_IALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   0, comm, req, NULL, TC_RA());
-}
+#define X(name, iname, OP, lc, fn)                                                         \
+	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,      \
+			   const int rcounts[], const int displs[], MPI_Datatype rtype,       \
+			   MPI_Comm comm)                                                     \
+	{                                                                                     \
+		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL,     \
+			  NULL, TC_RA());                                                     \
+	}                                                                                     \
+	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
+			    const int rcounts[], const int displs[], MPI_Datatype rtype,      \
+			    MPI_Comm comm, MPI_Request *req)                                  \
+	{                                                                                     \
+		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, NULL, \
+			  TC_RA());                                                           \
+	}
+TC_CALLS_ALLGATHERV(X)
+#undef X
 
 API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
 		     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
@@ -377,22 +380,6 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
 	}
 TC_CALLS_NEIGHBOR(X)
 #undef X
-
-API int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-				const int rcounts[], const int displs[], MPI_Datatype rtype,
-				MPI_Comm comm)
-{
-	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       NULL, NULL, TC_RA());
-}
-
-API int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-				 const int rcounts[], const int displs[], MPI_Datatype rtype,
-				 MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       req, NULL, TC_RA());
-}
 
 API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
 			       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
@@ -926,13 +913,17 @@ API int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void 
 			   root, comm, req, &info, TC_RA());
 }
 
-API int MPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_ALLGATHERV_INIT, sbuf, scount, stype, rbuf, rcounts, displs,
-			   rtype, 0, comm, req, &info, TC_RA());
-}
+#define X(name, iname, OP, lc, fn)                                                         \
+	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,           \
+				  void *rbuf, const int rcounts[], const int displs[],        \
+				  MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,           \
+				  MPI_Request *req)                                           \
+	{                                                                                     \
+		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req,       \
+			  &info, TC_RA());                                                    \
+	}
+TC_CALLS_ALLGATHERV(X)
+#undef X
 
 API int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
 			  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
@@ -962,15 +953,6 @@ API int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdis
 {
 	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
 			     req, &info, TC_RA());
-}
-
-API int MPI_Neighbor_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype,
-				     void *rbuf, const int rcounts[], const int displs[],
-				     MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
-				     MPI_Request *req)
-{
-	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       req, &info, TC_RA());
 }
 
 API int MPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],

@@ -325,26 +325,18 @@ static int decode_events(struct tc_raw_reader *r, const struct tc_raw_block_head
 			 const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
 			 void *ctx, uint64_t *nev, struct tc_error *err)
 {
-	const uint8_t *end = p + h->raw_len;
 	struct tc_raw_delta d = { r->hdr.rank, h->base_time, 0 };
-	struct tc_event ev;
 	const char *why = NULL;
-	int (*cb)(void *, const struct tc_event *) = ops ? ops->event : NULL;
+	uint32_t at = 0;
+	int rc = tc_raw_decode_block(p, p + h->raw_len, h->records, &d, &r->scratch,
+				     ops ? ops->event : NULL, ctx, nev, &at, &why);
 
-	for (uint32_t i = 0; i < h->records; i++) {
-		const uint8_t *q = tc_raw_decode_event(p, end, &ev, &d, &r->scratch, &why);
-		if (!q)
-			return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
-					    "%s (record %u of block)", why, i);
-		p = q;
-		(*nev)++;
-		if (cb && cb(ctx, &ev))
-			return TC_ERR_STOP;
-	}
-	if (p != end)
+	if (rc == -1 && at == h->records)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off, "%s", why);
+	if (rc == -1)
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
-				    "event block has trailing bytes");
-	return 0;
+				    "%s (record %u of block)", why, at);
+	return rc;
 }
 
 static int decode_callsites(struct tc_raw_reader *r, const struct tc_raw_block_header *h,

@@ -3,6 +3,7 @@
  */
 #include "lib/compat.h"
 #include "formats/raw_internal.h"
+#include "lib/error.h"
 #include "lib/event.h"
 #include "lib/varint.h"
 #include "lib/xalloc.h"
@@ -258,9 +259,9 @@ static const uint8_t *get_counts(const uint8_t *p, const uint8_t *end,
 	return p;
 }
 
-const uint8_t *tc_raw_decode_event(const uint8_t *p, const uint8_t *end,
-				   struct tc_event *ev, struct tc_raw_delta *d,
-				   struct tc_raw_scratch *s, const char **why)
+static inline __attribute__((always_inline)) const uint8_t *
+decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct tc_raw_delta *d,
+	     struct tc_raw_scratch *s, const char **why)
 {
 	uint64_t v, f, count = 0;
 	int64_t sv;
@@ -414,4 +415,36 @@ truncated:
 range:
 	*why = "event field out of range";
 	return NULL;
+}
+
+const uint8_t *tc_raw_decode_event(const uint8_t *p, const uint8_t *end,
+				   struct tc_event *ev, struct tc_raw_delta *d,
+				   struct tc_raw_scratch *s, const char **why)
+{
+	return decode_event(p, end, ev, d, s, why);
+}
+
+int tc_raw_decode_block(const uint8_t *p, const uint8_t *end, uint32_t records,
+			struct tc_raw_delta *d, struct tc_raw_scratch *s,
+			int (*cb)(void *, const struct tc_event *), void *ctx, uint64_t *nev,
+			uint32_t *at, const char **why)
+{
+	struct tc_event ev;
+
+	for (uint32_t i = 0; i < records; i++) {
+		p = decode_event(p, end, &ev, d, s, why);
+		if (!p) {
+			*at = i;
+			return -1;
+		}
+		(*nev)++;
+		if (cb && cb(ctx, &ev))
+			return TC_ERR_STOP;
+	}
+	if (p != end) {
+		*at = records;
+		*why = "event block has trailing bytes";
+		return -1;
+	}
+	return 0;
 }

@@ -63,6 +63,17 @@ const uint8_t *tc_raw_decode_event(const uint8_t *p, const uint8_t *end,
 				   struct tc_event *ev, struct tc_raw_delta *d,
 				   struct tc_raw_scratch *s, const char **why);
 
+/*
+ * Decode the records of an event block, [p, end), handing each to cb
+ * (NULL: none) and counting them in *nev. Returns 0; TC_ERR_STOP when cb
+ * asked to stop; -1 with *why set and *at the index of the bad record
+ * (records for bytes left after the last one).
+ */
+int tc_raw_decode_block(const uint8_t *p, const uint8_t *end, uint32_t records,
+			struct tc_raw_delta *d, struct tc_raw_scratch *s,
+			int (*cb)(void *, const struct tc_event *), void *ctx, uint64_t *nev,
+			uint32_t *at, const char **why);
+
 uint8_t *tc_raw_put_string(uint8_t *p, const char *s, size_t len);
 const uint8_t *tc_raw_get_string(const uint8_t *p, const uint8_t *end,
 				 char *out, size_t outlen);

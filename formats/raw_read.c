@@ -37,8 +37,8 @@ struct tc_raw_reader {
 	uint8_t *raw;
 	size_t rawalloc;
 	struct libdeflate_decompressor *zs;
-	/* the bytes last read ahead: [win_off, win_off + win_len); only
-	 * once the events are read (opening reads just the header) */
+	/* the bytes last read ahead: [win_off, win_off + win_len); a
+	 * READ_WINDOW once the events are read, HEAD_WINDOW before */
 	bool readahead;
 	uint8_t *win;
 	uint64_t win_off;
@@ -82,13 +82,16 @@ static int pread_all(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 }
 
 /* Blocks are read ahead a window at a time: a block's header and payload,
- * and the small blocks after them, cost one system call, not two each. */
+ * and the small blocks after them, cost one system call, not two each.
+ * Before the events are read (opening reads just the header) the window
+ * is small: the file header and the header block in one call. */
 #define READ_WINDOW ((size_t)64 << 10)
+#define HEAD_WINDOW ((size_t)4 << 10)
 
 static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 		   struct tc_error *err)
 {
-	size_t want;
+	size_t want, cap;
 	ssize_t k;
 
 	if (off >= r->win_off && off - r->win_off <= r->win_len &&
@@ -96,9 +99,10 @@ static int read_at(struct tc_raw_reader *r, void *buf, size_t n, uint64_t off,
 		memcpy(buf, r->win + (off - r->win_off), n);
 		return 0;
 	}
-	if (!r->readahead || n >= READ_WINDOW / 2 || off >= r->size)
+	cap = r->readahead ? READ_WINDOW : HEAD_WINDOW;
+	if (n >= cap / 2 || off >= r->size)
 		return pread_all(r, buf, n, off, err);
-	want = r->size - off < READ_WINDOW ? (size_t)(r->size - off) : READ_WINDOW;
+	want = r->size - off < cap ? (size_t)(r->size - off) : cap;
 	if (!r->win)
 		r->win = tc_xmalloc(READ_WINDOW);
 	r->win_len = 0;
@@ -323,26 +327,18 @@ static int decode_events(struct tc_raw_reader *r, const struct tc_raw_block_head
 			 const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
 			 void *ctx, uint64_t *nev, struct tc_error *err)
 {
-	const uint8_t *end = p + h->raw_len;
 	struct tc_raw_delta d = { r->hdr.rank, h->base_time, 0 };
-	struct tc_event ev;
 	const char *why = NULL;
-	int (*cb)(void *, const struct tc_event *) = ops ? ops->event : NULL;
+	uint32_t at = 0;
+	int rc = tc_raw_decode_block(p, p + h->raw_len, h->records, &d, &r->scratch,
+				     ops ? ops->event : NULL, ctx, nev, &at, &why);
 
-	for (uint32_t i = 0; i < h->records; i++) {
-		const uint8_t *q = tc_raw_decode_event(p, end, &ev, &d, &r->scratch, &why);
-		if (!q)
-			return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
-					    "%s (record %u of block)", why, i);
-		p = q;
-		(*nev)++;
-		if (cb && cb(ctx, &ev))
-			return TC_ERR_STOP;
-	}
-	if (p != end)
+	if (rc == -1 && at == h->records)
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off, "%s", why);
+	if (rc == -1)
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
-				    "event block has trailing bytes");
-	return 0;
+				    "%s (record %u of block)", why, at);
+	return rc;
 }
 
 static int decode_callsites(struct tc_raw_reader *r, const struct tc_raw_block_header *h,

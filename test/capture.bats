@@ -741,6 +741,40 @@ wait_size() {
 	assert_line --regexp "^H rank=0 size=2 depth=8 "
 }
 
+# isend_durations FILE: "N R K": the Isends of a rank file, how many of them
+# last as long as the Isend before them, and how many durations differ
+isend_durations() {
+	"$EV" "$1" | awk '/^E op=MPI_Isend / { d = $NF; n++; if (d == prev) r++; prev = d; seen[d] = 1 }
+		END { for (k in seen) u++; print n, r + 0, u + 0 }'
+}
+
+@test "capture: calls that cannot block are timed by one clock read, TRACECLUSTER_DURATIONS=all times every call" {
+	local n r u
+	d="$BATS_TEST_TMPDIR"
+	# the default: an Isend takes the duration estimated from the few
+	# Isends timed in full, one in 64 drawn at random
+	run mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d/a" "$TP/ring" 200
+	assert_success
+	read -r n r u < <(isend_durations "$d/a/rank-00000.tcr")
+	[ "$n" = 400 ]
+	[ $((r * 10)) -ge $((n * 9)) ] || { echo "$r of $n Isends as long as the one before"; false; }
+	run "$EV" "$d/a/rank-00000.tcr"
+	refute_line --regexp "op=MPI_Isend .* d=0$"
+	# a blocking receive is timed in full
+	[ "$("$EV" "$d/a/rank-00000.tcr" | grep 'op=MPI_Recv ' | awk '{ print $NF }' | sort -u | wc -l)" -ge 3 ]
+	TRACECLUSTER_DURATIONS=all run mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d/b" \
+		-x TRACECLUSTER_DURATIONS "$TP/ring" 200
+	assert_success
+	read -r n r u < <(isend_durations "$d/b/rank-00000.tcr")
+	[ "$n" = 400 ] && [ "$u" -ge 3 ]
+	TRACECLUSTER_DURATIONS=some run --separate-stderr mpirun -np 2 -x LD_PRELOAD="$SHIM" \
+		-x TRACECLUSTER_DIR="$d/c" -x TRACECLUSTER_DURATIONS "$TP/ring" 200
+	assert_success
+	[[ "$stderr" == *"ignoring TRACECLUSTER_DURATIONS='some' (expected blocking or all)"* ]]
+	read -r n r u < <(isend_durations "$d/c/rank-00000.tcr")
+	[ $((r * 10)) -ge $((n * 9)) ]
+}
+
 @test "capture: default directory, and MPI_Pcontrol(0) pauses recording" {
 	cd "$BATS_TEST_TMPDIR"
 	run mpirun -np 2 -x LD_PRELOAD="$SHIM" "$TP/ring" 1

@@ -78,6 +78,32 @@
 	X(Neighbor_alltoall, Ineighbor_alltoall, NEIGHBOR_ALLTOALL, neighbor_alltoall)
 
 /*
+ * One send count, per-peer receive counts and displacements, X(Name,
+ * Iname, OP, lc, fn): (const void *sbuf, int scount, MPI_Datatype stype,
+ * void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype,
+ * MPI_Comm comm), recorded by fn (which tells the forms apart by its
+ * request and info arguments); the MPI-4 persistent form is
+ * MPI_<Name>_init.
+ */
+#define TC_CALLS_ALLGATHERV(X)                                                \
+	X(Allgatherv, Iallgatherv, ALLGATHERV, allgatherv, tcw_allgatherv)    \
+	X(Neighbor_allgatherv, Ineighbor_allgatherv, NEIGHBOR_ALLGATHERV,     \
+	  neighbor_allgatherv, tcw_neighbor_allgatherv)
+
+/*
+ * Per-peer counts and displacements on both sides, X(Name, Iname, OP, lc,
+ * fn): (const void *sbuf, const int scounts[], const int sdispls[],
+ * MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+ * MPI_Datatype rtype, MPI_Comm comm), recorded by fn (which tells the
+ * forms apart by its request and info arguments); the MPI-4 persistent
+ * form is MPI_<Name>_init.
+ */
+#define TC_CALLS_ALLTOALLV(X)                                                 \
+	X(Alltoallv, Ialltoallv, ALLTOALLV, alltoallv, tcw_alltoallv)         \
+	X(Neighbor_alltoallv, Ineighbor_alltoallv, NEIGHBOR_ALLTOALLV,        \
+	  neighbor_alltoallv, tcw_neighbor_alltoallv)
+
+/*
  * One-sided transfers and their request forms: X(Name, Rname, OP, lc, cq),
  * the request form being MPI_<Rname>, TC_OP_R<OP>, mpi_r<lc>; cq is const
  * where the origin buffer is only read. (cq void *addr, int ocount,

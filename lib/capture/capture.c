@@ -56,6 +56,7 @@ struct tc_cap_state tc_cap = {
 	.skip = 3,
 };
 __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
+__thread uint32_t tc_cap_tick __attribute__((tls_model("initial-exec")));
 
 enum { SLOT_EVENT = 1, SLOT_CALLSITE, SLOT_COMM };
 
@@ -1150,6 +1151,63 @@ static void init_unwind(void)
 		tc_cap.unwind = TC_UNWIND_CFI;
 }
 
+/*
+ * Calls timed at entry alone (tc_cap_end): with TRACECLUSTER_DURATIONS=
+ * blocking (the default) those that return at once by the standard's
+ * definition, outside MPI-IO and communicator management: the nonblocking
+ * starts (I-forms, persistent inits, Start, R-forms of one-sided
+ * operations), the test family, Iprobe/Improbe, Request_free, Cancel and
+ * the partitioned Pready/Parrived. With TRACECLUSTER_DURATIONS=all every
+ * call is timed at entry and exit.
+ */
+static void init_durations(void)
+{
+	static const unsigned also[] = {
+		TC_OP_TEST, TC_OP_TESTALL, TC_OP_TESTANY, TC_OP_TESTSOME, TC_OP_IPROBE,
+		TC_OP_IMPROBE, TC_OP_REQUEST_FREE, TC_OP_CANCEL, TC_OP_WIN_TEST,
+		TC_OP_PREADY, TC_OP_PREADY_RANGE, TC_OP_PREADY_LIST, TC_OP_PARRIVED,
+	};
+	const char *s = getenv("TRACECLUSTER_DURATIONS");
+
+	for (unsigned op = 0; op < TC_OP_MAX; op++)
+		atomic_store_explicit(&tc_cap.dur[op], 0, memory_order_relaxed);
+	if (s && !strcmp(s, "all"))
+		return;
+	if (s && *s && strcmp(s, "blocking") && tc_cap.rank == 0)
+		cap_warn("ignoring TRACECLUSTER_DURATIONS='%s' (expected blocking or all)", s);
+	for (unsigned op = 0; op < TC_OP_MAX; op++) {
+		enum tc_op_kind k = tc_op_kind(op);
+		if ((tc_op_flags(op) & TC_OPF_NB) && k != TC_K_IO && k != TC_K_COMM)
+			atomic_store_explicit(&tc_cap.dur[op], TC_CAP_DUR_UNKNOWN,
+					      memory_order_relaxed);
+	}
+	for (size_t i = 0; i < TC_ARRAY_SIZE(also); i++)
+		atomic_store_explicit(&tc_cap.dur[also[i]], TC_CAP_DUR_UNKNOWN, memory_order_relaxed);
+}
+
+/*
+ * The estimate moves half way down towards a shorter sample (the first
+ * calls are slow, their caches cold) and an eighth of the way up towards a
+ * longer one, counting it at most twice the estimate: a call that was
+ * preempted or waited for a page fault shifts it little.
+ */
+uint64_t tc_cap_dur_sample(unsigned op, uint64_t t0)
+{
+	uint64_t t1 = tc_cap_clock(), d = t1 > t0 ? t1 - t0 : 0;
+	uint32_t e = atomic_load_explicit(&tc_cap.dur[op], memory_order_relaxed);
+
+	if (e != TC_CAP_DUR_UNKNOWN) {
+		int64_t old = (int64_t)e - 1;
+		if (d > (uint64_t)old * 2)
+			d = (uint64_t)old * 2;
+		d = (uint64_t)(old + ((int64_t)d - old) / ((int64_t)d < old ? 2 : 8));
+	}
+	if (d > UINT32_MAX - 2)
+		d = UINT32_MAX - 2;
+	atomic_store_explicit(&tc_cap.dur[op], (uint32_t)d + 1, memory_order_relaxed);
+	return t1;
+}
+
 static void emit_base_comms(void)
 {
 	struct tc_comm c;
@@ -1207,6 +1265,7 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 	level = (int)env_u64("TRACECLUSTER_COMPRESS", 1, 0, 9);
 	W.threaded = env_u64("TRACECLUSTER_THREAD", 1, 0, 1) != 0;
 	init_unwind();
+	init_durations();
 
 	/* rank 0 chooses the directory (the job's own), every rank takes it */
 	tc_error_clear(&err);

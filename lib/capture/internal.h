@@ -9,8 +9,9 @@
  * and writes blocks off the application's threads.
  *
  * Hot-path rules: no malloc per call (scratch buffers grow and stay), one
- * uncontended lock only under MPI_THREAD_MULTIPLE, two CLOCK_MONOTONIC
- * reads, one cached stack walk.
+ * uncontended lock only under MPI_THREAD_MULTIPLE, one CLOCK_MONOTONIC
+ * read for a call that cannot block and two for one that can (see
+ * tc_cap_end), one cached stack walk.
  */
 #ifndef TC_CAPTURE_INTERNAL_H
 #define TC_CAPTURE_INTERNAL_H
@@ -46,6 +47,9 @@ struct tc_cap_state {
 	int skip;                /* frames of the shim above the call site */
 	int32_t rank, size;
 	uint64_t t0;             /* CLOCK_MONOTONIC ns at time 0 */
+	/* per op: 0 timed at entry and exit; else timed at entry alone, with
+	 * the estimated duration + 1, or TC_CAP_DUR_UNKNOWN (tc_cap_end) */
+	_Atomic uint32_t dur[TC_OP_MAX];
 	pthread_mutex_t lock;
 };
 
@@ -73,6 +77,8 @@ void *tc_cap_grow(void *p, size_t *alloc, size_t n, size_t size);
 
 /* Thread-local nesting guard: non-zero while a wrapper records. */
 extern __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
+/* Thread-local generator choosing the calls timed in full (tc_cap_end). */
+extern __thread uint32_t tc_cap_tick __attribute__((tls_model("initial-exec")));
 
 static inline uint64_t tc_cap_clock(void)
 {
@@ -169,16 +175,46 @@ static inline __attribute__((always_inline)) int tc_cap_stack(void **out, void *
 	return n;
 }
 
+#define TC_CAP_DUR_UNKNOWN UINT32_MAX
+/* one call in 2^TC_CAP_DUR_SAMPLE_BITS timed at entry alone is timed in full */
+#define TC_CAP_DUR_SAMPLE_BITS 6
+
+/* Time a sampled call in full and update the estimate of op (capture.c). */
+uint64_t tc_cap_dur_sample(unsigned op, uint64_t t0);
+
+/*
+ * The end time of a call of op that started at t0. A call that can block
+ * reads the clock. One that cannot (TRACECLUSTER_DURATIONS=blocking, the
+ * default: tc_cap.dur[op] != 0) takes its start plus the duration of its
+ * function estimated from the calls timed in full: one in 64 drawn at
+ * random (a linear congruential generator per thread; a fixed period would
+ * keep drawing the same call of a loop). A vDSO clock read saved on most
+ * such calls.
+ */
+static inline __attribute__((always_inline)) uint64_t tc_cap_end(unsigned op, uint64_t t0)
+{
+	uint32_t d = atomic_load_explicit(&tc_cap.dur[op], memory_order_relaxed);
+
+	if (TC_LIKELY(d == 0))
+		return tc_cap_clock();
+	tc_cap_tick = tc_cap_tick * 1664525u + 1013904223u;
+	if (TC_LIKELY(d != TC_CAP_DUR_UNKNOWN) &&
+	    TC_LIKELY(tc_cap_tick >> (32 - TC_CAP_DUR_SAMPLE_BITS)))
+		return t0 + d - 1;
+	return tc_cap_dur_sample(op, t0);
+}
+
 /*
  * Start a record after the PMPI call returned: set times (t_start = t0,
- * t_end = now), capture the stack above ra, then take the lock. Only the
- * fields the writer always reads are initialised: fill r->ev and set the
- * matching TC_F_* bits, then tc_cap_commit.
+ * t_end = now, see tc_cap_end), capture the stack above ra,
+ * then take the lock. Only the fields the writer always reads are
+ * initialised: fill r->ev and set the matching TC_F_* bits, then
+ * tc_cap_commit.
  */
 static inline __attribute__((always_inline)) void tc_cap_begin(struct tc_rec *r, unsigned op,
 								uint64_t t0, void *ra)
 {
-	uint64_t t1 = tc_cap_clock();
+	uint64_t t1 = tc_cap_end(op, t0);
 
 	r->ev.op = op;
 	r->ev.fields = 0;

@@ -74,6 +74,17 @@ int tcw_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, vo
 int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
 		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
+/* Allgatherv, Iallgatherv, Allgatherv_init told apart as
+ * tcw_neighbor_allgatherv tells its forms: by req and init */
+static inline int tcw_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+				 const int rcounts[], const int displs[], MPI_Datatype rtype,
+				 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+{
+	unsigned op = init ? TC_OP_ALLGATHERV_INIT : req ? TC_OP_IALLGATHERV : TC_OP_ALLGATHERV;
+
+	return tcw_gatherv(op, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0, comm, req,
+			   init, ra);
+}
 int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
 		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
 		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);

@@ -541,6 +541,17 @@ uint32_t tc_file_forget(MPI_File fh)
 
 /* ---- requests ----------------------------------------------------------- */
 
+/*
+ * Outstanding requests, and messages of matched probes, by handle. A
+ * request lives in a direct-mapped line chosen by its handle's bits when
+ * that line is free and no other entry has its handle; otherwise in a hash
+ * table (open addressing), which also takes every entry of a handle that
+ * several outstanding requests share (Open MPI returns one handle for
+ * requests completed at once). So an entry found in its line is the only
+ * one of its handle, and a handle absent from its line needs the hash
+ * only while the hash holds something: a program with a few requests in
+ * flight never hashes.
+ */
 struct req_slot {
 	uint64_t key;
 	uint32_t stamp;
@@ -548,12 +559,40 @@ struct req_slot {
 	struct tc_req_info info;
 };
 
+#define REQ_LINES 256
+
 static struct {
-	struct req_slot *t;
+	struct req_slot line[REQ_LINES];
+	struct req_slot *t;      /* the hash table */
 	size_t mask, used;
 	uint64_t next_id;
 	uint32_t stamp;
 } R;
+
+/* The line of a handle: no hashing, the bits that tell handles apart. */
+static inline struct req_slot *req_line(uint64_t key)
+{
+#ifdef MPICH
+	/* an int: the object's kind above its index in the handle pool */
+	return &R.line[key & (REQ_LINES - 1)];
+#else
+	/* a pointer to a request object, objects a few hundred bytes apart */
+	return &R.line[(key >> 4 ^ key >> 12) & (REQ_LINES - 1)];
+#endif
+}
+
+/* The entry of key in its line, the only entry of key; else NULL. */
+static inline struct req_slot *req_lined(uint64_t key)
+{
+	struct req_slot *l = req_line(key);
+
+	return l->used && l->key == key ? l : NULL;
+}
+
+static inline bool req_is_line(const struct req_slot *s)
+{
+	return s >= R.line && s < R.line + REQ_LINES;
+}
 
 static void req_place(const struct req_slot *s)
 {
@@ -566,8 +605,8 @@ static void req_place(const struct req_slot *s)
 	R.used++;
 }
 
-/* Remember s; false (the table as it was) when the table cannot grow. */
-static bool req_insert(const struct req_slot *s)
+/* Put s in the hash; false (the table as it was) when it cannot grow. */
+static bool req_hash_insert(const struct req_slot *s)
 {
 	if ((R.used + 1) * 2 > R.mask + 1) {
 		struct req_slot *old = R.t;
@@ -588,11 +627,78 @@ static bool req_insert(const struct req_slot *s)
 	return true;
 }
 
+static bool req_hash_has(uint64_t key)
+{
+	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask)
+		if (R.t[j].key == key)
+			return true;
+	return false;
+}
+
+/* Where a new entry of key goes if not to the hash: its line, else NULL. */
+static inline struct req_slot *req_free_line(uint64_t key)
+{
+	struct req_slot *l = req_line(key);
+
+	return !l->used && (!R.used || !req_hash_has(key)) ? l : NULL;
+}
+
+/* Remember s, whose line is taken; false (the tables as they were)
+ * without memory. */
+static bool req_insert(const struct req_slot *s)
+{
+	struct req_slot *l = req_line(s->key);
+
+	if (l->used && l->key == s->key) {
+		/* a second entry of the handle: both go to the hash */
+		if (!req_hash_insert(l))
+			return false;
+		l->used = false;
+	}
+	return req_hash_insert(s);
+}
+
+/* The entry (key, id), or NULL. */
+static struct req_slot *req_find_key(uint64_t key, uint64_t id)
+{
+	struct req_slot *l = req_lined(key);
+
+	if (l)
+		return l->info.id == id ? l : NULL;
+	for (size_t j = tc_hash_fmix(key) & R.mask; R.used && R.t[j].used; j = (j + 1) & R.mask)
+		if (R.t[j].key == key && R.t[j].info.id == id)
+			return &R.t[j];
+	return NULL;
+}
+
+static void req_remove(struct req_slot *s)
+{
+	size_t i, j;
+
+	tc_comm_unref(s->info.comm);
+	if (req_is_line(s)) {
+		s->used = false;
+		return;
+	}
+	i = (size_t)(s - R.t);
+	R.t[i].used = false;
+	R.used--;
+	for (j = (i + 1) & R.mask; R.t[j].used; j = (j + 1) & R.mask) {
+		size_t home = tc_hash_fmix(R.t[j].key) & R.mask;
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			R.t[i] = R.t[j];
+			R.t[j].used = false;
+			i = j;
+		}
+	}
+}
+
 static void req_fill(struct req_slot *s, uint64_t key, uint64_t id, unsigned op,
 		     enum tc_req_kind kind, bool persistent, struct tc_comm_info *ci,
 		     const struct tc_event *ev)
 {
 	memset(s, 0, sizeof(*s));
+	s->used = true;
 	s->key = key;
 	s->info.id = id;
 	s->info.kind = (uint8_t)kind;
@@ -620,12 +726,17 @@ uint64_t tc_req_new(MPI_Request h, unsigned op, enum tc_req_kind kind, bool pers
 uint64_t tc_req_new_id(MPI_Request h, uint64_t id, unsigned op, enum tc_req_kind kind,
 		       bool persistent, struct tc_comm_info *ci, const struct tc_event *ev)
 {
-	struct req_slot s;
+	uint64_t key = KEY(h);
+	struct req_slot s, *l;
 
-	req_fill(&s, KEY(h), id, op, kind, persistent, ci, ev);
+	if (h != MPI_REQUEST_NULL && (l = req_free_line(key))) {
+		req_fill(l, key, id, op, kind, persistent, ci, ev);
+		return id;
+	}
+	req_fill(&s, key, id, op, kind, persistent, ci, ev);
 	if (h == MPI_REQUEST_NULL || !req_insert(&s))
 		tc_comm_unref(ci);
-	return s.info.id;
+	return id;
 }
 
 uint32_t tc_req_stamp(void)
@@ -638,50 +749,30 @@ uint32_t tc_req_stamp(void)
 bool tc_req_peek(MPI_Request h, uint32_t stamp, struct tc_req_info *out)
 {
 	uint64_t key = KEY(h);
-	struct req_slot *best = NULL;
+	struct req_slot *best = req_lined(key);
 
-	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask) {
-		struct req_slot *s = &R.t[j];
-		if (s->key == key && s->stamp != stamp && (!best || s->info.id < best->info.id))
-			best = s;
+	if (best) {
+		if (best->stamp == stamp)
+			return false;
+	} else {
+		for (size_t j = tc_hash_fmix(key) & R.mask; R.used && R.t[j].used;
+		     j = (j + 1) & R.mask) {
+			struct req_slot *s = &R.t[j];
+			if (s->key == key && s->stamp != stamp &&
+			    (!best || s->info.id < best->info.id))
+				best = s;
+		}
+		if (!best)
+			return false;
 	}
-	if (!best)
-		return false;
 	best->stamp = stamp;
 	*out = best->info;
 	return true;
 }
 
-static struct req_slot *req_find(MPI_Request h, uint64_t id)
-{
-	uint64_t key = KEY(h);
-
-	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask)
-		if (R.t[j].key == key && R.t[j].info.id == id)
-			return &R.t[j];
-	return NULL;
-}
-
-static void req_remove(struct req_slot *s)
-{
-	size_t i = (size_t)(s - R.t), j;
-
-	tc_comm_unref(s->info.comm);
-	R.t[i].used = false;
-	R.used--;
-	for (j = (i + 1) & R.mask; R.t[j].used; j = (j + 1) & R.mask) {
-		size_t home = tc_hash_fmix(R.t[j].key) & R.mask;
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			R.t[i] = R.t[j];
-			R.t[j].used = false;
-			i = j;
-		}
-	}
-}
-
 void tc_req_done(MPI_Request h, uint64_t id)
 {
-	struct req_slot *s = req_find(h, id);
+	struct req_slot *s = req_find_key(KEY(h), id);
 
 	if (!s)
 		return;
@@ -693,7 +784,7 @@ void tc_req_done(MPI_Request h, uint64_t id)
 
 void tc_req_start(MPI_Request h, uint64_t id)
 {
-	struct req_slot *s = req_find(h, id);
+	struct req_slot *s = req_find_key(KEY(h), id);
 
 	if (s)
 		s->info.active = 1;
@@ -701,7 +792,7 @@ void tc_req_start(MPI_Request h, uint64_t id)
 
 void tc_req_forget(MPI_Request h, uint64_t id)
 {
-	struct req_slot *s = req_find(h, id);
+	struct req_slot *s = req_find_key(KEY(h), id);
 
 	if (s)
 		req_remove(s);
@@ -710,7 +801,7 @@ void tc_req_forget(MPI_Request h, uint64_t id)
 /* ---- matched-probe messages --------------------------------------------- */
 
 /*
- * A message taken by Mprobe/Improbe lives in the request table under its
+ * A message taken by Mprobe/Improbe lives in the request tables under its
  * own handle (message and request handles never compare equal: they are
  * pointers to different objects in Open MPI, and MPICH handles carry their
  * kind) with op TC_OP_MPROBE or TC_OP_IMPROBE and its received bytes in
@@ -719,23 +810,38 @@ void tc_req_forget(MPI_Request h, uint64_t id)
 uint64_t tc_msg_new(MPI_Message m, unsigned op, struct tc_comm_info *ci,
 		    const struct tc_event *ev)
 {
-	struct req_slot s;
+	uint64_t key = KEY(m);
+	struct req_slot s, *l;
 
-	req_fill(&s, KEY(m), ++R.next_id, op, TC_REQ_OTHER, false, ci, ev);
-	if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC || !req_insert(&s))
+	if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
+		return ++R.next_id;
+	l = req_free_line(key);
+	req_fill(l ? l : &s, key, ++R.next_id, op, TC_REQ_OTHER, false, ci, ev);
+	if (!l && !req_insert(&s))
 		tc_comm_unref(ci);
-	return s.info.id;
+	return R.next_id;
+}
+
+static inline bool is_msg(const struct req_slot *s)
+{
+	return s->info.op == TC_OP_MPROBE || s->info.op == TC_OP_IMPROBE;
 }
 
 bool tc_msg_peek(MPI_Message m, struct tc_req_info *out)
 {
 	uint64_t key = KEY(m);
+	struct req_slot *l = req_lined(key);
 
 	if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC)
 		return false;
-	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask) {
+	if (l && is_msg(l)) {
+		*out = l->info;
+		return true;
+	}
+	for (size_t j = tc_hash_fmix(key) & R.mask; !l && R.used && R.t[j].used;
+	     j = (j + 1) & R.mask) {
 		struct req_slot *s = &R.t[j];
-		if (s->key == key && (s->info.op == TC_OP_MPROBE || s->info.op == TC_OP_IMPROBE)) {
+		if (s->key == key && is_msg(s)) {
 			*out = s->info;
 			return true;
 		}
@@ -745,13 +851,10 @@ bool tc_msg_peek(MPI_Message m, struct tc_req_info *out)
 
 void tc_msg_done(MPI_Message m, uint64_t id)
 {
-	uint64_t key = KEY(m);
+	struct req_slot *s = req_find_key(KEY(m), id);
 
-	for (size_t j = tc_hash_fmix(key) & R.mask; R.t[j].used; j = (j + 1) & R.mask)
-		if (R.t[j].key == key && R.t[j].info.id == id) {
-			req_remove(&R.t[j]);
-			return;
-		}
+	if (s)
+		req_remove(s);
 }
 
 /* ---- RMA windows -------------------------------------------------------- */
@@ -875,6 +978,9 @@ void tc_tables_release(void)
 	for (size_t i = 0; R.t && i <= R.mask; i++)
 		if (R.t[i].used)
 			tc_comm_unref(R.t[i].info.comm);
+	for (size_t i = 0; i < REQ_LINES; i++)
+		if (R.line[i].used)
+			tc_comm_unref(R.line[i].info.comm);
 	map_release(&comms);
 	for (size_t i = 0; wins.t && i <= wins.mask; i++)
 		if (wins.t[i].used)

@@ -294,20 +294,23 @@ API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbu
 			   root, comm, req, NULL, TC_RA());
 }
 
-API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		       const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
-{
-	return tcw_gatherv(TC_OP_ALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0,
-			   comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
-			MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_IALLGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   0, comm, req, NULL, TC_RA());
-}
+#define X(name, iname, OP, lc, fn)                                                         \
+	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,      \
+			   const int rcounts[], const int displs[], MPI_Datatype rtype,       \
+			   MPI_Comm comm)                                                     \
+	{                                                                                     \
+		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL,     \
+			  NULL, TC_RA());                                                     \
+	}                                                                                     \
+	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
+			    const int rcounts[], const int displs[], MPI_Datatype rtype,      \
+			    MPI_Comm comm, MPI_Request *req)                                  \
+	{                                                                                     \
+		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, NULL, \
+			  TC_RA());                                                           \
+	}
+TC_CALLS_ALLGATHERV(X)
+#undef X
 
 API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
 		     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
@@ -325,21 +328,24 @@ API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
 			    NULL, TC_RA());
 }
 
-API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-		      MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		      MPI_Datatype rtype, MPI_Comm comm)
-{
-	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-			     NULL, NULL, TC_RA());
-}
-
-API int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-		       MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		       MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-			     req, NULL, TC_RA());
-}
+#define X(name, iname, OP, lc, fn)                                                         \
+	API int MPI_##name(const void *sbuf, const int scounts[], const int sdispls[],        \
+			   MPI_Datatype stype, void *rbuf, const int rcounts[],               \
+			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)            \
+	{                                                                                     \
+		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
+			  NULL, NULL, TC_RA());                                               \
+	}                                                                                     \
+	API int MPI_##iname(const void *sbuf, const int scounts[], const int sdispls[],       \
+			    MPI_Datatype stype, void *rbuf, const int rcounts[],              \
+			    const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,           \
+			    MPI_Request *req)                                                 \
+	{                                                                                     \
+		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
+			  req, NULL, TC_RA());                                                \
+	}
+TC_CALLS_ALLTOALLV(X)
+#undef X
 
 API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 		      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
@@ -375,39 +381,6 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
 	}
 TC_CALLS_NEIGHBOR(X)
 #undef X
-
-API int MPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-				const int rcounts[], const int displs[], MPI_Datatype rtype,
-				MPI_Comm comm)
-{
-	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       NULL, NULL, TC_RA());
-}
-
-API int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-				 const int rcounts[], const int displs[], MPI_Datatype rtype,
-				 MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       req, NULL, TC_RA());
-}
-
-API int MPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-			       MPI_Datatype stype, void *rbuf, const int rcounts[],
-			       const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
-{
-	return tcw_neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-				      rtype, comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-				MPI_Datatype stype, void *rbuf, const int rcounts[],
-				const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-				MPI_Request *req)
-{
-	return tcw_neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-				      rtype, comm, req, NULL, TC_RA());
-}
 
 API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
 			       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
@@ -1077,13 +1050,17 @@ API int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void 
 			   root, comm, req, &info, TC_RA());
 }
 
-API int MPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_ALLGATHERV_INIT, sbuf, scount, stype, rbuf, rcounts, displs,
-			   rtype, 0, comm, req, &info, TC_RA());
-}
+#define X(name, iname, OP, lc, fn)                                                         \
+	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,           \
+				  void *rbuf, const int rcounts[], const int displs[],        \
+				  MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,           \
+				  MPI_Request *req)                                           \
+	{                                                                                     \
+		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req,       \
+			  &info, TC_RA());                                                    \
+	}
+TC_CALLS_ALLGATHERV(X)
+#undef X
 
 API int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
 			  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
@@ -1093,13 +1070,18 @@ API int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displ
 			    &info, TC_RA());
 }
 
-API int MPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
-			   MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-			   MPI_Datatype rtype, MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-	return tcw_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-			     req, &info, TC_RA());
-}
+#define X(name, iname, OP, lc, fn)                                                         \
+	API int MPI_##name##_init(const void *sbuf, const int scounts[],                      \
+				  const int sdispls[], MPI_Datatype stype, void *rbuf,        \
+				  const int rcounts[], const int rdispls[],                   \
+				  MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,           \
+				  MPI_Request *req)                                           \
+	{                                                                                     \
+		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
+			  req, &info, TC_RA());                                               \
+	}
+TC_CALLS_ALLTOALLV(X)
+#undef X
 
 API int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[],
 			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
@@ -1108,24 +1090,6 @@ API int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdis
 {
 	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
 			     req, &info, TC_RA());
-}
-
-API int MPI_Neighbor_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype,
-				     void *rbuf, const int rcounts[], const int displs[],
-				     MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
-				     MPI_Request *req)
-{
-	return tcw_neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-				       req, &info, TC_RA());
-}
-
-API int MPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[],
-				    MPI_Datatype stype, void *rbuf, const int rcounts[],
-				    const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-				    MPI_Info info, MPI_Request *req)
-{
-	return tcw_neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-				      rtype, comm, req, &info, TC_RA());
 }
 
 API int MPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],

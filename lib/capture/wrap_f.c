@@ -793,24 +793,24 @@ FDEF(mpi_igatherv, MPI_IGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F
 	ret(ierr, rc);
 }
 
-FDEF(mpi_allgatherv, MPI_ALLGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
-				      F *displs, F *rtype, F *comm, F *ierr))
-{
-	ret(ierr, tcw_gatherv(TC_OP_ALLGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			      rcounts, displs, TYPE(rtype), 0, COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_iallgatherv, MPI_IALLGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf,
-					F *rcounts, F *displs, F *rtype, F *comm, F *req,
-					F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_gatherv(TC_OP_IALLGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			     rcounts, displs, TYPE(rtype), 0, COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
+#define X(name, iname, OP, lc, fn)                                                            \
+	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,      \
+				  F *displs, F *rtype, F *comm, F *ierr))                       \
+	{                                                                                       \
+		ret(ierr, fn(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs,     \
+			     TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));                    \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,    \
+				    F *displs, F *rtype, F *comm, F *req, F *ierr))             \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = fn(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs,      \
+			    TYPE(rtype), COMM(comm), &c, NULL, TC_RA());                        \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_ALLGATHERV(X)
+#undef X
 
 FDEF(mpi_scatterv, MPI_SCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
 				  F *rcount, F *rtype, F *root, F *comm, F *ierr))
@@ -830,24 +830,25 @@ FDEF(mpi_iscatterv, MPI_ISCATTERV, (void *sbuf, F *scounts, F *displs, F *stype,
 	ret(ierr, rc);
 }
 
-FDEF(mpi_alltoallv, MPI_ALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,
-				    F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))
-{
-	ret(ierr, tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
-				rdispls, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_ialltoallv, MPI_IALLTOALLV, (void *sbuf, F *scounts, F *sdispls, F *stype,
-				      void *rbuf, F *rcounts, F *rdispls, F *rtype, F *comm,
-				      F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,
-			       rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
+#define X(name, iname, OP, lc, fn)                                                            \
+	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,     \
+				  F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))          \
+	{                                                                                       \
+		ret(ierr, fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,    \
+			     rdispls, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));           \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,   \
+				    F *rcounts, F *rdispls, F *rtype, F *comm, F *req,          \
+				    F *ierr))                                                   \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,     \
+			    rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());               \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_ALLTOALLV(X)
+#undef X
 
 /* Number of entries of the per-peer arrays of comm. */
 static int peers_of(MPI_Comm comm)
@@ -909,47 +910,6 @@ FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *sty
 }
 
 /* ---- neighbourhood collectives ------------------------------------------ */
-
-FDEF(mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV,
-     (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
-      F *ierr))
-{
-	ret(ierr, tcw_neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts,
-					  displs, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV,
-     (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs, F *rtype, F *comm,
-      F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_neighbor_allgatherv(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts,
-					 displs, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-FDEF(mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV,
-     (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls,
-      F *rtype, F *comm, F *ierr))
-{
-	ret(ierr, tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
-					 rcounts, rdispls, TYPE(rtype), COMM(comm), NULL,
-					 NULL, TC_RA()));
-}
-
-FDEF(mpi_ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV,
-     (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts, F *rdispls,
-      F *rtype, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_neighbor_alltoallv(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf),
-					rcounts, rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
 
 /* Out- and in-degree of comm's topology: the lengths of the type arrays. */
 static void degrees_of(MPI_Comm comm, int *in, int *out)

@@ -513,6 +513,18 @@ static struct batch *grab_batch(void)
 	return NULL;
 }
 
+static void prealloc_batches(void)
+{
+	for (unsigned nb = atomic_load(&W.nbatches); nb < TC_MAX_BATCHES; nb++) {
+		struct batch *b = batch_new();
+		if (!b)
+			return;
+		atomic_store(&b->state, B_FREE);
+		W.batches[nb] = b;
+		atomic_store_explicit(&W.nbatches, nb + 1, memory_order_release);
+	}
+}
+
 /* Hand the full batch b to the writer (or write it here without one). */
 static void pass_on(struct batch *b)
 {
@@ -1329,6 +1341,11 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	atomic_store(&W.state, ST_RUNNING);
+	/* the writer thread's batches made now, not when the writer falls
+	 * behind: the same allocations on every rank however loaded the
+	 * machine is */
+	if (W.threaded)
+		prealloc_batches();
 	handover(0);
 	install_handlers();
 	atexit(at_exit);

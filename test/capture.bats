@@ -826,7 +826,8 @@ isend_durations() {
 	assert_failure 2
 }
 
-# the functions a shim defines in C (defined, exported MPI_Xxx), sorted
+# the functions a shim defines in C (defined and exported, named MPI_ and a
+# capitalised word), sorted
 c_functions() {
 	nm -D --defined-only "$1" | awk '$2 == "T" && $3 ~ /^MPI_[A-Z][a-z]/ { print $3 }' | sort -u
 }

@@ -202,6 +202,49 @@ static void read_chunk(const struct tc_traceset *ts, size_t first, size_t n, siz
 
 /* ---- process 0: the remote each() of formats/load.h --------------------- */
 
+/* The failure with the lowest file index, as the single process reports. */
+struct first_fail {
+	size_t index;           /* SIZE_MAX: none */
+	int rc;
+	struct tc_error err;
+};
+
+static void fail_init(struct first_fail *f)
+{
+	f->index = SIZE_MAX;
+	f->rc = 0;
+	tc_error_clear(&f->err);
+}
+
+static void fail_note(struct first_fail *f, size_t i, int rc, const struct tc_error *e)
+{
+	if (i < f->index) {
+		f->index = i;
+		f->rc = rc;
+		f->err = *e;
+	}
+}
+
+/* A failure in a message: its code and error (lib/pack.h) for file i. */
+static void fail_unpack(struct first_fail *f, struct tc_unpack *u, size_t i)
+{
+	struct tc_error e;
+	int rc = (int)tc_unpack_s64(u);
+
+	unpack_error(u, &e);
+	fail_note(f, i, rc ? rc : TC_ERR, &e);
+}
+
+/* 0, or the failure's code with *err filled. */
+static int fail_result(const struct first_fail *f, struct tc_error *err)
+{
+	if (f->index == SIZE_MAX)
+		return 0;
+	if (err)
+		*err = f->err;
+	return f->rc;
+}
+
 struct recv_job {
 	const struct tc_traceset *ts;
 	tc_load_fn fn;
@@ -213,19 +256,13 @@ struct recv_job {
 	size_t *tlen;
 	/* the failure with the lowest file index */
 	pthread_mutex_t lock;
-	size_t fail_index;      /* SIZE_MAX: none */
-	int fail_rc;
-	struct tc_error fail;
+	struct first_fail fail;
 };
 
 static void note_failure(struct recv_job *j, size_t i, int rc, const struct tc_error *e)
 {
 	pthread_mutex_lock(&j->lock);
-	if (i < j->fail_index) {
-		j->fail_index = i;
-		j->fail_rc = rc;
-		j->fail = *e;
-	}
+	fail_note(&j->fail, i, rc, e);
 	pthread_mutex_unlock(&j->lock);
 }
 
@@ -268,10 +305,9 @@ static size_t give_chunk(struct recv_job *j, struct tc_pool *pool, const void *m
 	j->n = tc_unpack_count(&u, 1);
 	failed = tc_unpack_u64(&u);
 	if (failed) {
-		struct tc_error e;
-		int rc = (int)tc_unpack_s64(&u);
-		unpack_error(&u, &e);
-		note_failure(j, failed - 1, rc ? rc : TC_ERR, &e);
+		pthread_mutex_lock(&j->lock);
+		fail_unpack(&j->fail, &u, failed - 1);
+		pthread_mutex_unlock(&j->lock);
 	}
 	if (u.bad || j->lo > j->ts->nfiles || j->n > j->ts->nfiles - j->lo) {
 		fprintf(stderr, "tracecluster-mpi: a damaged chunk message (%zu bytes)\n", len);
@@ -453,7 +489,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	j.ctx = ctx;
 	j.stats = stats;
 	pthread_mutex_init(&j.lock, NULL);
-	j.fail_index = SIZE_MAX;
+	fail_init(&j.fail);
 	if (stats)
 		memset(stats, 0, ts->nfiles * sizeof(*stats));
 	share(ts->nfiles, 0, &lo, &hi);
@@ -472,12 +508,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	while (left)
 		left -= recv_chunk(&j, pool, true);
 	pthread_mutex_destroy(&j.lock);
-	if (j.fail_index != SIZE_MAX) {
-		if (err)
-			*err = j.fail;
-		return j.fail_rc;
-	}
-	return 0;
+	return fail_result(&j.fail, err);
 }
 
 /* ---- the other processes ------------------------------------------------- */
@@ -619,19 +650,8 @@ static void pack_stats(struct tc_strbuf *sb, size_t lo, size_t n, const struct t
 struct stats_job {
 	const struct tc_traceset *ts;
 	struct tc_file_stats *st;
-	size_t fail_index;
-	int fail_rc;
-	struct tc_error fail;
+	struct first_fail fail;
 };
-
-static void stats_failure(struct stats_job *j, size_t i, int rc, const struct tc_error *e)
-{
-	if (i < j->fail_index) {
-		j->fail_index = i;
-		j->fail_rc = rc;
-		j->fail = *e;
-	}
-}
 
 /* Take one statistics chunk message; returns its file count. */
 static size_t give_stats(struct stats_job *j, const void *msg, size_t len)
@@ -648,10 +668,7 @@ static size_t give_stats(struct stats_job *j, const void *msg, size_t len)
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
 	if (failed) {
-		struct tc_error e;
-		int rc = (int)tc_unpack_s64(&u);
-		unpack_error(&u, &e);
-		stats_failure(j, failed - 1, rc ? rc : TC_ERR, &e);
+		fail_unpack(&j->fail, &u, failed - 1);
 		return n;
 	}
 	for (size_t k = 0; k < n && !u.bad; k++) {
@@ -715,7 +732,7 @@ static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool
 	memset(&j, 0, sizeof(j));
 	j.ts = ts;
 	j.st = st;
-	j.fail_index = SIZE_MAX;
+	fail_init(&j.fail);
 	share(ts->nfiles, 0, &lo, &hi);
 	left = ts->nfiles - (hi - lo);
 	for (size_t c = lo; c < hi; c += STATS_CHUNK_FILES) {
@@ -723,7 +740,7 @@ static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool
 		struct tc_error e;
 		int rc = stats_range(ts, c, n, true, pool, st + c, &bad, &e);
 		if (rc)
-			stats_failure(&j, c + bad, rc, &e);
+			fail_note(&j.fail, c + bad, rc, &e);
 		while (left) {
 			size_t got = recv_stats(&j, false);
 			if (!got)
@@ -733,33 +750,42 @@ static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool
 	}
 	while (left)
 		left -= recv_stats(&j, true);
-	if (j.fail_index != SIZE_MAX) {
-		if (err)
-			*err = j.fail;
-		return j.fail_rc;
-	}
-	return 0;
+	return fail_result(&j.fail, err);
 }
 
-static void serve_stats(const struct req *rq)
+/* Statistics of files [c, c + n) of a share (lo: c's index in the set). */
+static void stats_chunk(struct tc_traceset *ts, size_t c, size_t n, size_t lo,
+			struct tc_pool *pool, struct tc_strbuf *msg)
+{
+	struct tc_file_stats *st = tc_xcalloc(n, sizeof(*st));
+	struct tc_error e;
+	size_t bad = 0;
+	int rc;
+
+	tc_error_clear(&e);
+	rc = stats_range(ts, c, n, false, pool, st, &bad, &e);
+	pack_stats(msg, lo, n, st, rc, bad, &e);
+	tc_file_stats_free(st, n);
+}
+
+typedef void (*chunk_fn)(struct tc_traceset *ts, size_t c, size_t n, size_t lo,
+			 struct tc_pool *pool, struct tc_strbuf *msg);
+
+/* The other processes' side of a statistics or header request: their
+ * share, a message of up to step files at a time to process 0. */
+static void serve_chunks(const struct req *rq, size_t step, int tag, chunk_fn fn)
 {
 	struct tc_traceset ts;
 	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
 	struct tc_strbuf msg = TC_STRBUF_INIT;
 	size_t lo = recv_share(&ts);
 
-	for (size_t c = 0; c < ts.nfiles; c += STATS_CHUNK_FILES) {
-		size_t n = TC_MIN((size_t)STATS_CHUNK_FILES, ts.nfiles - c), bad = 0;
-		struct tc_file_stats *st = tc_xcalloc(n, sizeof(*st));
-		struct tc_error e;
-		int rc;
-		tc_error_clear(&e);
-		rc = stats_range(&ts, c, n, false, pool, st, &bad, &e);
-		pack_stats(&msg, lo + c, n, st, rc, bad, &e);
-		tc_file_stats_free(st, n);
+	for (size_t c = 0; c < ts.nfiles; c += step) {
+		size_t n = TC_MIN(step, ts.nfiles - c);
+		fn(&ts, c, n, lo + c, pool, &msg);
 		check_size(&msg);
-		MPI_CHECK(MPI_Send(msg.buf, (int)msg.len, MPI_BYTE, 0, TAG_STATS, MPI_COMM_WORLD),
-			  "send statistics");
+		MPI_CHECK(MPI_Send(msg.buf, (int)msg.len, MPI_BYTE, 0, tag, MPI_COMM_WORLD),
+			  "send a chunk");
 	}
 	tc_strbuf_release(&msg);
 	free_share(&ts);
@@ -811,10 +837,7 @@ static size_t give_headers(struct tc_traceset *ts, struct stats_job *j, const vo
 	if (u.bad || lo > ts->nfiles || n > ts->nfiles - lo)
 		goto bad;
 	if (failed) {
-		struct tc_error e;
-		int rc = (int)tc_unpack_s64(&u);
-		unpack_error(&u, &e);
-		stats_failure(j, failed - 1, rc ? rc : TC_ERR, &e);
+		fail_unpack(&j->fail, &u, failed - 1);
 		return n;
 	}
 	for (size_t k = 0; k < n && !u.bad; k++) {
@@ -866,12 +889,12 @@ static int remote_headers(void *self, struct tc_traceset *ts, struct tc_pool *po
 	start_request(&rq, ts);
 	memset(&j, 0, sizeof(j));
 	j.ts = ts;
-	j.fail_index = SIZE_MAX;
+	fail_init(&j.fail);
 	share(ts->nfiles, 0, &lo, &hi);
 	tc_error_clear(&e);
 	rc = tc_traceset_headers_local(ts, lo, hi - lo, pool, &bad, &e);
 	if (rc)
-		stats_failure(&j, lo + bad, rc, &e);
+		fail_note(&j.fail, lo + bad, rc, &e);
 	left = ts->nfiles - (hi - lo);
 	while (left) {
 		size_t len;
@@ -879,35 +902,20 @@ static int remote_headers(void *self, struct tc_traceset *ts, struct tc_pool *po
 		left -= give_headers(ts, &j, buf, len);
 		free(buf);
 	}
-	if (j.fail_index != SIZE_MAX) {
-		if (err)
-			*err = j.fail;
-		return j.fail_rc;
-	}
-	return 0;
+	return fail_result(&j.fail, err);
 }
 
-static void serve_headers(const struct req *rq)
+/* Headers of files [c, c + n) of a share (lo: c's index in the set). */
+static void headers_chunk(struct tc_traceset *ts, size_t c, size_t n, size_t lo,
+			  struct tc_pool *pool, struct tc_strbuf *msg)
 {
-	struct tc_traceset ts;
-	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
-	struct tc_strbuf msg = TC_STRBUF_INIT;
-	size_t lo = recv_share(&ts);
+	struct tc_error e;
+	size_t bad = 0;
+	int rc;
 
-	for (size_t c = 0; c < ts.nfiles; c += HEADER_CHUNK_FILES) {
-		size_t n = TC_MIN((size_t)HEADER_CHUNK_FILES, ts.nfiles - c), bad = 0;
-		struct tc_error e;
-		int rc;
-		tc_error_clear(&e);
-		rc = tc_traceset_headers_local(&ts, c, n, pool, &bad, &e);
-		pack_headers(&msg, &ts, c, lo + c, n, rc, bad, &e);
-		check_size(&msg);
-		MPI_CHECK(MPI_Send(msg.buf, (int)msg.len, MPI_BYTE, 0, TAG_HEADERS, MPI_COMM_WORLD),
-			  "send headers");
-	}
-	tc_strbuf_release(&msg);
-	free_share(&ts);
-	tc_pool_free(pool);
+	tc_error_clear(&e);
+	rc = tc_traceset_headers_local(ts, c, n, pool, &bad, &e);
+	pack_headers(msg, ts, c, lo, n, rc, bad, &e);
 }
 
 static void serve(void)
@@ -921,9 +929,9 @@ static void serve(void)
 		if (rq.type == REQ_LOAD)
 			serve_load(&rq);
 		else if (rq.type == REQ_STATS)
-			serve_stats(&rq);
+			serve_chunks(&rq, STATS_CHUNK_FILES, TAG_STATS, stats_chunk);
 		else if (rq.type == REQ_HEADERS)
-			serve_headers(&rq);
+			serve_chunks(&rq, HEADER_CHUNK_FILES, TAG_HEADERS, headers_chunk);
 	}
 }
 

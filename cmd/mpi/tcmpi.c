@@ -622,22 +622,31 @@ static int stats_range(const struct tc_traceset *ts, size_t first, size_t n, boo
 	return rc;
 }
 
+/* The head of a statistics or header chunk: lo, n, the failed file's
+ * index + 1 (0: none) with its code and error; true when it failed (the
+ * message is complete then). */
+static bool pack_chunk_head(struct tc_strbuf *sb, size_t lo, size_t n, int rc, size_t bad,
+			    const struct tc_error *err)
+{
+	tc_strbuf_reset(sb);
+	tc_pack_u64(sb, lo);
+	tc_pack_u64(sb, n);
+	tc_pack_u64(sb, rc ? lo + bad + 1 : 0);
+	if (rc) {
+		tc_pack_s64(sb, rc);
+		pack_error(sb, err);
+	}
+	return rc != 0;
+}
+
 /* A statistics chunk: lo, n, the failed file's index + 1 (0: none) with
  * its code and error, else each file's statistics (the struct as bytes,
  * its signature array apart). */
 static void pack_stats(struct tc_strbuf *sb, size_t lo, size_t n, const struct tc_file_stats *st,
 		       int rc, size_t bad, const struct tc_error *err)
 {
-	tc_strbuf_reset(sb);
-	tc_pack_u64(sb, lo);
-	tc_pack_u64(sb, n);
-	if (rc) {
-		tc_pack_u64(sb, lo + bad + 1);
-		tc_pack_s64(sb, rc);
-		pack_error(sb, err);
+	if (pack_chunk_head(sb, lo, n, rc, bad, err))
 		return;
-	}
-	tc_pack_u64(sb, 0);
 	for (size_t k = 0; k < n; k++) {
 		struct tc_file_stats c = st[k];
 		c.sigs = NULL;
@@ -799,16 +808,8 @@ static void serve_chunks(const struct req *rq, size_t step, int tag, chunk_fn fn
 static void pack_headers(struct tc_strbuf *sb, const struct tc_traceset *ts, size_t first,
 			 size_t lo, size_t n, int rc, size_t bad, const struct tc_error *err)
 {
-	tc_strbuf_reset(sb);
-	tc_pack_u64(sb, lo);
-	tc_pack_u64(sb, n);
-	if (rc) {
-		tc_pack_u64(sb, lo + bad + 1);
-		tc_pack_s64(sb, rc);
-		pack_error(sb, err);
+	if (pack_chunk_head(sb, lo, n, rc, bad, err))
 		return;
-	}
-	tc_pack_u64(sb, 0);
 	for (size_t k = 0; k < n; k++) {
 		const struct tc_traceset_file *f = &ts->files[first + k];
 		tc_pack_s64(sb, f->hdr.rank);

@@ -410,6 +410,17 @@ void tc_gtrace_append(struct tc_gtrace *a, struct tc_gtrace **b);
 struct tc_gtrace *tc_gtrace_merge_tree(struct tc_gtrace **items, size_t n, struct tc_pool *pool,
 				       const struct tc_merge_opts *opts);
 
+/*
+ * The whole of g, finished or not, in lib/pack.h's encoding (appended to
+ * out), and back: a trace handed between processes merges on exactly as
+ * the one packed would. tc_gtrace_unpack returns NULL when the message is
+ * damaged or short.
+ */
+struct tc_strbuf;
+struct tc_unpack;
+void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out);
+struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u);
+
 /* Add (or replace) the frames of a call site (copied). */
 void tc_gtrace_set_site(struct tc_gtrace *g, uint64_t sig, const struct tc_gframe *frames,
 			uint32_t nframes);

@@ -14,10 +14,12 @@
 #include "lib/error.h"
 #include "lib/event.h"
 #include "lib/merge.h"
+#include "lib/pack.h"
 #include "lib/pool.h"
 #include "lib/ranklist.h"
 #include "lib/rsd.h"
 #include "lib/strbuf.h"
+#include "lib/trace.h"
 #include "lib/xalloc.h"
 
 #include <stdlib.h>
@@ -677,6 +679,96 @@ static char *text_of(const struct tc_gtrace *g, int form)
 
 	tc_tct_format(g, form, &sb);
 	return tc_strbuf_detach(&sb, NULL);
+}
+
+/* g through pack and unpack; the copy packs to the same bytes. */
+static struct tc_gtrace *through_pack(struct tc_gtrace *g)
+{
+	struct tc_strbuf a = TC_STRBUF_INIT, b = TC_STRBUF_INIT;
+	struct tc_unpack u;
+	struct tc_gtrace *c;
+
+	tc_gtrace_pack(g, &a);
+	tc_unpack_init(&u, a.buf, a.len);
+	c = tc_gtrace_unpack(&u);
+	CHECK(c != NULL && tc_unpack_done(&u));
+	if (c) {
+		tc_gtrace_pack(c, &b);
+		CHECK(a.len == b.len && !memcmp(a.buf, b.buf, a.len));
+	}
+	/* a message cut anywhere is refused, never read past its end */
+	for (size_t cut = 0; cut < a.len; cut += 1 + cut / 16) {
+		struct tc_gtrace *t;
+		tc_unpack_init(&u, a.buf, cut);
+		t = tc_gtrace_unpack(&u);
+		CHECK(t == NULL);
+		tc_gtrace_free(&t);
+	}
+	tc_strbuf_release(&a);
+	tc_strbuf_release(&b);
+	tc_gtrace_free(&g);
+	return c;
+}
+
+/* The radix tree of merges with every unfinished trace handed through
+ * pack/unpack between levels (as tracecluster-mpi hands them between
+ * processes), as text; lossy precision brings histograms in. */
+static char *tree_text_packed(double precision, bool packed)
+{
+	struct stream s[7];
+	struct tc_gtrace *items[7], *g;
+	struct tc_merge_opts o = { precision, 4, false };
+	char *txt;
+	struct tc_gframe fr[2] = { { "libapp.so", 0x1234, "solve" }, { "app", 0x10, NULL } };
+	struct tc_trace_comm cm = { 5, 0, TC_OP_COMM_SPLIT, 3, 0, { 0 }, 0, NULL, false, false,
+				    0, 0, NULL };
+	int32_t members[3] = { 0, 2, 4 };
+	static const char *const spec[7] = {
+		"a 3(b c) d", "a 4(b c) d", "a e 3(b c) d", "a 3(b c) f d",
+		"a 3(b c) d", "g a 3(b c) d", "a 3(b 2(c)) d",
+	};
+
+	cm.members = members;
+	for (int r = 0; r < 7; r++) {
+		stream_init(&s[r], r, TC_RSD_MATCH_CALLSITE);
+		s[r].gap = r % 3 ? 100 : 7000;
+		put_ct(&s[r], 'f', 100 + (uint64_t)r * 7, r);
+		feed(&s[r], spec[r]);
+		items[r] = leaf(&s[r], &o);
+		tc_gtrace_set_site(items[r], sig_of((uint32_t)r), fr, 2);
+		if (r % 2 == 0)
+			tc_gtrace_add_comms(items[r], r, &cm, 1);
+		if (packed)
+			items[r] = through_pack(items[r]);
+	}
+	for (size_t step = 1; step < 7; step *= 2)
+		for (size_t i = 0; i + step < 7; i += 2 * step) {
+			tc_gtrace_merge(items[i], &items[i + step], &o);
+			if (packed)
+				items[i] = through_pack(items[i]);
+		}
+	g = items[0];
+	tc_gtrace_finish(g);
+	if (packed)
+		g = through_pack(g);
+	for (int r = 0; r < 7; r++)
+		stream_release(&s[r]);
+	txt = text_of(g, TC_TCT_TEXT);
+	tc_gtrace_free(&g);
+	return txt;
+}
+
+TEST(gtrace_pack_round_trip_merges_on_the_same)
+{
+	double prec[3] = { 100, 90, 0 };
+
+	for (int k = 0; k < 3; k++) {
+		char *a = tree_text_packed(prec[k], false), *b = tree_text_packed(prec[k], true);
+		CHECK_STR(a, b);
+		CHECK(strstr(a, "solve") != NULL);
+		free(a);
+		free(b);
+	}
 }
 
 TEST(tct_round_trip_text_and_json)

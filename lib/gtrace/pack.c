@@ -1,0 +1,466 @@
+/*
+ * pack.c - a global trace in lib/pack.h's encoding, whole: every field a
+ * later merge or the writer reads (nodes, parameter variants, value
+ * sequences, histograms, times, call sites, the communicator table), so
+ * that an unfinished trace handed from one process to another merges on
+ * to the same bytes as if it had never left. Not a file format (lib/pack.h):
+ * both ends run the same build. Allocation sizes are not kept (each array
+ * is allocated to its length) and the communicator table's hash index is
+ * rebuilt when next needed.
+ */
+#include "lib/compat.h"
+#include "lib/merge.h"
+#include "lib/pack.h"
+#include "lib/ranklist.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Nesting deeper than this (loops in loops, chunks in chunks) is taken
+ * for a damaged message rather than followed down the stack. */
+#define PACK_MAX_DEPTH 4096
+
+/* ---- writing ------------------------------------------------------------- */
+
+static void pack_ranks(struct tc_strbuf *sb, const struct tc_ranklist *rl)
+{
+	tc_pack_u64(sb, rl->nruns);
+	for (size_t i = 0; i < rl->nruns; i++) {
+		tc_pack_s64(sb, rl->runs[i].start);
+		tc_pack_u64(sb, rl->runs[i].len);
+		tc_pack_s64(sb, rl->runs[i].stride);
+	}
+	tc_pack_u64(sb, rl->count);
+}
+
+static void pack_stat(struct tc_strbuf *sb, const struct tc_rsd_stat *s)
+{
+	tc_pack_u64(sb, s->n);
+	tc_pack_s64(sb, s->min);
+	tc_pack_s64(sb, s->max);
+	tc_pack_f64(sb, s->mean);
+	tc_pack_f64(sb, s->m2);
+}
+
+static bool gval_has_words(uint32_t n)
+{
+	return n > 1 && n != TC_GVAL_ABSENT;
+}
+
+static void pack_val(struct tc_strbuf *sb, const struct tc_gval *v)
+{
+	tc_pack_u64(sb, v->n);
+	tc_pack_s64(sb, v->w);
+	if (gval_has_words(v->n))
+		for (uint32_t i = 0; i < v->n; i++)
+			tc_pack_s64(sb, v->v[i]);
+}
+
+static void pack_seq(struct tc_strbuf *sb, const struct tc_gseq *s)
+{
+	tc_pack_u64(sb, s->n);
+	tc_pack_u64(sb, s->len);
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct tc_gseq_ent *e = &s->e[i];
+		tc_pack_u64(sb, e->reps);
+		tc_pack_u64(sb, e->end);
+		tc_pack_u64(sb, e->chunk != NULL);
+		if (e->chunk)
+			pack_seq(sb, e->chunk);
+		else
+			pack_val(sb, &e->val);
+	}
+}
+
+static void pack_hist(struct tc_strbuf *sb, const struct tc_hist *h)
+{
+	pack_ranks(sb, &h->ranks);
+	tc_pack_u64(sb, h->n);
+	tc_pack_s64(sb, h->min);
+	tc_pack_s64(sb, h->max);
+	tc_pack_s64(sb, h->min_rank);
+	tc_pack_s64(sb, h->max_rank);
+	tc_pack_u64(sb, h->nbins);
+	for (uint32_t i = 0; i < h->nbins; i++) {
+		tc_pack_s64(sb, h->bins[i].lo);
+		tc_pack_s64(sb, h->bins[i].hi);
+		tc_pack_u64(sb, h->bins[i].n);
+		tc_pack_f64(sb, h->bins[i].mean);
+		tc_pack_f64(sb, h->bins[i].m2);
+	}
+}
+
+static void pack_param(struct tc_strbuf *sb, const struct tc_gparam *gp)
+{
+	tc_pack_u64(sb, gp->nvar);
+	for (uint32_t i = 0; i < gp->nvar; i++) {
+		const struct tc_gvar *v = &gp->var[i];
+		pack_ranks(sb, &v->ranks);
+		pack_val(sb, &v->val);
+		tc_pack_u64(sb, v->seq != NULL);
+		if (v->seq)
+			pack_seq(sb, v->seq);
+		tc_pack_u64(sb, v->occ);
+	}
+	tc_pack_u64(sb, gp->hist != NULL);
+	if (gp->hist)
+		pack_hist(sb, gp->hist);
+}
+
+static void pack_node(struct tc_strbuf *sb, const struct tc_gnode *nd)
+{
+	pack_ranks(sb, &nd->ranks);
+	tc_pack_u64(sb, nd->nbody);
+	for (uint32_t i = 0; i < nd->nbody; i++)
+		pack_node(sb, &nd->body[i]);
+	pack_param(sb, &nd->iters);
+	tc_pack_u64(sb, nd->op);
+	tc_pack_u64(sb, nd->stack);
+	tc_pack_u64(sb, nd->p != NULL);
+	for (unsigned p = 0; nd->p && p < TC_GP_N; p++)
+		pack_param(sb, &nd->p[p]);
+	pack_stat(sb, &nd->comp);
+	pack_stat(sb, &nd->comm);
+	tc_pack_u64(sb, nd->ntimes);
+	for (uint32_t i = 0; i < nd->ntimes; i++) {
+		pack_ranks(sb, &nd->times[i].ranks);
+		pack_stat(sb, &nd->times[i].comp);
+		pack_stat(sb, &nd->times[i].comm);
+	}
+	tc_pack_u64(sb, nd->shape);
+	tc_pack_u64(sb, nd->weight);
+	tc_pack_u64(sb, nd->id);
+}
+
+/* A string that may be NULL: a flag, then the bytes. */
+static void pack_opt_str(struct tc_strbuf *sb, const char *s)
+{
+	tc_pack_u64(sb, s != NULL);
+	tc_pack_str(sb, s);
+}
+
+static void pack_comm(struct tc_strbuf *sb, const struct tc_gcomm *c)
+{
+	size_t edges = tc_gcomm_edge_words(c);
+
+	pack_ranks(sb, &c->ranks);
+	tc_pack_u64(sb, c->id);
+	tc_pack_u64(sb, c->parent);
+	tc_pack_u64(sb, c->creator);
+	tc_pack_u64(sb, c->size);
+	tc_pack_u64(sb, c->ndims);
+	for (uint32_t d = 0; d < c->ndims; d++)
+		tc_pack_s64(sb, c->dims[d]);
+	tc_pack_u64(sb, c->periods);
+	tc_pack_u64(sb, c->members != NULL);
+	for (uint32_t i = 0; c->members && i < c->size; i++)
+		tc_pack_s64(sb, c->members[i]);
+	tc_pack_u64(sb, c->graph);
+	tc_pack_u64(sb, c->weighted);
+	tc_pack_u64(sb, c->nin);
+	tc_pack_u64(sb, c->nout);
+	for (size_t i = 0; c->edges && i < edges; i++)
+		tc_pack_s64(sb, c->edges[i]);
+}
+
+void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out)
+{
+	tc_pack_s64(out, g->world_size);
+	tc_pack_u64(out, g->timing);
+	pack_ranks(out, &g->ranks);
+	tc_pack_u64(out, g->n);
+	for (size_t i = 0; i < g->n; i++)
+		pack_node(out, &g->seq[i]);
+	tc_pack_u64(out, g->nsites);
+	for (size_t i = 0; i < g->nsites; i++) {
+		const struct tc_gsite *s = &g->sites[i];
+		tc_pack_u64(out, s->sig);
+		tc_pack_u64(out, s->nframes);
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			pack_opt_str(out, s->frames[k].module);
+			tc_pack_u64(out, s->frames[k].offset);
+			pack_opt_str(out, s->frames[k].symbol);
+		}
+	}
+	tc_pack_str(out, g->mode);
+	tc_pack_str(out, g->variant);
+	tc_pack_f64(out, g->precision);
+	tc_pack_u64(out, g->bins);
+	tc_pack_u64(out, g->events);
+	tc_pack_u64(out, g->leads);
+	tc_pack_u64(out, g->nnodes);
+	tc_pack_u64(out, g->ncomms);
+	for (size_t i = 0; i < g->ncomms; i++) {
+		tc_pack_u64(out, g->comms[i].edges != NULL);
+		pack_comm(out, &g->comms[i]);
+	}
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* Whether n more values of at least one byte each can be in the message. */
+static bool fits(struct tc_unpack *u, size_t n)
+{
+	if (u->bad || n > (size_t)(u->end - u->p))
+		u->bad = true;
+	return !u->bad;
+}
+
+/* An array of n items of size bytes, at least min_bytes each in the
+ * message (so a damaged count asks for nothing huge); NULL for none. */
+static void *unpack_array(struct tc_unpack *u, size_t *n, size_t min_bytes, size_t size)
+{
+	*n = tc_unpack_count(u, min_bytes);
+	return *n ? tc_xcalloc(*n, size) : NULL;
+}
+
+static void unpack_ranks(struct tc_unpack *u, struct tc_ranklist *rl)
+{
+	tc_ranklist_init(rl);
+	rl->runs = unpack_array(u, &rl->nruns, 3, sizeof(*rl->runs));
+	rl->alloc = rl->nruns;
+	for (size_t i = 0; i < rl->nruns; i++) {
+		rl->runs[i].start = (int32_t)tc_unpack_s32(u);
+		rl->runs[i].len = tc_unpack_u32(u);
+		rl->runs[i].stride = tc_unpack_s32(u);
+	}
+	rl->count = tc_unpack_u64(u);
+}
+
+static void unpack_stat(struct tc_unpack *u, struct tc_rsd_stat *s)
+{
+	s->n = tc_unpack_u64(u);
+	s->min = tc_unpack_s64(u);
+	s->max = tc_unpack_s64(u);
+	s->mean = tc_unpack_f64(u);
+	s->m2 = tc_unpack_f64(u);
+}
+
+static void unpack_val(struct tc_unpack *u, struct tc_gval *v)
+{
+	v->n = tc_unpack_u32(u);
+	v->w = tc_unpack_s64(u);
+	v->v = NULL;
+	if (!gval_has_words(v->n))
+		return;
+	if (!fits(u, v->n)) {
+		v->n = TC_GVAL_ABSENT;
+		return;
+	}
+	v->v = tc_xmalloc(tc_st_mult(v->n, sizeof(*v->v)));
+	for (uint32_t i = 0; i < v->n; i++)
+		v->v[i] = tc_unpack_s64(u);
+}
+
+static struct tc_gseq *unpack_seq(struct tc_unpack *u, unsigned depth)
+{
+	struct tc_gseq *s = tc_gseq_new();
+	size_t n;
+
+	if (depth > PACK_MAX_DEPTH)
+		u->bad = true;
+	s->e = unpack_array(u, &n, 4, sizeof(*s->e));
+	s->n = s->alloc = (uint32_t)TC_MIN(n, UINT32_MAX);
+	s->len = tc_unpack_u64(u);
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct tc_gseq_ent *e = &s->e[i];
+		e->reps = tc_unpack_u64(u);
+		e->end = tc_unpack_u64(u);
+		e->val.n = TC_GVAL_ABSENT;
+		if (tc_unpack_u64(u) && !u->bad)
+			e->chunk = unpack_seq(u, depth + 1);
+		else
+			unpack_val(u, &e->val);
+	}
+	return s;
+}
+
+static struct tc_hist *unpack_hist(struct tc_unpack *u)
+{
+	struct tc_hist *h = tc_xcalloc(1, sizeof(*h));
+	size_t n;
+
+	unpack_ranks(u, &h->ranks);
+	h->n = tc_unpack_u64(u);
+	h->min = tc_unpack_s64(u);
+	h->max = tc_unpack_s64(u);
+	h->min_rank = tc_unpack_s32(u);
+	h->max_rank = tc_unpack_s32(u);
+	h->bins = unpack_array(u, &n, 21, sizeof(*h->bins));
+	h->nbins = (uint32_t)TC_MIN(n, UINT32_MAX);
+	for (uint32_t i = 0; i < h->nbins; i++) {
+		h->bins[i].lo = tc_unpack_s64(u);
+		h->bins[i].hi = tc_unpack_s64(u);
+		h->bins[i].n = tc_unpack_u64(u);
+		h->bins[i].mean = tc_unpack_f64(u);
+		h->bins[i].m2 = tc_unpack_f64(u);
+	}
+	return h;
+}
+
+static void unpack_param(struct tc_unpack *u, struct tc_gparam *gp)
+{
+	size_t n;
+
+	memset(gp, 0, sizeof(*gp));
+	gp->var = unpack_array(u, &n, 6, sizeof(*gp->var));
+	gp->nvar = (uint32_t)TC_MIN(n, UINT32_MAX);
+	for (uint32_t i = 0; i < gp->nvar; i++) {
+		struct tc_gvar *v = &gp->var[i];
+		unpack_ranks(u, &v->ranks);
+		unpack_val(u, &v->val);
+		if (tc_unpack_u64(u) && !u->bad)
+			v->seq = unpack_seq(u, 0);
+		v->occ = tc_unpack_u64(u);
+	}
+	if (tc_unpack_u64(u) && !u->bad)
+		gp->hist = unpack_hist(u);
+}
+
+static void unpack_node(struct tc_unpack *u, struct tc_gnode *nd, unsigned depth)
+{
+	size_t n;
+
+	memset(nd, 0, sizeof(*nd));
+	if (depth > PACK_MAX_DEPTH)
+		u->bad = true;
+	unpack_ranks(u, &nd->ranks);
+	nd->body = unpack_array(u, &n, 8, sizeof(*nd->body));
+	nd->nbody = (uint32_t)TC_MIN(n, UINT32_MAX);
+	for (uint32_t i = 0; i < nd->nbody; i++) {
+		if (u->bad) {
+			/* the rest stay empty, as calloc left them */
+			break;
+		}
+		unpack_node(u, &nd->body[i], depth + 1);
+	}
+	unpack_param(u, &nd->iters);
+	nd->op = tc_unpack_u32(u);
+	nd->stack = tc_unpack_u64(u);
+	if (tc_unpack_u64(u) && !u->bad) {
+		nd->p = tc_xcalloc(TC_GP_N, sizeof(*nd->p));
+		for (unsigned p = 0; p < TC_GP_N; p++)
+			unpack_param(u, &nd->p[p]);
+	}
+	unpack_stat(u, &nd->comp);
+	unpack_stat(u, &nd->comm);
+	nd->times = unpack_array(u, &n, 11, sizeof(*nd->times));
+	nd->ntimes = (uint32_t)TC_MIN(n, UINT32_MAX);
+	for (uint32_t i = 0; i < nd->ntimes; i++) {
+		unpack_ranks(u, &nd->times[i].ranks);
+		unpack_stat(u, &nd->times[i].comp);
+		unpack_stat(u, &nd->times[i].comm);
+	}
+	nd->shape = tc_unpack_u64(u);
+	nd->weight = tc_unpack_u64(u);
+	nd->id = tc_unpack_u32(u);
+}
+
+static char *unpack_opt_str(struct tc_unpack *u)
+{
+	bool present = tc_unpack_u64(u) != 0;
+	char *s = tc_unpack_strdup(u);
+
+	if (!present) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Copy a packed string into a fixed buffer (longer ones are damage). */
+static void unpack_name(struct tc_unpack *u, char *dst, size_t size)
+{
+	size_t n;
+	const char *s = tc_unpack_bytes(u, &n);
+
+	if (n >= size) {
+		u->bad = true;
+		n = 0;
+	}
+	memcpy(dst, s ? s : "", n);
+	dst[n] = '\0';
+}
+
+static void unpack_comm(struct tc_unpack *u, struct tc_gcomm *c, bool has_edges)
+{
+	size_t words;
+
+	unpack_ranks(u, &c->ranks);
+	c->id = tc_unpack_u32(u);
+	c->parent = tc_unpack_u32(u);
+	c->creator = tc_unpack_u32(u);
+	c->size = tc_unpack_u32(u);
+	c->ndims = tc_unpack_u32(u);
+	if (c->ndims > 8) {
+		u->bad = true;
+		c->ndims = 0;
+	}
+	for (uint32_t d = 0; d < c->ndims; d++)
+		c->dims[d] = tc_unpack_s32(u);
+	c->periods = tc_unpack_u32(u);
+	if (tc_unpack_u64(u) && fits(u, c->size)) {
+		c->members = tc_xcalloc(c->size ? c->size : 1, sizeof(*c->members));
+		for (uint32_t i = 0; i < c->size; i++)
+			c->members[i] = tc_unpack_s32(u);
+	}
+	c->graph = tc_unpack_u64(u) != 0;
+	c->weighted = tc_unpack_u64(u) != 0;
+	c->nin = tc_unpack_u32(u);
+	c->nout = tc_unpack_u32(u);
+	words = tc_gcomm_edge_words(c);
+	if (!has_edges || !fits(u, words))
+		return;
+	c->edges = tc_xcalloc(words ? words : 1, sizeof(*c->edges));
+	for (size_t i = 0; i < words; i++)
+		c->edges[i] = tc_unpack_s32(u);
+}
+
+struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
+{
+	struct tc_gtrace *g = tc_gtrace_new(0);
+	size_t n;
+
+	g->world_size = tc_unpack_s32(u);
+	g->timing = (enum tc_gtiming)tc_unpack_u32(u);
+	unpack_ranks(u, &g->ranks);
+	g->seq = unpack_array(u, &n, 8, sizeof(*g->seq));
+	g->n = g->alloc = n;
+	for (size_t i = 0; i < g->n && !u->bad; i++)
+		unpack_node(u, &g->seq[i], 0);
+	g->sites = unpack_array(u, &n, 2, sizeof(*g->sites));
+	g->nsites = g->asites = n;
+	for (size_t i = 0; i < g->nsites && !u->bad; i++) {
+		struct tc_gsite *s = &g->sites[i];
+		size_t nf;
+		s->sig = tc_unpack_u64(u);
+		s->frames = unpack_array(u, &nf, 5, sizeof(*s->frames));
+		s->nframes = (uint32_t)TC_MIN(nf, UINT32_MAX);
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			s->frames[k].module = unpack_opt_str(u);
+			s->frames[k].offset = tc_unpack_u64(u);
+			s->frames[k].symbol = unpack_opt_str(u);
+		}
+	}
+	unpack_name(u, g->mode, sizeof(g->mode));
+	unpack_name(u, g->variant, sizeof(g->variant));
+	g->precision = tc_unpack_f64(u);
+	g->bins = tc_unpack_u32(u);
+	g->events = tc_unpack_u64(u);
+	g->leads = tc_unpack_u32(u);
+	g->nnodes = tc_unpack_u64(u);
+	g->comms = unpack_array(u, &n, 14, sizeof(*g->comms));
+	g->ncomms = g->acomms = n;
+	for (size_t i = 0; i < g->ncomms && !u->bad; i++) {
+		bool has_edges = tc_unpack_u64(u) != 0;
+		unpack_comm(u, &g->comms[i], has_edges);
+	}
+	if (u->bad) {
+		tc_gtrace_free(&g);
+		return NULL;
+	}
+	return g;
+}

@@ -164,6 +164,34 @@ void tc_anl_copy_sites(struct tc_gtrace *g, const struct tc_rank_trace *t)
 	}
 }
 
+struct tc_gtrace *tc_anl_none_leaf(struct tc_rank_trace *t, const struct tc_merge_opts *mo,
+				   struct tc_rank_trace **tab)
+{
+	struct tc_gtrace *g = tc_gtrace_from_rsd(t->seq, NULL, t->world_size, t->events, mo);
+
+	tc_anl_copy_sites(g, t);
+	*tab = tc_rank_trace_new(t->rank, t->world_size, NULL);
+	(*tab)->comms = t->comms;
+	(*tab)->ncomms = t->ncomms;
+	(*tab)->acomms = t->acomms;
+	t->comms = NULL;
+	t->ncomms = t->acomms = 0;
+	tc_rank_trace_free(&t);
+	return g;
+}
+
+static const struct tc_none_remote *none_remote;
+
+void tc_anl_set_none_remote(const struct tc_none_remote *r)
+{
+	none_remote = r;
+}
+
+const struct tc_none_remote *tc_anl_none_remote(void)
+{
+	return none_remote;
+}
+
 struct leaf_job {
 	const struct tc_clustering *cl;
 	struct tc_rank_trace *const *traces;

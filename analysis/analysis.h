@@ -72,6 +72,36 @@ void tc_anl_built_release(struct tc_anl_built *b);
 
 /* Copy the frames of a rank's call sites into a global trace. */
 void tc_anl_copy_sites(struct tc_gtrace *g, const struct tc_rank_trace *t);
+/*
+ * --mode none: the leaf of rank trace t (freed) in the global trace of
+ * every rank, its call sites copied; *tab gets a trace holding only t's
+ * communicators (for the global trace's table, added in rank order).
+ */
+struct tc_gtrace *tc_anl_none_leaf(struct tc_rank_trace *t, const struct tc_merge_opts *mo,
+				   struct tc_rank_trace **tab);
+
+/*
+ * Where --mode none's reading and merging run when not in this process
+ * alone: tracecluster-mpi sets one in its first process. run() reads
+ * every file of ts (tc_load_each's contract: stats per file, the error of
+ * the lowest-indexed file that fails), makes each a leaf
+ * (tc_anl_none_leaf, its table into tabs[i]), and returns in *out their
+ * merge in tc_gtrace_merge_tree's order, so the same trace as that
+ * function gives; *merge_s gets the seconds its merging took.
+ */
+struct tc_raw_stats;
+struct tc_rsd_opts;
+struct tc_none_remote {
+	int (*run)(void *self, const struct tc_traceset *ts, struct tc_pool *pool,
+		   const struct tc_rsd_opts *ro, const struct tc_merge_opts *mo,
+		   struct tc_rank_trace **tabs, struct tc_raw_stats *stats,
+		   struct tc_gtrace **out, double *merge_s, struct tc_error *err);
+	void *self;
+};
+void tc_anl_set_none_remote(const struct tc_none_remote *r);
+/* The one set, or NULL. */
+const struct tc_none_remote *tc_anl_none_remote(void);
+
 /* The global trace of each cluster, in cluster order, made on the pool
  * (returns a new array of nclusters): its lead's trace standing for the
  * cluster, and with exact, the parameters of members that differ from the

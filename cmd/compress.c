@@ -149,16 +149,7 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 
 	(void)err;
 	if (c->none) {
-		c->leaves[i] = tc_gtrace_from_rsd(t->seq, NULL, t->world_size, t->events, c->mopts);
-		tc_anl_copy_sites(c->leaves[i], t);
-		/* the communicators kept for the trace's table */
-		c->tabs[i] = tc_rank_trace_new(t->rank, t->world_size, NULL);
-		c->tabs[i]->comms = t->comms;
-		c->tabs[i]->ncomms = t->ncomms;
-		c->tabs[i]->acomms = t->acomms;
-		t->comms = NULL;
-		t->ncomms = t->acomms = 0;
-		tc_rank_trace_free(&t);
+		c->leaves[i] = tc_anl_none_leaf(t, c->mopts, &c->tabs[i]);
 		return 0;
 	}
 	tc_signatures_compute(t, &c->sigs[i]);
@@ -565,6 +556,7 @@ struct compress_run {
 	struct tc_load_shared shared;
 	struct tc_clustering result;
 	struct tc_gtrace *g, **leaves;
+	double t_merge_remote;      /* none: merged while read (tracecluster-mpi) */
 	struct tc_strbuf sb;
 	struct report rep;
 	struct tc_anl_fidelity fid;
@@ -630,7 +622,12 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 	rstats = tc_xcalloc(ts->nfiles + 1, sizeof(*rstats));
 	prog = tc_progress_start("reading", ts->nfiles);
 	ts->progress = tc_progress_counter(prog);
-	if (ca->none || r->lc.traces)
+	if (ca->none && tc_anl_none_remote()) {
+		/* read and merged by the processes that read the files */
+		const struct tc_none_remote *nr = tc_anl_none_remote();
+		rc = nr->run(nr->self, ts, r->pool, &ca->ropts, &ca->mopts, r->lc.tabs, rstats,
+			     &r->g, &r->t_merge_remote, &err);
+	} else if (ca->none || r->lc.traces)
 		rc = tc_load_each(ts, r->pool, &ca->ropts, load_one, &r->lc, rstats, &err);
 	else
 		rc = tc_load_shared(ts, r->pool, &ca->ropts, load_one, &r->lc, rstats, &r->shared,
@@ -662,8 +659,9 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		r->lc.leaves = NULL;
 		r->rep.t_cluster = 0;
 		t0 = now_s();
-		r->g = tc_gtrace_merge_tree(r->leaves, ts->nfiles, r->pool, &ca->mopts);
-		r->rep.t_merge = now_s() - t0;
+		if (!r->g)
+			r->g = tc_gtrace_merge_tree(r->leaves, ts->nfiles, r->pool, &ca->mopts);
+		r->rep.t_merge = r->t_merge_remote + now_s() - t0;
 	} else {
 		struct tc_cluster_input in = { r->lc.sigs, ts->nfiles,
 					       r->lc.traces ? r->lc.traces : r->shared.traces };
@@ -809,7 +807,7 @@ int cmd_compress(int argc, char **argv)
 	ca.copts.pool = r.pool;
 	rc = TC_EXIT_FAIL;
 	if (!load_set(&ca, &r)) {
-		r.rep.t_load = now_s() - t0;
+		r.rep.t_load = now_s() - t0 - r.t_merge_remote;
 		if (!build(&ca, &r) && !write_trace(&ca, &r)) {
 			print_report(&ca, &r.rep);
 			rc = TC_EXIT_OK;

@@ -108,6 +108,49 @@ same() {
 	cmp s.json m.json
 }
 
+@test "compress --mode none: merged in the radix tree across processes, the same trace for N = 1 to 5" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR n o
+	tracecluster -j1 compress -q -m none "$d/sten" -o ref.tct
+	for n in 1 2 3 4 5; do
+		tm "$n" -j 2 compress -q -m none "$d/sten" -o "m$n.tct"
+		cmp ref.tct "m$n.tct"
+	done
+	# lossy merges (histograms), other timing, every serialisation
+	for o in "--precision 80 --bins 4" "--timing rank --json" "--timing none --text"; do
+		tracecluster compress -q -m none $o "$d/mw" -o s.out
+		tm 3 compress -q -m none $o "$d/mw" -o m.out
+		cmp s.out m.out
+	done
+	# fewer files than processes: empty shares, the root handed to process 0
+	tracecluster synth -q -p stencil1d -n 3 --iters 5 -o ring3
+	tracecluster compress -q -m none ring3 -o s3.tct
+	tm 5 compress -q -m none ring3 -o m3.tct
+	cmp s3.tct m3.tct
+	# the report but its times
+	tracecluster compress -m none --report-json "$d/ft" -o r.tct 2>&1 |
+		sed 's/"seconds":{[^}]*}//' >s.rep
+	mv r.tct s.tct
+	tm 4 compress -m none --report-json "$d/ft" -o r.tct 2>&1 | sed 's/"seconds":{[^}]*}//' >m.rep
+	grep -q '"mode":"none"' s.rep
+	cmp s.rep m.rep
+	cmp s.tct r.tct
+}
+
+@test "compress --mode none over MPI: the communicator tables of real programs" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR s n
+	[ -d "$d/halo" ] && [ -d "$d/split" ] || skip "the capture shim or its test programs are not built"
+	for s in halo split; do
+		tracecluster compress -q -m none --text "$d/$s" -o "s-$s.tct"
+		grep -q '^comm' "s-$s.tct" || [ "$s" = halo ]
+		for n in 2 3; do
+			tm "$n" compress -q -m none --text "$d/$s" -o "m-$s.tct"
+			cmp "s-$s.tct" "m-$s.tct"
+		done
+	done
+}
+
 @test "cluster, signatures, info, accuracy: the same output on 2 and 4 processes" {
 	need_mpi
 	local d=$BATS_FILE_TMPDIR n
@@ -163,6 +206,9 @@ same() {
 	same 4 compress -q bad -o m.tct
 	grep -q 'rank-00010.tcr' m.err
 	same 3 cluster bad
+	same 4 compress -q -m none bad -o m.tct
+	grep -q 'rank-00010.tcr' m.err
+	[ ! -e m.tct ]
 	same 4 info bad
 	same 2 info --salvage bad
 	# a damaged header, read by the process whose share holds it when

@@ -26,6 +26,8 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/mpi/tcmpi.h"
+#include "analysis/analysis.h"
 #include "formats/load.h"
 #include "formats/raw.h"
 #include "formats/traceset.h"
@@ -45,24 +47,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2, REQ_HEADERS = 3 };
-enum { TAG_FILES = 1, TAG_CHUNK = 2, TAG_STATS = 3, TAG_HEADERS = 4 };
-
 /* Files per chunk message (fewer when a share is small); statistics are
  * smaller than traces and go in bigger chunks. */
 #define CHUNK_FILES 64
 #define STATS_CHUNK_FILES 4096
 #define HEADER_CHUNK_FILES 8192
 
-struct req {
-	uint64_t type;
-	uint64_t threads;       /* of process 0's pool */
-	uint64_t window, match; /* struct tc_rsd_opts */
-	uint64_t flags;         /* the set's read flags (salvage) */
-	uint64_t stats;         /* per-file read statistics wanted */
-};
-
-static int world_rank, world_size;
+int tcmpi_rank, tcmpi_size;
 static pthread_t main_thread;
 
 static const char usage[] =
@@ -75,28 +66,21 @@ static const char usage[] =
 	"on a file system all processes see. Commands and options: tracecluster(1);\n"
 	"this program: tracecluster-mpi(1).\n";
 
-static void fatal_mpi(int rc, const char *what)
+void tcmpi_fatal(int rc, const char *what)
 {
 	char msg[MPI_MAX_ERROR_STRING];
 	int len = 0;
 
 	MPI_Error_string(rc, msg, &len);
-	fprintf(stderr, "tracecluster-mpi: process %d: %s: %s\n", world_rank, what, msg);
+	fprintf(stderr, "tracecluster-mpi: process %d: %s: %s\n", tcmpi_rank, what, msg);
 	MPI_Abort(MPI_COMM_WORLD, 70);
 }
 
-#define MPI_CHECK(call, what)                            \
-	do {                                             \
-		int rc_ = (call);                        \
-		if (rc_ != MPI_SUCCESS)                  \
-			fatal_mpi(rc_, what);            \
-	} while (0)
-
 /* Share p of n files: [*lo, *hi). */
-static void share(size_t n, int p, size_t *lo, size_t *hi)
+void tcmpi_share(size_t n, int p, size_t *lo, size_t *hi)
 {
-	*lo = (size_t)((unsigned __int128)n * (unsigned)p / (unsigned)world_size);
-	*hi = (size_t)((unsigned __int128)n * (unsigned)(p + 1) / (unsigned)world_size);
+	*lo = (size_t)((unsigned __int128)n * (unsigned)p / (unsigned)tcmpi_size);
+	*hi = (size_t)((unsigned __int128)n * (unsigned)(p + 1) / (unsigned)tcmpi_size);
 }
 
 static size_t chunk_files(size_t nshare)
@@ -106,7 +90,7 @@ static size_t chunk_files(size_t nshare)
 	return c < 1 ? 1 : c > CHUNK_FILES ? CHUNK_FILES : c;
 }
 
-static void pack_error(struct tc_strbuf *sb, const struct tc_error *e)
+void tcmpi_pack_error(struct tc_strbuf *sb, const struct tc_error *e)
 {
 	tc_pack_s64(sb, e->code);
 	tc_pack_s64(sb, e->sys);
@@ -115,7 +99,7 @@ static void pack_error(struct tc_strbuf *sb, const struct tc_error *e)
 	tc_pack_str(sb, e->msg);
 }
 
-static void unpack_error(struct tc_unpack *u, struct tc_error *e)
+void tcmpi_unpack_error(struct tc_unpack *u, struct tc_error *e)
 {
 	size_t n;
 	const char *p;
@@ -183,7 +167,7 @@ static void read_chunk(const struct tc_traceset *ts, size_t first, size_t n, siz
 			k++;
 		tc_pack_u64(out, lo + k + 1);
 		tc_pack_s64(out, rc);
-		pack_error(out, &err);
+		tcmpi_pack_error(out, &err);
 	} else {
 		tc_pack_u64(out, 0);
 	}
@@ -202,21 +186,14 @@ static void read_chunk(const struct tc_traceset *ts, size_t first, size_t n, siz
 
 /* ---- process 0: the remote each() of formats/load.h --------------------- */
 
-/* The failure with the lowest file index, as the single process reports. */
-struct first_fail {
-	size_t index;           /* SIZE_MAX: none */
-	int rc;
-	struct tc_error err;
-};
-
-static void fail_init(struct first_fail *f)
+void tcmpi_fail_init(struct tcmpi_fail *f)
 {
 	f->index = SIZE_MAX;
 	f->rc = 0;
 	tc_error_clear(&f->err);
 }
 
-static void fail_note(struct first_fail *f, size_t i, int rc, const struct tc_error *e)
+void tcmpi_fail_note(struct tcmpi_fail *f, size_t i, int rc, const struct tc_error *e)
 {
 	if (i < f->index) {
 		f->index = i;
@@ -226,17 +203,17 @@ static void fail_note(struct first_fail *f, size_t i, int rc, const struct tc_er
 }
 
 /* A failure in a message: its code and error (lib/pack.h) for file i. */
-static void fail_unpack(struct first_fail *f, struct tc_unpack *u, size_t i)
+void tcmpi_fail_unpack(struct tcmpi_fail *f, struct tc_unpack *u, size_t i)
 {
 	struct tc_error e;
 	int rc = (int)tc_unpack_s64(u);
 
-	unpack_error(u, &e);
-	fail_note(f, i, rc ? rc : TC_ERR, &e);
+	tcmpi_unpack_error(u, &e);
+	tcmpi_fail_note(f, i, rc ? rc : TC_ERR, &e);
 }
 
 /* 0, or the failure's code with *err filled. */
-static int fail_result(const struct first_fail *f, struct tc_error *err)
+int tcmpi_fail_result(const struct tcmpi_fail *f, struct tc_error *err)
 {
 	if (f->index == SIZE_MAX)
 		return 0;
@@ -256,13 +233,13 @@ struct recv_job {
 	size_t *tlen;
 	/* the failure with the lowest file index */
 	pthread_mutex_t lock;
-	struct first_fail fail;
+	struct tcmpi_fail fail;
 };
 
 static void note_failure(struct recv_job *j, size_t i, int rc, const struct tc_error *e)
 {
 	pthread_mutex_lock(&j->lock);
-	fail_note(&j->fail, i, rc, e);
+	tcmpi_fail_note(&j->fail, i, rc, e);
 	pthread_mutex_unlock(&j->lock);
 }
 
@@ -306,7 +283,7 @@ static size_t give_chunk(struct recv_job *j, struct tc_pool *pool, const void *m
 	failed = tc_unpack_u64(&u);
 	if (failed) {
 		pthread_mutex_lock(&j->lock);
-		fail_unpack(&j->fail, &u, failed - 1);
+		tcmpi_fail_unpack(&j->fail, &u, failed - 1);
 		pthread_mutex_unlock(&j->lock);
 	}
 	if (u.bad || j->lo > j->ts->nfiles || j->n > j->ts->nfiles - j->lo) {
@@ -340,7 +317,7 @@ static size_t give_chunk(struct recv_job *j, struct tc_pool *pool, const void *m
 /* The next message with tag from source (MPI_ANY_SOURCE: any), waiting
  * for one when wait; a new buffer and its length, or NULL when none was
  * there. */
-static char *recv_msg(int source, int tag, bool wait, size_t *len)
+char *tcmpi_recv(int source, int tag, bool wait, size_t *len)
 {
 	MPI_Status st;
 	int flag = 1, count;
@@ -365,7 +342,7 @@ static char *recv_msg(int source, int tag, bool wait, size_t *len)
 static size_t recv_chunk(struct recv_job *j, struct tc_pool *pool, bool wait)
 {
 	size_t len, n;
-	char *buf = recv_msg(MPI_ANY_SOURCE, TAG_CHUNK, wait, &len);
+	char *buf = tcmpi_recv(MPI_ANY_SOURCE, TAG_CHUNK, wait, &len);
 
 	if (!buf)
 		return 0;
@@ -418,9 +395,9 @@ static void send_shares(const struct tc_traceset *ts)
 {
 	struct tc_strbuf sb = TC_STRBUF_INIT;
 
-	for (int p = 1; p < world_size; p++) {
+	for (int p = 1; p < tcmpi_size; p++) {
 		size_t lo, hi;
-		share(ts->nfiles, p, &lo, &hi);
+		tcmpi_share(ts->nfiles, p, &lo, &hi);
 		tc_strbuf_reset(&sb);
 		tc_pack_u64(&sb, lo);
 		tc_pack_u64(&sb, hi - lo);
@@ -443,18 +420,18 @@ static void send_shares(const struct tc_traceset *ts)
 }
 
 /* Tell the other processes what to read and which files each reads. */
-static void start_request(struct req *rq, const struct tc_traceset *ts)
+void tcmpi_start(struct req *rq, const struct tc_traceset *ts)
 {
 	MPI_CHECK(MPI_Bcast(rq, sizeof(*rq), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcast request");
 	send_shares(ts);
 }
 
 /* Chunk messages too large for one MPI message are refused. */
-static void check_size(const struct tc_strbuf *sb)
+void tcmpi_check_size(const struct tc_strbuf *sb)
 {
 	if (sb->len > INT_MAX) {
 		fprintf(stderr, "tracecluster-mpi: process %d: a chunk of traces over 2 GiB\n",
-			world_rank);
+			tcmpi_rank);
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
 }
@@ -470,7 +447,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 
 	(void)self;
 	/* only the main thread talks MPI (MPI_THREAD_FUNNELED) */
-	if (world_size == 1 || !pthread_equal(pthread_self(), main_thread))
+	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), main_thread))
 		return tc_load_each_local(ts, pool, opts, fn, ctx, stats, err);
 	if (opts)
 		ro = *opts;
@@ -481,7 +458,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	rq.match = (uint64_t)ro.match;
 	rq.flags = ts->flags;
 	rq.stats = stats != NULL;
-	start_request(&rq, ts);
+	tcmpi_start(&rq, ts);
 
 	memset(&j, 0, sizeof(j));
 	j.ts = ts;
@@ -489,10 +466,10 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	j.ctx = ctx;
 	j.stats = stats;
 	pthread_mutex_init(&j.lock, NULL);
-	fail_init(&j.fail);
+	tcmpi_fail_init(&j.fail);
 	if (stats)
 		memset(stats, 0, ts->nfiles * sizeof(*stats));
-	share(ts->nfiles, 0, &lo, &hi);
+	tcmpi_share(ts->nfiles, 0, &lo, &hi);
 	left = ts->nfiles - (hi - lo);
 	step = chunk_files(hi - lo);
 	/* the own share a chunk at a time, taking what arrived in between */
@@ -508,19 +485,19 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 	while (left)
 		left -= recv_chunk(&j, pool, true);
 	pthread_mutex_destroy(&j.lock);
-	return fail_result(&j.fail, err);
+	return tcmpi_fail_result(&j.fail, err);
 }
 
 /* ---- the other processes ------------------------------------------------- */
 
 /* This process's share of the set as process 0 sent it: the files in ts
- * (a view holding only them; free with free_share), their first index in
+ * (a view holding only them; free with tcmpi_free_share), their first index in
  * the whole set returned. */
-static size_t recv_share(struct tc_traceset *ts)
+size_t tcmpi_recv_share(struct tc_traceset *ts)
 {
 	struct tc_unpack u;
 	size_t lo, n, len;
-	char *buf = recv_msg(0, TAG_FILES, true, &len);
+	char *buf = tcmpi_recv(0, TAG_FILES, true, &len);
 
 	tc_unpack_init(&u, buf, len);
 	memset(ts, 0, sizeof(*ts));
@@ -538,13 +515,13 @@ static size_t recv_share(struct tc_traceset *ts)
 	ts->nfiles = n;
 	free(buf);
 	if (!tc_unpack_done(&u)) {
-		fprintf(stderr, "tracecluster-mpi: process %d: a damaged file list\n", world_rank);
+		fprintf(stderr, "tracecluster-mpi: process %d: a damaged file list\n", tcmpi_rank);
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
 	return lo;
 }
 
-static void free_share(struct tc_traceset *ts)
+void tcmpi_free_share(struct tc_traceset *ts)
 {
 	for (size_t i = 0; i < ts->nfiles; i++)
 		free(ts->files[i].path);
@@ -562,21 +539,21 @@ static void serve_load(const struct req *rq)
 	MPI_Request sent[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
 	size_t lo, n, step;
 
-	lo = recv_share(&ts);
+	lo = tcmpi_recv_share(&ts);
 	n = ts.nfiles;
 	step = chunk_files(n);
 	for (size_t c = 0, k = 0; c < n; c += step, k ^= 1) {
 		size_t m = TC_MIN(step, n - c);
 		MPI_CHECK(MPI_Wait(&sent[k], MPI_STATUS_IGNORE), "send chunk");
 		read_chunk(&ts, c, m, lo + c, pool, &ro, rq->stats != 0, &msg[k]);
-		check_size(&msg[k]);
+		tcmpi_check_size(&msg[k]);
 		MPI_CHECK(MPI_Isend(msg[k].buf, (int)msg[k].len, MPI_BYTE, 0, TAG_CHUNK,
 				    MPI_COMM_WORLD, &sent[k]), "send chunk");
 	}
 	MPI_CHECK(MPI_Waitall(2, sent, MPI_STATUSES_IGNORE), "send chunk");
 	tc_strbuf_release(&msg[0]);
 	tc_strbuf_release(&msg[1]);
-	free_share(&ts);
+	tcmpi_free_share(&ts);
 	tc_pool_free(pool);
 }
 
@@ -634,7 +611,7 @@ static bool pack_chunk_head(struct tc_strbuf *sb, size_t lo, size_t n, int rc, s
 	tc_pack_u64(sb, rc ? lo + bad + 1 : 0);
 	if (rc) {
 		tc_pack_s64(sb, rc);
-		pack_error(sb, err);
+		tcmpi_pack_error(sb, err);
 	}
 	return rc != 0;
 }
@@ -659,7 +636,7 @@ static void pack_stats(struct tc_strbuf *sb, size_t lo, size_t n, const struct t
 struct stats_job {
 	const struct tc_traceset *ts;
 	struct tc_file_stats *st;
-	struct first_fail fail;
+	struct tcmpi_fail fail;
 };
 
 /* Take one statistics chunk message; returns its file count. */
@@ -677,7 +654,7 @@ static size_t give_stats(struct stats_job *j, const void *msg, size_t len)
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
 	if (failed) {
-		fail_unpack(&j->fail, &u, failed - 1);
+		tcmpi_fail_unpack(&j->fail, &u, failed - 1);
 		return n;
 	}
 	for (size_t k = 0; k < n && !u.bad; k++) {
@@ -715,7 +692,7 @@ static size_t give_stats(struct stats_job *j, const void *msg, size_t len)
 static size_t recv_stats(struct stats_job *j, bool wait)
 {
 	size_t len, n;
-	char *buf = recv_msg(MPI_ANY_SOURCE, TAG_STATS, wait, &len);
+	char *buf = tcmpi_recv(MPI_ANY_SOURCE, TAG_STATS, wait, &len);
 
 	if (!buf)
 		return 0;
@@ -732,24 +709,24 @@ static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool
 	size_t lo, hi, left;
 
 	(void)self;
-	if (world_size == 1 || !pthread_equal(pthread_self(), main_thread))
+	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), main_thread))
 		return tc_traceset_stats_local(ts, pool, st, err);
 	memset(&rq, 0, sizeof(rq));
 	rq.type = REQ_STATS;
 	rq.threads = tc_pool_threads(pool);
-	start_request(&rq, ts);
+	tcmpi_start(&rq, ts);
 	memset(&j, 0, sizeof(j));
 	j.ts = ts;
 	j.st = st;
-	fail_init(&j.fail);
-	share(ts->nfiles, 0, &lo, &hi);
+	tcmpi_fail_init(&j.fail);
+	tcmpi_share(ts->nfiles, 0, &lo, &hi);
 	left = ts->nfiles - (hi - lo);
 	for (size_t c = lo; c < hi; c += STATS_CHUNK_FILES) {
 		size_t n = TC_MIN((size_t)STATS_CHUNK_FILES, hi - c), bad;
 		struct tc_error e;
 		int rc = stats_range(ts, c, n, true, pool, st + c, &bad, &e);
 		if (rc)
-			fail_note(&j.fail, c + bad, rc, &e);
+			tcmpi_fail_note(&j.fail, c + bad, rc, &e);
 		while (left) {
 			size_t got = recv_stats(&j, false);
 			if (!got)
@@ -759,7 +736,7 @@ static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool
 	}
 	while (left)
 		left -= recv_stats(&j, true);
-	return fail_result(&j.fail, err);
+	return tcmpi_fail_result(&j.fail, err);
 }
 
 /* Statistics of files [c, c + n) of a share (lo: c's index in the set). */
@@ -787,17 +764,17 @@ static void serve_chunks(const struct req *rq, size_t step, int tag, chunk_fn fn
 	struct tc_traceset ts;
 	struct tc_pool *pool = tc_pool_new((unsigned)rq->threads);
 	struct tc_strbuf msg = TC_STRBUF_INIT;
-	size_t lo = recv_share(&ts);
+	size_t lo = tcmpi_recv_share(&ts);
 
 	for (size_t c = 0; c < ts.nfiles; c += step) {
 		size_t n = TC_MIN(step, ts.nfiles - c);
 		fn(&ts, c, n, lo + c, pool, &msg);
-		check_size(&msg);
+		tcmpi_check_size(&msg);
 		MPI_CHECK(MPI_Send(msg.buf, (int)msg.len, MPI_BYTE, 0, tag, MPI_COMM_WORLD),
 			  "send a chunk");
 	}
 	tc_strbuf_release(&msg);
-	free_share(&ts);
+	tcmpi_free_share(&ts);
 	tc_pool_free(pool);
 }
 
@@ -838,7 +815,7 @@ static size_t give_headers(struct tc_traceset *ts, struct stats_job *j, const vo
 	if (u.bad || lo > ts->nfiles || n > ts->nfiles - lo)
 		goto bad;
 	if (failed) {
-		fail_unpack(&j->fail, &u, failed - 1);
+		tcmpi_fail_unpack(&j->fail, &u, failed - 1);
 		return n;
 	}
 	for (size_t k = 0; k < n && !u.bad; k++) {
@@ -882,28 +859,28 @@ static int remote_headers(void *self, struct tc_traceset *ts, struct tc_pool *po
 	int rc;
 
 	(void)self;
-	if (world_size == 1 || !pthread_equal(pthread_self(), main_thread))
+	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), main_thread))
 		return tc_traceset_headers_local(ts, 0, ts->nfiles, pool, NULL, err);
 	memset(&rq, 0, sizeof(rq));
 	rq.type = REQ_HEADERS;
 	rq.threads = tc_pool_threads(pool);
-	start_request(&rq, ts);
+	tcmpi_start(&rq, ts);
 	memset(&j, 0, sizeof(j));
 	j.ts = ts;
-	fail_init(&j.fail);
-	share(ts->nfiles, 0, &lo, &hi);
+	tcmpi_fail_init(&j.fail);
+	tcmpi_share(ts->nfiles, 0, &lo, &hi);
 	tc_error_clear(&e);
 	rc = tc_traceset_headers_local(ts, lo, hi - lo, pool, &bad, &e);
 	if (rc)
-		fail_note(&j.fail, lo + bad, rc, &e);
+		tcmpi_fail_note(&j.fail, lo + bad, rc, &e);
 	left = ts->nfiles - (hi - lo);
 	while (left) {
 		size_t len;
-		char *buf = recv_msg(MPI_ANY_SOURCE, TAG_HEADERS, true, &len);
+		char *buf = tcmpi_recv(MPI_ANY_SOURCE, TAG_HEADERS, true, &len);
 		left -= give_headers(ts, &j, buf, len);
 		free(buf);
 	}
-	return fail_result(&j.fail, err);
+	return tcmpi_fail_result(&j.fail, err);
 }
 
 /* Headers of files [c, c + n) of a share (lo: c's index in the set). */
@@ -933,6 +910,8 @@ static void serve(void)
 			serve_chunks(&rq, STATS_CHUNK_FILES, TAG_STATS, stats_chunk);
 		else if (rq.type == REQ_HEADERS)
 			serve_chunks(&rq, HEADER_CHUNK_FILES, TAG_HEADERS, headers_chunk);
+		else if (rq.type == REQ_NONE)
+			tcmpi_serve_none(&rq);
 	}
 }
 
@@ -952,15 +931,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracecluster-mpi: the MPI library cannot run threads beside MPI\n");
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
-	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+	MPI_Comm_rank(MPI_COMM_WORLD, &tcmpi_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &tcmpi_size);
 	main_thread = pthread_self();
-	if (world_rank == 0) {
+	if (tcmpi_rank == 0) {
 		struct req quit;
 		tc_load_set_remote(&remote);
 		tc_traceset_set_stats_remote(&sremote);
 		tc_traceset_set_headers_remote(&hremote);
+		if (tcmpi_size > 1)
+			tc_anl_set_none_remote(&tcmpi_none_remote);
 		rc = tc_main(argc, argv);
+		tc_anl_set_none_remote(NULL);
 		tc_load_set_remote(NULL);
 		tc_traceset_set_stats_remote(NULL);
 		tc_traceset_set_headers_remote(NULL);

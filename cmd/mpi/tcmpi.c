@@ -23,6 +23,10 @@
  * (its traces, per-file read statistics, and the chunk's first error if a
  * file failed) as one message, at most two in flight while it reads the
  * next. A quit request ends the other processes' loop.
+ *
+ * compress --mode none goes further (tcmpi_none.c): the processes merge
+ * the global trace themselves, in the radix tree, and send process 0 only
+ * the communicator tables.
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"

@@ -580,8 +580,9 @@ TC_ONLINE_API int tracecluster_online_start(const struct tc_online_args *a,
 /* ---- MPI_Finalize ---------------------------------------------------------------- */
 
 /* Rank 0: the call sites of the ranks whose events went into the trace
- * (their tables hold the symbols the shim added at the end). */
-static bool gather_sites(struct cham *c)
+ * (their tables hold the symbols the shim added at the end); every rank
+ * learns whether its events did (*needed_out). */
+static bool gather_sites(struct cham *c, unsigned char *needed_out)
 {
 	struct tc_strbuf sb = TC_STRBUF_INIT;
 	struct tc_online_bytes b;
@@ -589,6 +590,7 @@ static bool gather_sites(struct cham *c)
 	bool ok = true;
 
 	PMPI_Scatter(c->needed, 1, MPI_BYTE, &needed, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
+	*needed_out = needed;
 	if (needed)
 		tc_rank_trace_pack(c->t, &sb);
 	ok = tc_online_gather(&c->a, &sb, &b);
@@ -669,7 +671,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 	const char *keep = a->keep && *a->keep ? a->keep : "leads";
 	char path[PATH_MAX];
 	struct totals tt;
-	uint64_t mm[2], bytes = 0, mine[4];
+	uint64_t mm[4], bytes = 0, mine[4];
 	double dd[2];
 	unsigned char needed = 0;
 	struct stat sbuf;
@@ -686,12 +688,21 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 				      c->why);
 		goto out;
 	}
-	/* the events after the last marker invocation */
-	feed_part(c);
+	/* one reduction for what every rank must agree on: the same marker
+	 * count, every rank traced to the end, and whether any has events
+	 * not yet merged (in the partial trace, or since the last marker) */
 	mm[0] = c->markers;
 	mm[1] = ~c->markers;
-	PMPI_Allreduce(MPI_IN_PLACE, mm, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-	if (mm[0] != ~mm[1] || !tc_online_all(a->traced)) {
+	mm[2] = !a->traced;
+	mm[3] = !c->clustered || c->part_events > 0 || c->ival_events > 0;
+	PMPI_Allreduce(MPI_IN_PLACE, mm, 4, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	/* every rank has arrived: what follows is the time the mode adds to
+	 * MPI_Finalize (before, the ranks wait for each other, as
+	 * MPI_Finalize makes them anyway) */
+	t0 = tc_online_now();
+	/* the events after the last marker invocation */
+	feed_part(c);
+	if (mm[0] != ~mm[1] || mm[2]) {
 		if (a->rank == 0)
 			tc_online_say(a, "%s; the raw files stay",
 				      mm[0] != ~mm[1] ? "the ranks called the marker unequally often"
@@ -700,9 +711,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 	}
 	/* MPI_Finalize: re-cluster over the last events and merge them */
 	{
-		int pending = !c->clustered || c->part_events > 0;
-		PMPI_Allreduce(MPI_IN_PLACE, &pending, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-		if (pending) {
+		if (mm[3]) {
 			recluster(c);
 			c->st.final_clustering = true;
 			if (!flush(c)) {
@@ -716,7 +725,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 	if (a->rank == 0)
 		for (int r = 0; r < a->size; r++)
 			c->st.needed += c->needed[r];
-	ok = gather_sites(c);
+	ok = gather_sites(c, &needed);
 	if (ok && a->rank == 0)
 		ok = tc_online_write_global(&c->a, c->online, "chameleon", &c->mopts, &bytes);
 	if (!tc_online_all(ok)) {
@@ -726,7 +735,6 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 	}
 	/* the raw files the mode does not need go: KEEP=leads keeps the ranks
 	 * whose events went into the global trace */
-	PMPI_Scatter(c->needed, 1, MPI_BYTE, &needed, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
 	remove_it = !strcmp(keep, "none") || (!strcmp(keep, "leads") && !needed);
 	mine[0] = c->events;
 	mine[1] = c->withheld;

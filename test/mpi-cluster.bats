@@ -209,6 +209,11 @@ same() {
 	same 4 compress -q -m none bad -o m.tct
 	grep -q 'rank-00010.tcr' m.err
 	[ ! -e m.tct ]
+	# salvaged: the same warnings, and the same trace
+	tracecluster compress -q -m none --salvage bad -o s-salv.tct
+	same 4 compress -m none --salvage bad -o m.tct
+	grep -q 'salvaged' m.err
+	cmp s-salv.tct m.tct
 	same 4 info bad
 	same 2 info --salvage bad
 	# a damaged header, read by the process whose share holds it when

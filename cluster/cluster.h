@@ -468,4 +468,48 @@ size_t tc_kfarthest_node(const struct tc_cluster_metric *mt,
 size_t tc_pam_node(const struct tc_cluster_metric *mt, const struct tc_signatures *const *sig,
 		   const uint64_t *w, size_t m, size_t k, uint64_t seed, uint32_t *rep);
 
+
+/* ---- radix-tree reductions in parts (tracecluster-mpi) ------------------ */
+
+/*
+ * The clustering modes reduce their signatures over radix trees
+ * (dissertation §3.1-3.2, ACURDION Alg. 5; cluster/tree.c). A remote set
+ * here may run the subtrees under some depth elsewhere: it is called
+ * (from the thread that runs the mode) with each reduction and returns
+ * the depth d >= 1 once the lists of the nodes at depth d and every head
+ * change below them are in r (tc_reduction_take_part), or 0 to leave the
+ * whole reduction to the caller. The caller then runs the levels above
+ * d. Every node runs the same code on the same inputs wherever it runs,
+ * so the clustering is the same.
+ */
+struct tc_reduction;
+struct tc_strbuf;
+struct tc_unpack;
+struct tc_reduce_remote {
+	unsigned (*run)(void *self, struct tc_reduction *r);
+	void *self;
+};
+void tc_cluster_set_reduce_remote(const struct tc_reduce_remote *rr);
+/* Positions (ranks) of the reduction, and the threads of its caller
+ * (NULL: none). */
+size_t tc_reduction_size(const struct tc_reduction *r);
+struct tc_pool *tc_reduction_pool(const struct tc_reduction *r);
+/* The smallest depth with at least want nodes, and their number in
+ * *nroots; 0 when the forest is shallower. */
+unsigned tc_reduction_plan(const struct tc_reduction *r, size_t want, size_t *nroots);
+/* The reduction's inputs as bytes (lib/pack.h; both ends run one build)
+ * and back: NULL when damaged. An unpacked one is freed with
+ * tc_reduction_free. */
+void tc_reduction_pack(const struct tc_reduction *r, struct tc_strbuf *out);
+struct tc_reduction *tc_reduction_unpack(struct tc_unpack *u);
+void tc_reduction_free(struct tc_reduction **r);
+/* Run the subtrees under the depth-d nodes [r0, r1) (numbered in
+ * position order) on pool and pack their results: the nodes' lists and
+ * the head changes of their members. */
+void tc_reduction_run_part(struct tc_reduction *r, unsigned d, size_t r0, size_t r1,
+			   struct tc_pool *pool, struct tc_strbuf *out);
+/* Take such results into r; false when the message does not fit. */
+bool tc_reduction_take_part(struct tc_reduction *r, unsigned d, size_t r0, size_t r1,
+			    struct tc_unpack *u);
+
 #endif

@@ -114,6 +114,49 @@ void tc_k_reduce(const struct tc_forest *f, const struct tc_cluster_metric *mt,
 		 const struct tc_cluster_input *in, const uint32_t *k, bool pam,
 		 const struct tc_cluster_opts *o, uint32_t *head);
 
+/* ---- reductions run in parts (remote.c; tracecluster-mpi) -------------- */
+
+/*
+ * One radix-tree reduction, what its nodes read and what they write:
+ * everything a process needs to run some subtrees of it
+ * (tc_reduction_run_part in cluster.h) and to take others' results.
+ */
+enum { TC_RED_EXACT = 1, TC_RED_K = 2 };
+struct tc_reduction {
+	int kind;
+	const struct tc_forest *f;
+	struct tc_tlist *lists;       /* per position */
+	uint32_t *head;               /* per input index (f->n of them) */
+	struct tc_pool *pool;         /* the caller's threads (may be NULL) */
+	const struct tc_exact_spec *exact;  /* TC_RED_EXACT */
+	const struct tc_cluster_metric *mt; /* TC_RED_K (kmodes.c) */
+	const struct tc_signatures *sigs;
+	const uint32_t *k;            /* per tree */
+	bool pam;
+	uint64_t seed;
+	/* what an unpacked one owns */
+	bool owned;
+	struct tc_forest own_f;
+	uint32_t *own_idx;
+	size_t *own_off;
+	struct tc_exact_spec own_exact;
+	uint64_t *own_keys, *own_count;
+	struct tc_cluster_metric own_mt;
+	struct tc_signatures *own_sigs;
+	uint32_t *own_k;
+};
+/* Hand the levels below some depth to the remote (tc_reduce_remote) if
+ * one is set: returns that depth once their results are in r, 0 when
+ * every level is the caller's. */
+unsigned tc_reduction_remote(struct tc_reduction *r);
+/* Run fn on the positions above depth d (all when d is 0), bottom-up. */
+void tc_forest_run_above(const struct tc_forest *f, unsigned d, struct tc_pool *pool,
+			 tc_forest_fn fn, void *ctx);
+/* The node function of each kind over the positions of view (f with a
+ * subset of its levels): tree.c and kmodes.c. */
+void tc_exact_run(struct tc_reduction *r, const struct tc_forest *view, struct tc_pool *pool);
+void tc_k_run(struct tc_reduction *r, const struct tc_forest *view, struct tc_pool *pool);
+
 /* ---- results (cluster.c) ------------------------------------------------ */
 
 /*

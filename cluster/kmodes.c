@@ -572,16 +572,38 @@ static void k_node(const struct tc_forest *f, size_t pos, void *p)
 	}
 }
 
+void tc_k_run(struct tc_reduction *r, const struct tc_forest *view, struct tc_pool *pool)
+{
+	struct kjob job = { r->mt, r->sigs, r->k, r->pam, r->seed, r->lists, r->head };
+
+	tc_forest_run(view, pool, k_node, &job);
+}
+
 void tc_k_reduce(const struct tc_forest *f, const struct tc_cluster_metric *mt,
 		 const struct tc_cluster_input *in, const uint32_t *k, bool pam,
 		 const struct tc_cluster_opts *o, uint32_t *head)
 {
 	struct kjob job = { mt, in->sigs, k, pam, o->seed, NULL, head };
+	struct tc_reduction red;
+	unsigned d;
 
 	job.lists = tc_xcalloc(f->n ? f->n : 1, sizeof(*job.lists));
 	for (size_t p = 0; p < f->n; p++)
 		head[f->idx[p]] = f->idx[p];
-	tc_forest_run(f, o->pool, k_node, &job);
+	/* the lower levels may run in other processes (remote.c) */
+	memset(&red, 0, sizeof(red));
+	red.kind = TC_RED_K;
+	red.f = f;
+	red.lists = job.lists;
+	red.head = head;
+	red.mt = mt;
+	red.sigs = in->sigs;
+	red.k = k;
+	red.pam = pam;
+	red.seed = o->seed;
+	red.pool = o->pool;
+	d = tc_reduction_remote(&red);
+	tc_forest_run_above(f, d, o->pool, k_node, &job);
 	for (size_t t = 0; t < f->ntrees; t++)
 		if (f->off[t] < f->off[t + 1])
 			tc_tlist_release(&job.lists[f->off[t]]);

@@ -325,15 +325,33 @@ static void exact_node(const struct tc_forest *f, size_t pos, void *p)
 		merge_lists(job->s, l, &job->lists[c], job->head);
 }
 
+void tc_exact_run(struct tc_reduction *r, const struct tc_forest *view, struct tc_pool *pool)
+{
+	struct exact_job job = { r->exact, r->lists, r->head };
+
+	tc_forest_run(view, pool, exact_node, &job);
+}
+
 void tc_exact_reduce(const struct tc_forest *f, const struct tc_exact_spec *s,
 		     struct tc_pool *pool, uint32_t *head)
 {
 	struct exact_job job = { s, NULL, head };
+	struct tc_reduction red;
+	unsigned d;
 
 	job.lists = tc_xcalloc(f->n ? f->n : 1, sizeof(*job.lists));
 	for (size_t p = 0; p < f->n; p++)
 		head[f->idx[p]] = f->idx[p];
-	tc_forest_run(f, pool, exact_node, &job);
+	/* the lower levels may run in other processes (remote.c) */
+	memset(&red, 0, sizeof(red));
+	red.kind = TC_RED_EXACT;
+	red.f = f;
+	red.lists = job.lists;
+	red.head = head;
+	red.exact = s;
+	red.pool = pool;
+	d = tc_reduction_remote(&red);
+	tc_forest_run_above(f, d, pool, exact_node, &job);
 	for (size_t t = 0; t < f->ntrees; t++)
 		if (f->off[t] < f->off[t + 1])
 			tc_tlist_release(&job.lists[f->off[t]]);

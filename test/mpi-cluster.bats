@@ -112,6 +112,9 @@ same() {
 	need_mpi
 	local d=$BATS_FILE_TMPDIR n o
 	tracecluster -j1 compress -q -m none "$d/sten" -o ref.tct
+	run tm 3 -v compress -m none "$d/sten" -o m.tct
+	assert_output --partial "64 ranks merged on 3 processes in the radix tree"
+	cmp ref.tct m.tct
 	for n in 1 2 3 4 5; do
 		tm "$n" -j 2 compress -q -m none "$d/sten" -o "m$n.tct"
 		cmp ref.tct "m$n.tct"
@@ -149,6 +152,34 @@ same() {
 			cmp "s-$s.tct" "m-$s.tct"
 		done
 	done
+}
+
+@test "the clustering reductions over MPI: the same clusters and traces for every mode, N = 2 to 4" {
+	need_mpi
+	local d=$BATS_FILE_TMPDIR m n
+	# every reduction of 1 rank or more runs in parts (default: 4096)
+	for m in callpath callpath-param reference kfarthest kmedoid dynamic; do
+		tracecluster cluster --json -m "$m" "$d/sten" >"s-$m.json"
+		tracecluster compress -q -m "$m" "$d/ft" -o "s-$m.tct"
+		for n in 2 3 4; do
+			timeout 120 mpirun -np "$n" -x TRACECLUSTER_MPI_REDUCE_MIN=1 "$TM" \
+				cluster --json -m "$m" "$d/sten" >m.json
+			cmp "s-$m.json" m.json
+			timeout 120 mpirun -np "$n" -x TRACECLUSTER_MPI_REDUCE_MIN=1 "$TM" \
+				compress -q -m "$m" "$d/ft" -o m.tct
+			cmp "s-$m.tct" m.tct
+		done
+	done
+	tracecluster compress -q -m chameleon "$d/ph" -o s-ch.tct
+	timeout 120 mpirun -np 3 -x TRACECLUSTER_MPI_REDUCE_MIN=1 "$TM" compress -q -m chameleon \
+		"$d/ph" -o m-ch.tct
+	cmp s-ch.tct m-ch.tct
+	# the reductions did run in parts (-v says so); by default not on 64 ranks
+	run timeout 120 mpirun -np 3 -x TRACECLUSTER_MPI_REDUCE_MIN=1 "$TM" -v cluster -m kfarthest "$d/sten"
+	assert_success
+	assert_output --partial "a reduction of 64 ranks on 3 processes"
+	run timeout 120 mpirun -np 3 "$TM" -v cluster -m kfarthest "$d/sten"
+	refute_output --partial "a reduction of"
 }
 
 @test "cluster, signatures, info, accuracy: the same output on 2 and 4 processes" {

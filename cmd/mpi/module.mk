@@ -40,7 +40,8 @@ uninstall-replay:
 # of an MPI job, the other processes reading shares of the trace set
 # (cmd/mpi/tcmpi.c). Links the command's objects but its main.
 # (CMD_SRCS, not CMD_OBJS: the Makefile defines that after this file is read)
-TCMPI_OBJS := $(BUILD)/mpi/cmd/mpi/tcmpi.o $(BUILD)/mpi/cmd/mpi/tcmpi_none.o
+TCMPI_OBJS := $(BUILD)/mpi/cmd/mpi/tcmpi.o $(BUILD)/mpi/cmd/mpi/tcmpi_none.o \
+	$(BUILD)/mpi/cmd/mpi/tcmpi_reduce.o
 TCMPI := $(BUILD)/tracecluster-mpi
 TCMPI_CMD_OBJS := $(filter-out $(BUILD)/cmd/entry.o,$(CMD_SRCS:%.c=$(BUILD)/%.o))
 

@@ -32,6 +32,7 @@
 #include "cmd/cmd.h"
 #include "cmd/mpi/tcmpi.h"
 #include "analysis/analysis.h"
+#include "cluster/cluster.h"
 #include "formats/load.h"
 #include "formats/raw.h"
 #include "formats/traceset.h"
@@ -58,7 +59,7 @@
 #define HEADER_CHUNK_FILES 8192
 
 int tcmpi_rank, tcmpi_size;
-static pthread_t main_thread;
+pthread_t tcmpi_main_thread;
 
 static const char usage[] =
 	"usage: mpirun -np N tracecluster-mpi [-j T] [-q] [-v] [--[no-]progress] COMMAND [ARGS]\n"
@@ -451,7 +452,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 
 	(void)self;
 	/* only the main thread talks MPI (MPI_THREAD_FUNNELED) */
-	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), main_thread))
+	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), tcmpi_main_thread))
 		return tc_load_each_local(ts, pool, opts, fn, ctx, stats, err);
 	if (opts)
 		ro = *opts;
@@ -713,7 +714,7 @@ static int remote_stats(void *self, const struct tc_traceset *ts, struct tc_pool
 	size_t lo, hi, left;
 
 	(void)self;
-	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), main_thread))
+	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), tcmpi_main_thread))
 		return tc_traceset_stats_local(ts, pool, st, err);
 	memset(&rq, 0, sizeof(rq));
 	rq.type = REQ_STATS;
@@ -863,7 +864,7 @@ static int remote_headers(void *self, struct tc_traceset *ts, struct tc_pool *po
 	int rc;
 
 	(void)self;
-	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), main_thread))
+	if (tcmpi_size == 1 || !pthread_equal(pthread_self(), tcmpi_main_thread))
 		return tc_traceset_headers_local(ts, 0, ts->nfiles, pool, NULL, err);
 	memset(&rq, 0, sizeof(rq));
 	rq.type = REQ_HEADERS;
@@ -916,6 +917,8 @@ static void serve(void)
 			serve_chunks(&rq, HEADER_CHUNK_FILES, TAG_HEADERS, headers_chunk);
 		else if (rq.type == REQ_NONE)
 			tcmpi_serve_none(&rq);
+		else if (rq.type == REQ_REDUCE)
+			tcmpi_serve_reduce(&rq);
 	}
 }
 
@@ -937,16 +940,19 @@ int main(int argc, char **argv)
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &tcmpi_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &tcmpi_size);
-	main_thread = pthread_self();
+	tcmpi_main_thread = pthread_self();
 	if (tcmpi_rank == 0) {
 		struct req quit;
 		tc_load_set_remote(&remote);
 		tc_traceset_set_stats_remote(&sremote);
 		tc_traceset_set_headers_remote(&hremote);
-		if (tcmpi_size > 1)
+		if (tcmpi_size > 1) {
 			tc_anl_set_none_remote(&tcmpi_none_remote);
+			tc_cluster_set_reduce_remote(&tcmpi_reduce_remote);
+		}
 		rc = tc_main(argc, argv);
 		tc_anl_set_none_remote(NULL);
+		tc_cluster_set_reduce_remote(NULL);
 		tc_load_set_remote(NULL);
 		tc_traceset_set_stats_remote(NULL);
 		tc_traceset_set_headers_remote(NULL);

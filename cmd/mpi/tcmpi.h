@@ -11,15 +11,16 @@
 #include "lib/error.h"
 
 #include <mpi.h>
+#include <pthread.h>
 
 struct tc_merge_opts;
 struct tc_strbuf;
 struct tc_traceset;
 struct tc_unpack;
 
-enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2, REQ_HEADERS = 3, REQ_NONE = 4 };
+enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2, REQ_HEADERS = 3, REQ_NONE = 4, REQ_REDUCE = 5 };
 enum { TAG_FILES = 1, TAG_CHUNK = 2, TAG_STATS = 3, TAG_HEADERS = 4, TAG_NONE_HEAD = 5,
-       TAG_NONE_GO = 6,
+       TAG_NONE_GO = 6, TAG_REDUCE = 7,
        /* a partial global trace handed on at level k of the radix tree */
        TAG_NONE_TREE = 64 };
 
@@ -33,6 +34,7 @@ struct req {
 	uint64_t nfiles;        /* of the whole set (REQ_NONE) */
 	double precision;       /* struct tc_merge_opts (REQ_NONE) */
 	uint64_t bins, filtering;
+	uint64_t depth, nroots; /* REQ_REDUCE: the parts' roots */
 };
 
 extern int tcmpi_rank, tcmpi_size;
@@ -75,6 +77,13 @@ void tcmpi_fail_note(struct tcmpi_fail *f, size_t i, int rc, const struct tc_err
 void tcmpi_fail_unpack(struct tcmpi_fail *f, struct tc_unpack *u, size_t i);
 /* 0, or the failure's code with *err filled. */
 int tcmpi_fail_result(const struct tcmpi_fail *f, struct tc_error *err);
+
+/* The radix-tree reductions of the clustering modes (tcmpi_reduce.c):
+ * process 0's tc_reduce_remote, and the others' part of a REQ_REDUCE.
+ * main_thread: the thread that talks MPI in process 0. */
+extern pthread_t tcmpi_main_thread;
+extern const struct tc_reduce_remote tcmpi_reduce_remote;
+void tcmpi_serve_reduce(const struct req *rq);
 
 /* --mode none (tcmpi_none.c): process 0's tc_none_remote, and the others'
  * part of a REQ_NONE. */

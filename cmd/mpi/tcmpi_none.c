@@ -28,6 +28,7 @@
 #include "lib/compat.h"
 #include "cmd/mpi/tcmpi.h"
 #include "analysis/analysis.h"
+#include "cmd/cmd.h"
 #include "formats/load.h"
 #include "formats/raw.h"
 #include "formats/traceset.h"
@@ -368,6 +369,9 @@ static int none_run(void *self, const struct tc_traceset *ts, struct tc_pool *po
 	if (go)
 		*out = tree_merge(&p, pool);
 	*merge_s = now_s() - t0;
+	if (go && tc_g.verbosity > 0)
+		fprintf(stderr, "tracecluster-mpi: %zu ranks merged on %d processes in the radix "
+			"tree (%.3f s)\n", ts->nfiles, tcmpi_size, *merge_s);
 	part_free(&p);
 	return tcmpi_fail_result(&fail, err);
 }

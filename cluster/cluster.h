@@ -494,18 +494,23 @@ void tc_cluster_set_reduce_remote(const struct tc_reduce_remote *rr);
  * (NULL: none). */
 size_t tc_reduction_size(const struct tc_reduction *r);
 struct tc_pool *tc_reduction_pool(const struct tc_reduction *r);
+/* Whether its nodes compare signatures by distance (K-Farthest, PAM:
+ * work per node grows with the clusters it holds), not by exact keys. */
+bool tc_reduction_by_distance(const struct tc_reduction *r);
 /* The smallest depth with at least want nodes, and their number in
  * *nroots; 0 when the forest is shallower. */
 unsigned tc_reduction_plan(const struct tc_reduction *r, size_t want, size_t *nroots);
-/* The reduction's inputs as bytes (lib/pack.h; both ends run one build)
- * and back: NULL when damaged. An unpacked one is freed with
- * tc_reduction_free. */
-void tc_reduction_pack(const struct tc_reduction *r, struct tc_strbuf *out);
+/* What the subtrees under the depth-d nodes [r0, r1) (numbered in
+ * position order) need as bytes (lib/pack.h; both ends run one build):
+ * the forest and the data of their members; and back: NULL when damaged.
+ * An unpacked one is freed with tc_reduction_free. */
+void tc_reduction_pack(struct tc_reduction *r, unsigned d, size_t r0, size_t r1,
+		       struct tc_strbuf *out);
 struct tc_reduction *tc_reduction_unpack(struct tc_unpack *u);
 void tc_reduction_free(struct tc_reduction **r);
-/* Run the subtrees under the depth-d nodes [r0, r1) (numbered in
- * position order) on pool and pack their results: the nodes' lists and
- * the head changes of their members. */
+/* Run the subtrees under the depth-d nodes [r0, r1) on pool and pack
+ * their results (out may be NULL): the nodes' lists and the head changes
+ * of their members. */
 void tc_reduction_run_part(struct tc_reduction *r, unsigned d, size_t r0, size_t r1,
 			   struct tc_pool *pool, struct tc_strbuf *out);
 /* Take such results into r; false when the message does not fit. */

@@ -134,6 +134,9 @@ struct tc_reduction {
 	const uint32_t *k;            /* per tree */
 	bool pam;
 	uint64_t seed;
+	/* the parts under part_depth (remote.c's cache; tc_reduction_release) */
+	unsigned part_depth;
+	size_t *part_rid, *part_roots;
 	/* what an unpacked one owns */
 	bool owned;
 	struct tc_forest own_f;
@@ -149,6 +152,8 @@ struct tc_reduction {
  * one is set: returns that depth once their results are in r, 0 when
  * every level is the caller's. */
 unsigned tc_reduction_remote(struct tc_reduction *r);
+/* Free what the parts left in r (not r). */
+void tc_reduction_release(struct tc_reduction *r);
 /* Run fn on the positions above depth d (all when d is 0), bottom-up. */
 void tc_forest_run_above(const struct tc_forest *f, unsigned d, struct tc_pool *pool,
 			 tc_forest_fn fn, void *ctx);

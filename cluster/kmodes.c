@@ -604,6 +604,7 @@ void tc_k_reduce(const struct tc_forest *f, const struct tc_cluster_metric *mt,
 	red.pool = o->pool;
 	d = tc_reduction_remote(&red);
 	tc_forest_run_above(f, d, o->pool, k_node, &job);
+	tc_reduction_release(&red);
 	for (size_t t = 0; t < f->ntrees; t++)
 		if (f->off[t] < f->off[t + 1])
 			tc_tlist_release(&job.lists[f->off[t]]);

@@ -45,6 +45,11 @@ struct tc_pool *tc_reduction_pool(const struct tc_reduction *r)
 	return r->pool;
 }
 
+bool tc_reduction_by_distance(const struct tc_reduction *r)
+{
+	return r->kind == TC_RED_K;
+}
+
 void tc_forest_run_above(const struct tc_forest *f, unsigned d, struct tc_pool *pool,
 			 tc_forest_fn fn, void *ctx)
 {
@@ -116,6 +121,27 @@ static size_t *part_ids(const struct tc_forest *f, unsigned d, size_t **roots_ou
 	return rid;
 }
 
+/* part_ids of r at depth d, kept in r for the next call (a process
+ * packs every other process's share, then takes each one's results). */
+static const size_t *parts_of(struct tc_reduction *r, unsigned d, const size_t **roots)
+{
+	if (!r->part_rid || r->part_depth != d) {
+		free(r->part_rid);
+		free(r->part_roots);
+		r->part_rid = part_ids(r->f, d, &r->part_roots);
+		r->part_depth = d;
+	}
+	*roots = r->part_roots;
+	return r->part_rid;
+}
+
+void tc_reduction_release(struct tc_reduction *r)
+{
+	free(r->part_rid);
+	free(r->part_roots);
+	r->part_rid = r->part_roots = NULL;
+}
+
 static void run_kind(struct tc_reduction *r, const struct tc_forest *view, struct tc_pool *pool)
 {
 	if (r->kind == TC_RED_EXACT)
@@ -129,7 +155,7 @@ void tc_reduction_run_part(struct tc_reduction *r, unsigned d, size_t r0, size_t
 {
 	const struct tc_forest *f = r->f;
 	struct tc_forest view = *f;
-	size_t *roots, *rid = part_ids(f, d, &roots);
+	const size_t *roots, *rid = parts_of(r, d, &roots);
 	size_t *order = tc_xmalloc(tc_st_mult(f->n ? f->n : 1, sizeof(*order)));
 	size_t *level = tc_xcalloc(f->nlevels + 1, sizeof(*level));
 	size_t m = 0, changes = 0;
@@ -174,20 +200,18 @@ void tc_reduction_run_part(struct tc_reduction *r, unsigned d, size_t r0, size_t
 	}
 	free(order);
 	free(level);
-	free(rid);
-	free(roots);
 }
 
 bool tc_reduction_take_part(struct tc_reduction *r, unsigned d, size_t r0, size_t r1,
 			    struct tc_unpack *u)
 {
 	const struct tc_forest *f = r->f;
-	size_t *roots, *rid, changes;
+	const size_t *roots;
+	size_t changes;
 
 	if (!d || d >= f->nlevels)
 		return false;
-	rid = part_ids(f, d, &roots);
-	free(rid);
+	parts_of(r, d, &roots);
 	if (tc_unpack_u64(u) != r1 - r0)
 		u->bad = true;
 	for (size_t id = r0; id < r1 && !u->bad; id++) {
@@ -214,15 +238,39 @@ bool tc_reduction_take_part(struct tc_reduction *r, unsigned d, size_t r0, size_
 		else
 			r->head[i] = (uint32_t)h;
 	}
-	free(roots);
 	return !u->bad;
 }
 
 /* ---- the inputs as bytes ------------------------------------------------------ */
 
-void tc_reduction_pack(const struct tc_reduction *r, struct tc_strbuf *out)
+/* The positions of part [r0, r1) under depth d, in position order. */
+static size_t *part_positions(struct tc_reduction *r, unsigned d, size_t r0, size_t r1,
+			      size_t *m)
+{
+	const size_t *roots, *rid = parts_of(r, d, &roots);
+	size_t *pos = tc_xmalloc(tc_st_mult(r->f->n ? r->f->n : 1, sizeof(*pos)));
+
+	*m = 0;
+	for (size_t p = 0; p < r->f->n; p++)
+		if (rid[p] >= r0 && rid[p] < r1)
+			pos[(*m)++] = p;
+	return pos;
+}
+
+static bool idx_identity(const struct tc_forest *f)
+{
+	for (size_t p = 0; p < f->n; p++)
+		if (f->idx[p] != p)
+			return false;
+	return true;
+}
+
+void tc_reduction_pack(struct tc_reduction *r, unsigned d, size_t r0, size_t r1,
+		       struct tc_strbuf *out)
 {
 	const struct tc_forest *f = r->f;
+	size_t m, *pos = part_positions(r, d, r0, r1, &m);
+	bool ident;
 
 	tc_pack_u64(out, (uint64_t)r->kind);
 	tc_pack_u64(out, f->n);
@@ -230,25 +278,38 @@ void tc_reduction_pack(const struct tc_reduction *r, struct tc_strbuf *out)
 	tc_pack_u64(out, f->ntrees);
 	for (size_t t = 0; t <= f->ntrees; t++)
 		tc_pack_u64(out, f->off[t]);
-	for (size_t p = 0; p < f->n; p++)
+	/* the member of each position: in one word when position p holds
+	 * rank p (one tree of every rank), else each */
+	ident = idx_identity(f);
+	tc_pack_u64(out, ident);
+	for (size_t p = 0; !ident && p < f->n; p++)
 		tc_pack_u64(out, f->idx[p]);
 	if (r->kind == TC_RED_EXACT) {
-		const struct tc_exact_spec *s = r->exact;
-		tc_pack_u64(out, s->nk);
-		tc_pack_f64(out, s->threshold);
-		tc_pack_u64(out, s->count != NULL);
-		for (size_t i = 0; i < f->n * s->nk; i++)
-			tc_pack_u64(out, s->keys[i]);
-		for (size_t i = 0; s->count && i < f->n; i++)
-			tc_pack_u64(out, s->count[i]);
+		tc_pack_u64(out, r->exact->nk);
+		tc_pack_f64(out, r->exact->threshold);
+		tc_pack_u64(out, r->exact->count != NULL);
 	} else {
 		tc_pack_bytes(out, r->mt, sizeof(*r->mt));
-		tc_pack_bytes(out, r->sigs, f->n * sizeof(*r->sigs));
 		for (size_t t = 0; t < f->ntrees; t++)
 			tc_pack_u64(out, r->k[t]);
 		tc_pack_u64(out, r->pam);
 		tc_pack_u64(out, r->seed);
 	}
+	/* what the part's nodes read: the data of its members alone */
+	tc_pack_u64(out, m);
+	for (size_t k = 0; k < m; k++) {
+		uint32_t i = f->idx[pos[k]];
+		tc_pack_u64(out, i);
+		if (r->kind == TC_RED_EXACT) {
+			for (unsigned j = 0; j < r->exact->nk; j++)
+				tc_pack_u64(out, r->exact->keys[(size_t)i * r->exact->nk + j]);
+			if (r->exact->count)
+				tc_pack_u64(out, r->exact->count[i]);
+		} else {
+			tc_pack_bytes(out, &r->sigs[i], sizeof(r->sigs[i]));
+		}
+	}
+	free(pos);
 }
 
 /* A copy of n bytes of the message, or NULL (bad) when its length differs. */
@@ -272,6 +333,7 @@ static bool unpack_forest(struct tc_unpack *u, struct tc_reduction *r)
 	size_t n = tc_unpack_count(u, 1);
 	unsigned radix = (unsigned)tc_unpack_u32(u);
 	size_t ntrees = tc_unpack_count(u, 1);
+	bool ident;
 
 	if (u->bad || n > UINT32_MAX || radix < 2)
 		return false;
@@ -284,8 +346,9 @@ static bool unpack_forest(struct tc_unpack *u, struct tc_reduction *r)
 	}
 	if (r->own_off[0] || r->own_off[ntrees] != n)
 		u->bad = true;
+	ident = tc_unpack_u64(u) != 0;
 	for (size_t p = 0; p < n && !u->bad; p++) {
-		r->own_idx[p] = tc_unpack_u32(u);
+		r->own_idx[p] = ident ? (uint32_t)p : tc_unpack_u32(u);
 		if (r->own_idx[p] >= n)
 			u->bad = true;
 	}
@@ -294,6 +357,33 @@ static bool unpack_forest(struct tc_unpack *u, struct tc_reduction *r)
 	tc_forest_init(&r->own_f, r->own_idx, n, r->own_off, ntrees, radix);
 	r->f = &r->own_f;
 	return true;
+}
+
+/* The data of the part's members into the (zeroed) full-size arrays. */
+static void unpack_members(struct tc_unpack *u, struct tc_reduction *r)
+{
+	size_t n = r->f->n, m = tc_unpack_count(u, 2);
+
+	for (size_t k = 0; k < m && !u->bad; k++) {
+		uint64_t i = tc_unpack_u64(u);
+		if (i >= n) {
+			u->bad = true;
+			break;
+		}
+		if (r->kind == TC_RED_EXACT) {
+			for (unsigned j = 0; j < r->own_exact.nk; j++)
+				r->own_keys[i * r->own_exact.nk + j] = tc_unpack_u64(u);
+			if (r->own_count)
+				r->own_count[i] = tc_unpack_u64(u);
+		} else {
+			size_t len;
+			const void *p = tc_unpack_bytes(u, &len);
+			if (!p || len != sizeof(r->own_sigs[i]))
+				u->bad = true;
+			else
+				memcpy(&r->own_sigs[i], p, len);
+		}
+	}
 }
 
 struct tc_reduction *tc_reduction_unpack(struct tc_unpack *u)
@@ -310,20 +400,14 @@ struct tc_reduction *tc_reduction_unpack(struct tc_unpack *u)
 	n = r->f->n;
 	if (r->kind == TC_RED_EXACT) {
 		struct tc_exact_spec *s = &r->own_exact;
-		bool count;
 		s->nk = tc_unpack_u32(u);
 		s->threshold = tc_unpack_f64(u);
-		count = tc_unpack_u64(u) != 0;
 		if (s->nk > 64)
 			u->bad = true;
+		/* only the part's members are filled in (the rest stay zero pages) */
 		r->own_keys = tc_xcalloc(n * s->nk + 1, sizeof(*r->own_keys));
-		for (size_t i = 0; i < n * s->nk && !u->bad; i++)
-			r->own_keys[i] = tc_unpack_u64(u);
-		if (count) {
+		if (tc_unpack_u64(u))
 			r->own_count = tc_xcalloc(n + 1, sizeof(*r->own_count));
-			for (size_t i = 0; i < n && !u->bad; i++)
-				r->own_count[i] = tc_unpack_u64(u);
-		}
 		s->keys = r->own_keys;
 		s->count = r->own_count;
 		r->exact = s;
@@ -333,16 +417,17 @@ struct tc_reduction *tc_reduction_unpack(struct tc_unpack *u)
 			r->own_mt = *mt;
 			free(mt);
 		}
-		r->own_sigs = unpack_blob(u, n * sizeof(*r->own_sigs));
 		r->own_k = tc_xcalloc(r->f->ntrees + 1, sizeof(*r->own_k));
 		for (size_t t = 0; t < r->f->ntrees; t++)
 			r->own_k[t] = tc_unpack_u32(u);
 		r->pam = tc_unpack_u64(u) != 0;
 		r->seed = tc_unpack_u64(u);
+		r->own_sigs = tc_xcalloc(n ? n : 1, sizeof(*r->own_sigs));
 		r->mt = &r->own_mt;
 		r->sigs = r->own_sigs;
 		r->k = r->own_k;
 	}
+	unpack_members(u, r);
 	if (u->bad) {
 		tc_reduction_free(&r);
 		return NULL;
@@ -368,6 +453,7 @@ void tc_reduction_free(struct tc_reduction **rp)
 	free(r->head);
 	if (r->f == &r->own_f)
 		tc_forest_release(&r->own_f);
+	tc_reduction_release(r);
 	free(r->own_idx);
 	free(r->own_off);
 	free(r->own_keys);

@@ -352,6 +352,7 @@ void tc_exact_reduce(const struct tc_forest *f, const struct tc_exact_spec *s,
 	red.pool = pool;
 	d = tc_reduction_remote(&red);
 	tc_forest_run_above(f, d, pool, exact_node, &job);
+	tc_reduction_release(&red);
 	for (size_t t = 0; t < f->ntrees; t++)
 		if (f->off[t] < f->off[t + 1])
 			tc_tlist_release(&job.lists[f->off[t]]);

@@ -10,14 +10,22 @@
  * work to do), and compute and communication times that differ on every
  * rank (so every rank is a distinct point for the K modes).
  *
- * usage: clusterbench [-P ranks] [-r reps] [-j threads] [-k K]
+ * With -s N, each mode runs a second time with the subtrees of its
+ * radix-tree reductions in N parts, each packed, unpacked into its own
+ * copy, run and its results taken back one after the other in this
+ * process (what tracecluster-mpi's processes do, without MPI): the CPU
+ * cost of running the reductions in parts.
+ *
+ * usage: clusterbench [-P ranks] [-r reps] [-j threads] [-k K] [-s N]
  */
 #include "lib/compat.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
 #include "lib/error.h"
 #include "lib/hash.h"
+#include "lib/pack.h"
 #include "lib/pool.h"
+#include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
 #include <stdio.h>
@@ -74,6 +82,47 @@ static void make_sigs(struct tc_signatures *s, size_t p)
 	}
 }
 
+/* The parts of a reduction run in turn through their packed bytes. */
+struct parts {
+	size_t n;
+	struct tc_pool *pool;
+};
+
+static unsigned parts_run(void *self, struct tc_reduction *r)
+{
+	const struct parts *ps = self;
+	struct tc_strbuf in = TC_STRBUF_INIT, out = TC_STRBUF_INIT;
+	size_t nroots;
+	unsigned d = tc_reduction_plan(r, ps->n, &nroots);
+
+	if (!d)
+		return 0;
+	for (size_t k = 0; k < ps->n; k++) {
+		size_t lo = nroots * k / ps->n, hi = nroots * (k + 1) / ps->n;
+		struct tc_unpack u;
+		struct tc_reduction *w;
+		tc_strbuf_reset(&in);
+		tc_strbuf_reset(&out);
+		tc_reduction_pack(r, d, lo, hi, &in);
+		tc_unpack_init(&u, in.buf, in.len);
+		w = tc_reduction_unpack(&u);
+		if (!w) {
+			fprintf(stderr, "clusterbench: a reduction did not unpack\n");
+			exit(1);
+		}
+		tc_reduction_run_part(w, d, lo, hi, ps->pool, &out);
+		tc_unpack_init(&u, out.buf, out.len);
+		if (!tc_reduction_take_part(r, d, lo, hi, &u)) {
+			fprintf(stderr, "clusterbench: a part's results did not unpack\n");
+			exit(1);
+		}
+		tc_reduction_free(&w);
+	}
+	tc_strbuf_release(&in);
+	tc_strbuf_release(&out);
+	return d;
+}
+
 static int cmp_sig(const void *a, const void *b)
 {
 	const struct tc_signatures *x = a, *y = b;
@@ -104,19 +153,22 @@ int main(int argc, char **argv)
 	int reps = 5, c;
 	unsigned threads = 2;
 	uint32_t k = 9;
+	size_t nparts = 0;
 	struct tc_signatures *sigs, *copy;
 	struct tc_pool *pool;
 	double base, *t;
 	static const char *const modes[] = { "kfarthest", "callpath-param", "callpath", "kmedoid" };
 
-	while ((c = getopt(argc, argv, "P:r:j:k:")) != -1) {
+	while ((c = getopt(argc, argv, "P:r:j:k:s:")) != -1) {
 		switch (c) {
 		case 'P': p = strtoull(optarg, NULL, 0); break;
 		case 'r': reps = atoi(optarg); break;
 		case 'j': threads = (unsigned)atoi(optarg); break;
 		case 'k': k = (uint32_t)atoi(optarg); break;
+		case 's': nparts = strtoull(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: clusterbench [-P ranks] [-r reps] [-j threads] [-k K]\n");
+			fprintf(stderr, "usage: clusterbench [-P ranks] [-r reps] [-j threads] [-k K] "
+					"[-s N]\n");
 			return 2;
 		}
 	}
@@ -144,31 +196,40 @@ int main(int argc, char **argv)
 	for (size_t m = 0; m < TC_ARRAY_SIZE(modes); m++) {
 		const struct tc_cluster_mode *mode = tc_cluster_mode_find(modes[m]);
 		struct tc_cluster_input in = { sigs, p, NULL };
+		struct parts ps = { nparts, pool };
+		struct tc_reduce_remote rr = { parts_run, &ps };
 		struct tc_cluster_opts o;
 		size_t nc = 0;
-		char label[64];
+		char label[96];
 
 		tc_cluster_opts_init(&o);
 		o.k = k;
 		o.pool = pool;
-		for (int r = 0; r < reps; r++) {
-			struct tc_clustering out;
-			struct tc_error err;
-			double t0 = now();
-			if (tc_cluster_run(mode, &in, &o, &out, &err)) {
-				fprintf(stderr, "clusterbench: %s: %s\n", modes[m], err.msg);
-				return 1;
+		for (int split = 0; split <= (nparts > 1); split++) {
+			tc_cluster_set_reduce_remote(split ? &rr : NULL);
+			for (int r = 0; r < reps; r++) {
+				struct tc_clustering out;
+				struct tc_error err;
+				double t0 = now();
+				if (tc_cluster_run(mode, &in, &o, &out, &err)) {
+					fprintf(stderr, "clusterbench: %s: %s\n", modes[m], err.msg);
+					return 1;
+				}
+				t[r] = now() - t0;
+				nc = out.nclusters;
+				tc_clustering_release(&out);
 			}
-			t[r] = now() - t0;
-			nc = out.nclusters;
-			tc_clustering_release(&out);
+			if (mode->flags & TC_CMF_K)
+				snprintf(label, sizeof(label), "%s -k %" PRIu32, modes[m], k);
+			else
+				snprintf(label, sizeof(label), "%s", modes[m]);
+			if (split)
+				snprintf(label + strlen(label), sizeof(label) - strlen(label),
+					 ", %zu parts packed", nparts);
+			printf("%-40s %10.4f %10.3f %10zu\n", label, median(t, reps),
+			       median(t, reps) / base, nc);
 		}
-		if (mode->flags & TC_CMF_K)
-			snprintf(label, sizeof(label), "%s -k %" PRIu32, modes[m], k);
-		else
-			snprintf(label, sizeof(label), "%s", modes[m]);
-		printf("%-40s %10.4f %10.3f %10zu\n", label, median(t, reps),
-		       median(t, reps) / base, nc);
+		tc_cluster_set_reduce_remote(NULL);
 	}
 	tc_pool_free(pool);
 	free(t);

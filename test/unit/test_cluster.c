@@ -601,12 +601,13 @@ static unsigned parts_run(void *self, struct tc_reduction *r)
 
 	if (!d)
 		return 0;
-	tc_reduction_pack(r, &sb);
 	for (size_t p = 0; p < 3; p++) {
 		struct tc_strbuf out = TC_STRBUF_INIT;
 		struct tc_unpack u;
 		struct tc_reduction *w;
 		size_t lo = nroots * p / 3, hi = nroots * (p + 1) / 3;
+		tc_strbuf_reset(&sb);
+		tc_reduction_pack(r, d, lo, hi, &sb);
 		tc_unpack_init(&u, sb.buf, sb.len);
 		w = tc_reduction_unpack(&u);
 		CHECK(w != NULL && tc_unpack_done(&u));

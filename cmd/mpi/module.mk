@@ -41,7 +41,7 @@ uninstall-replay:
 # (cmd/mpi/tcmpi.c). Links the command's objects but its main.
 # (CMD_SRCS, not CMD_OBJS: the Makefile defines that after this file is read)
 TCMPI_OBJS := $(BUILD)/mpi/cmd/mpi/tcmpi.o $(BUILD)/mpi/cmd/mpi/tcmpi_none.o \
-	$(BUILD)/mpi/cmd/mpi/tcmpi_reduce.o
+	$(BUILD)/mpi/cmd/mpi/tcmpi_reduce.o $(BUILD)/mpi/cmd/mpi/reduce_mpi.o
 TCMPI := $(BUILD)/tracecluster-mpi
 TCMPI_CMD_OBJS := $(filter-out $(BUILD)/cmd/entry.o,$(CMD_SRCS:%.c=$(BUILD)/%.o))
 
@@ -75,7 +75,8 @@ uninstall-tcmpi:
 # loaded into programs that are not) into $(BUILD)/pic-online/.
 ONLINE_SO := $(BUILD)/libtracecluster-online.so
 ONLINE_CFLAGS = $(filter-out $(SAN_FLAGS),$(TC_CFLAGS)) -fPIC -fvisibility=hidden
-ONLINE_OBJS := $(BUILD)/pic-online/cmd/mpi/online.o $(BUILD)/pic-online/cmd/mpi/online_cham.o $(LIB_SRCS:%.c=$(BUILD)/pic-online/%.o)
+ONLINE_OBJS := $(BUILD)/pic-online/cmd/mpi/online.o $(BUILD)/pic-online/cmd/mpi/online_cham.o \
+	$(BUILD)/pic-online/cmd/mpi/reduce_mpi.o $(LIB_SRCS:%.c=$(BUILD)/pic-online/%.o)
 
 ifeq ($(HAVE_MPICC),yes)
 all: $(ONLINE_SO)

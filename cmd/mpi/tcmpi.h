@@ -20,7 +20,7 @@ struct tc_unpack;
 
 enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2, REQ_HEADERS = 3, REQ_NONE = 4, REQ_REDUCE = 5 };
 enum { TAG_FILES = 1, TAG_CHUNK = 2, TAG_STATS = 3, TAG_HEADERS = 4, TAG_NONE_HEAD = 5,
-       TAG_NONE_GO = 6, TAG_REDUCE = 7, TAG_REDUCE_IN = 8,
+       TAG_NONE_GO = 6, TAG_REDUCE = 7, /* and 8 */
        /* a partial global trace handed on at level k of the radix tree */
        TAG_NONE_TREE = 64 };
 

@@ -1,0 +1,43 @@
+/*
+ * reduce_mpi.h - a clustering reduction's subtrees run in parts over the
+ * processes of an MPI communicator (cluster/remote.c's parts), shared by
+ * tracecluster-mpi and the in-job clustering plugin. Only PMPI calls, so
+ * nothing here is traced.
+ */
+#ifndef TC_CMD_MPI_REDUCE_MPI_H
+#define TC_CMD_MPI_REDUCE_MPI_H
+
+#include "lib/compat.h"
+
+#include <mpi.h>
+
+struct tc_pool;
+struct tc_reduction;
+
+/*
+ * The fewest ranks for which r runs in parts: the number in the
+ * environment variable env when it holds one, else 262,144 for the
+ * distance-based reductions and never for the exact-key ones (handing a
+ * share costs about 0.5-1 us per rank: test/bench/clusterbench -s).
+ */
+size_t tc_mpi_reduce_min(const struct tc_reduction *r, const char *env);
+
+/* Part p of nroots subtree roots cut into nparts: [*lo, *hi). */
+void tc_mpi_reduce_share(size_t nroots, int nparts, int p, size_t *lo, size_t *hi);
+
+/*
+ * Process 0 of comm: parts 1 .. nparts-1 of r's subtrees under depth d
+ * go to processes 1 .. nparts-1 (which call tc_mpi_reduce_serve), part 0
+ * runs here on pool, and the others' results are taken into r. False when
+ * a part failed or arrived damaged (r is then incomplete).
+ */
+bool tc_mpi_reduce_lead(struct tc_reduction *r, unsigned d, size_t nroots, int nparts,
+			struct tc_pool *pool, MPI_Comm comm, int tag);
+
+/* Process p of comm (1 <= p < nparts): receive its part from process 0,
+ * run it with threads threads, send the results back (or word of its
+ * failure: process 0 never waits in vain). */
+void tc_mpi_reduce_serve(unsigned d, size_t nroots, int nparts, int p, unsigned threads,
+			 MPI_Comm comm, int tag);
+
+#endif

@@ -497,8 +497,9 @@ struct tc_pool *tc_reduction_pool(const struct tc_reduction *r);
 /* Whether its nodes compare signatures by distance (K-Farthest, PAM:
  * work per node grows with the clusters it holds), not by exact keys. */
 bool tc_reduction_by_distance(const struct tc_reduction *r);
-/* The smallest depth with at least want nodes, and their number in
- * *nroots; 0 when the forest is shallower. */
+/* The smallest depth with at least want nodes, else the depth with the
+ * most nodes (at least 2), and their number in *nroots; 0 when no depth
+ * below the roots has two nodes. */
 unsigned tc_reduction_plan(const struct tc_reduction *r, size_t want, size_t *nroots);
 /* What the subtrees under the depth-d nodes [r0, r1) (numbered in
  * position order) need as bytes (lib/pack.h; both ends run one build):

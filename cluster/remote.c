@@ -80,15 +80,24 @@ unsigned tc_reduction_plan(const struct tc_reduction *r, size_t want, size_t *nr
 {
 	const struct tc_forest *f = r->f;
 
+	unsigned best = 0;
+
 	*nroots = 0;
 	for (unsigned d = 1; d < f->nlevels; d++) {
 		size_t l = f->nlevels - 1 - d, m = f->level[l + 1] - f->level[l];
-		if (m >= want) {
+		if (m > *nroots) {
 			*nroots = m;
-			return d;
+			best = d;
 		}
+		if (m >= want)
+			return d;
 	}
-	return 0;
+	/* no depth that wide: the widest, when it can be cut at all */
+	if (*nroots < 2) {
+		*nroots = 0;
+		return 0;
+	}
+	return best;
 }
 
 /* The part of each position at depth >= d: the number of its depth-d

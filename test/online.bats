@@ -91,6 +91,24 @@ online() {
 	[ "$(ls none/rank-*.tcr 2>/dev/null | wc -l)" = 0 ]
 }
 
+@test "online: the clustering reductions run over the job's ranks, the same global trace" {
+	need_mpi
+	local m k
+	# every reduction of 1 rank or more runs in parts over the ranks
+	for m in kfarthest:2 kmedoid:3 dynamic; do
+		online red 6 "$B/testdata/capture/halo2d" TRACECLUSTER_ONLINE=$m \
+			TRACECLUSTER_ONLINE_KEEP=all TRACECLUSTER_ONLINE_REDUCE_MIN=1
+		[ "$(jf red/online.json reductions_in_parts)" -ge 1 ]
+		k=()
+		case $m in *:*) k=(-k "${m#*:}") ;; esac
+		tc compress -q -m "${m%%:*}" "${k[@]}" --lead-only red -o off.tct
+		cmp off.tct red/global.tct
+	done
+	# by default not on 6 ranks
+	online red 6 "$B/testdata/capture/halo2d" TRACECLUSTER_ONLINE=kfarthest:2
+	[ "$(jf red/online.json reductions_in_parts)" = 0 ]
+}
+
 @test "a bad setting or a missing plugin keeps every raw file and the job's status" {
 	need_mpi
 	online bad 4 "$B/testdata/capture/halo2d" TRACECLUSTER_ONLINE=nosuchmode

@@ -31,6 +31,7 @@
 #include "lib/compat.h"
 #include "lib/capture/online.h"
 #include "cmd/mpi/online.h"
+#include "cmd/mpi/reduce_mpi.h"
 #include "analysis/analysis.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
@@ -252,7 +253,8 @@ bool tc_online_write_global(const struct tc_online_args *a, struct tc_gtrace *g,
 }
 
 static void write_report(const struct tc_online_args *a, const char *mode, size_t clusters,
-			 size_t leads, uint64_t bytes, double seconds, const char *keep)
+			 size_t leads, unsigned reductions, uint64_t bytes, double seconds,
+			 const char *keep)
 {
 	char path[PATH_MAX];
 	struct tc_strbuf sb = TC_STRBUF_INIT;
@@ -261,15 +263,76 @@ static void write_report(const struct tc_online_args *a, const char *mode, size_
 	snprintf(path, sizeof(path), "%s/online.json", a->dir);
 	tc_strbuf_addf(&sb,
 		       "{\"mode\":\"%s\",\"ranks\":%d,\"clusters\":%zu,\"leads\":%zu,"
+		       "\"reductions_in_parts\":%u,"
 		       "\"global_trace\":\"global.tct\",\"bytes\":%" PRIu64 ",\"seconds\":%.6f,"
 		       "\"kept\":\"%s\"}\n",
-		       mode, a->size, clusters, leads, bytes, seconds, keep);
+		       mode, a->size, clusters, leads, reductions, bytes, seconds, keep);
 	if (tc_tct_write_file(path, sb.buf, sb.len, &err)) {
 		char msg[1200];
 		tc_error_format(&err, msg, sizeof(msg));
 		tc_online_say(a, "%s", msg);
 	}
 	tc_strbuf_release(&sb);
+}
+
+/*
+ * Rank 0's clustering hands the subtrees of a large radix-tree reduction
+ * to the job's ranks (the papers' tree of processes; cluster/remote.c,
+ * reduce_mpi.c): by default the distance-based reductions of 262,144
+ * ranks or more, TRACECLUSTER_ONLINE_REDUCE_MIN=N for any. A broadcast of
+ * {1, depth, roots} starts one (every other rank is in serve_reductions),
+ * {0, 0, 0} ends the serving.
+ */
+#define REDUCE_TAG 0x7c5a
+#define REDUCE_PARTS_MAX 64
+
+struct job_reduce {
+	const struct tc_online_args *a;
+	bool failed;
+	unsigned used;
+};
+
+static int reduce_parts(const struct tc_online_args *a)
+{
+	return a->size < REDUCE_PARTS_MAX ? a->size : REDUCE_PARTS_MAX;
+}
+
+static unsigned job_reduce(void *self, struct tc_reduction *r)
+{
+	struct job_reduce *jr = self;
+	int parts = reduce_parts(jr->a), cmd[3];
+	size_t nroots;
+	unsigned d;
+
+	if (parts < 2 || tc_reduction_size(r) < tc_mpi_reduce_min(r, "TRACECLUSTER_ONLINE_REDUCE_MIN"))
+		return 0;
+	d = tc_reduction_plan(r, (size_t)parts, &nroots);
+	if (!d || nroots > INT_MAX)
+		return 0;
+	cmd[0] = 1;
+	cmd[1] = (int)d;
+	cmd[2] = (int)nroots;
+	PMPI_Bcast(cmd, 3, MPI_INT, 0, MPI_COMM_WORLD);
+	if (!tc_mpi_reduce_lead(r, d, nroots, parts, tc_reduction_pool(r), MPI_COMM_WORLD,
+				REDUCE_TAG))
+		jr->failed = true;
+	jr->used++;
+	return d;
+}
+
+static void serve_reductions(const struct tc_online_args *a)
+{
+	int parts = reduce_parts(a);
+
+	for (;;) {
+		int cmd[3];
+		PMPI_Bcast(cmd, 3, MPI_INT, 0, MPI_COMM_WORLD);
+		if (!cmd[0])
+			return;
+		if (a->rank < parts)
+			tc_mpi_reduce_serve((unsigned)cmd[1], (size_t)cmd[2], parts, a->rank, 1,
+					    MPI_COMM_WORLD, REDUCE_TAG);
+	}
 }
 
 TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
@@ -288,6 +351,8 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 	char path[PATH_MAX];
 	uint64_t bytes = 0;
 	size_t nleads = 0, nclusters = 0;
+	unsigned reductions = 0; /* run in parts over the ranks */
+	int crc;
 	bool ok;
 	int rc = -1;
 
@@ -326,13 +391,28 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 	PMPI_Gather(&sig, (int)sizeof(sig), MPI_BYTE, sigs, (int)sizeof(sig), MPI_BYTE, 0,
 		    MPI_COMM_WORLD);
 	ok = true;
-	if (a->rank == 0) {
+	if (a->rank != 0) {
+		/* the subtrees of large reductions run here (job_reduce) */
+		serve_reductions(a);
+	} else {
 		struct tc_cluster_input in = { sigs, (size_t)a->size, NULL };
 		struct tc_error err;
+		struct job_reduce jr = { a, false, 0 };
+		struct tc_reduce_remote rr = { job_reduce, &jr };
+		int cmd[3] = { 0, 0, 0 };
 		pool = tc_pool_new(1);
 		copts.pool = pool;
 		copts.merge = &mopts;
-		if (tc_cluster_run(mode, &in, &copts, &cl, &err)) {
+		tc_cluster_set_reduce_remote(&rr);
+		crc = tc_cluster_run(mode, &in, &copts, &cl, &err);
+		tc_cluster_set_reduce_remote(NULL);
+		/* the other ranks stop serving */
+		PMPI_Bcast(cmd, 3, MPI_INT, 0, MPI_COMM_WORLD);
+		reductions = jr.used;
+		if (jr.failed) {
+			tc_online_say(a, "a part of a clustering reduction failed; the raw files stay");
+			ok = false;
+		} else if (crc) {
 			char msg[1200];
 			tc_error_format(&err, msg, sizeof(msg));
 			tc_online_say(a, "%s", msg);
@@ -366,7 +446,7 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 	PMPI_Barrier(MPI_COMM_WORLD);
 	if (a->rank == 0) {
 		double secs = tc_online_now() - t0;
-		write_report(a, mode->name, nclusters, nleads, bytes, secs, keep);
+		write_report(a, mode->name, nclusters, nleads, reductions, bytes, secs, keep);
 		if (!a->quiet)
 			tc_online_say(a, "%s: %zu clusters, %s/global.tct (%" PRIu64 " bytes) in %.3f s; "
 			       "raw files kept: %s", mode->name, nclusters, a->dir, bytes, secs, keep);

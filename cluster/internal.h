@@ -148,6 +148,9 @@ struct tc_reduction {
 	struct tc_signatures *own_sigs;
 	uint32_t *own_k;
 };
+/* r of kind over f (lists and head: the reduction's own), zeroed else. */
+void tc_reduction_init(struct tc_reduction *r, int kind, const struct tc_forest *f,
+		       struct tc_tlist *lists, uint32_t *head, struct tc_pool *pool);
 /* Hand the levels below some depth to the remote (tc_reduce_remote) if
  * one is set: returns that depth once their results are in r, 0 when
  * every level is the caller's. */

@@ -591,17 +591,12 @@ void tc_k_reduce(const struct tc_forest *f, const struct tc_cluster_metric *mt,
 	for (size_t p = 0; p < f->n; p++)
 		head[f->idx[p]] = f->idx[p];
 	/* the lower levels may run in other processes (remote.c) */
-	memset(&red, 0, sizeof(red));
-	red.kind = TC_RED_K;
-	red.f = f;
-	red.lists = job.lists;
-	red.head = head;
+	tc_reduction_init(&red, TC_RED_K, f, job.lists, head, o->pool);
 	red.mt = mt;
 	red.sigs = in->sigs;
 	red.k = k;
 	red.pam = pam;
 	red.seed = o->seed;
-	red.pool = o->pool;
 	d = tc_reduction_remote(&red);
 	tc_forest_run_above(f, d, o->pool, k_node, &job);
 	tc_reduction_release(&red);

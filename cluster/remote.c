@@ -30,6 +30,17 @@ void tc_cluster_set_reduce_remote(const struct tc_reduce_remote *rr)
 	remote = rr;
 }
 
+void tc_reduction_init(struct tc_reduction *r, int kind, const struct tc_forest *f,
+		       struct tc_tlist *lists, uint32_t *head, struct tc_pool *pool)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->f = f;
+	r->lists = lists;
+	r->head = head;
+	r->pool = pool;
+}
+
 unsigned tc_reduction_remote(struct tc_reduction *r)
 {
 	return remote && r->f->n ? remote->run(remote->self, r) : 0;

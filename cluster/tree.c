@@ -343,13 +343,8 @@ void tc_exact_reduce(const struct tc_forest *f, const struct tc_exact_spec *s,
 	for (size_t p = 0; p < f->n; p++)
 		head[f->idx[p]] = f->idx[p];
 	/* the lower levels may run in other processes (remote.c) */
-	memset(&red, 0, sizeof(red));
-	red.kind = TC_RED_EXACT;
-	red.f = f;
-	red.lists = job.lists;
-	red.head = head;
+	tc_reduction_init(&red, TC_RED_EXACT, f, job.lists, head, pool);
 	red.exact = s;
-	red.pool = pool;
 	d = tc_reduction_remote(&red);
 	tc_forest_run_above(f, d, pool, exact_node, &job);
 	tc_reduction_release(&red);

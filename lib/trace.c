@@ -252,6 +252,28 @@ const struct tc_rank_trace *tc_rank_trace_find(struct tc_rank_trace *const *trac
 
 /* ---- handing a trace to another process ---------------------------------- */
 
+void tc_trace_comm_pack(const struct tc_trace_comm *c, struct tc_strbuf *out)
+{
+	tc_pack_u64(out, c->id);
+	tc_pack_u64(out, c->parent);
+	tc_pack_u64(out, c->creator);
+	tc_pack_u64(out, c->size);
+	tc_pack_u64(out, c->ndims);
+	for (uint32_t d = 0; d < c->ndims; d++)
+		tc_pack_s64(out, c->dims[d]);
+	tc_pack_u64(out, c->periods);
+	tc_pack_u64(out, c->members != NULL);
+	for (uint32_t k = 0; c->members && k < c->size; k++)
+		tc_pack_s64(out, c->members[k]);
+	tc_pack_u64(out, (c->graph ? 1u : 0u) | (c->graph && c->weighted ? 2u : 0u));
+	if (c->graph) {
+		tc_pack_u64(out, c->nin);
+		tc_pack_u64(out, c->nout);
+		for (size_t k = 0; k < comm_edge_words(c); k++)
+			tc_pack_s64(out, c->edges[k]);
+	}
+}
+
 void tc_rank_trace_pack(const struct tc_rank_trace *t, struct tc_strbuf *out)
 {
 	tc_pack_s64(out, t->rank);
@@ -259,27 +281,8 @@ void tc_rank_trace_pack(const struct tc_rank_trace *t, struct tc_strbuf *out)
 	tc_pack_u64(out, t->events);
 	tc_pack_u64(out, t->callsites);
 	tc_pack_u64(out, t->ncomms);
-	for (size_t i = 0; i < t->ncomms; i++) {
-		const struct tc_trace_comm *c = &t->comms[i];
-		tc_pack_u64(out, c->id);
-		tc_pack_u64(out, c->parent);
-		tc_pack_u64(out, c->creator);
-		tc_pack_u64(out, c->size);
-		tc_pack_u64(out, c->ndims);
-		for (uint32_t d = 0; d < c->ndims; d++)
-			tc_pack_s64(out, c->dims[d]);
-		tc_pack_u64(out, c->periods);
-		tc_pack_u64(out, c->members != NULL);
-		for (uint32_t k = 0; c->members && k < c->size; k++)
-			tc_pack_s64(out, c->members[k]);
-		tc_pack_u64(out, (c->graph ? 1u : 0u) | (c->graph && c->weighted ? 2u : 0u));
-		if (c->graph) {
-			tc_pack_u64(out, c->nin);
-			tc_pack_u64(out, c->nout);
-			for (size_t k = 0; k < comm_edge_words(c); k++)
-				tc_pack_s64(out, c->edges[k]);
-		}
-	}
+	for (size_t i = 0; i < t->ncomms; i++)
+		tc_trace_comm_pack(&t->comms[i], out);
 	tc_pack_u64(out, t->nsites);
 	for (size_t i = 0; i < t->nsites; i++) {
 		const struct tc_trace_site *s = &t->sites[i];
@@ -321,7 +324,7 @@ static void unpack_graph(struct tc_unpack *u, struct tc_trace_comm *c)
 		c->edges[k] = tc_unpack_s32(u);
 }
 
-static void unpack_comm(struct tc_unpack *u, struct tc_trace_comm *c)
+void tc_trace_comm_unpack(struct tc_unpack *u, struct tc_trace_comm *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->id = tc_unpack_u32(u);
@@ -377,7 +380,7 @@ struct tc_rank_trace *tc_rank_trace_unpack(struct tc_unpack *u)
 	t->comms = tc_xcalloc(n ? n : 1, sizeof(*t->comms));
 	t->acomms = n ? n : 1;
 	for (size_t i = 0; i < n && !u->bad; i++)
-		unpack_comm(u, &t->comms[t->ncomms++]);
+		tc_trace_comm_unpack(u, &t->comms[t->ncomms++]);
 	n = tc_unpack_count(u, 3);
 	t->sites = tc_xcalloc(n ? n : 1, sizeof(*t->sites));
 	t->asites = n ? n : 1;

@@ -119,6 +119,10 @@ const struct tc_rank_trace *tc_rank_trace_find(struct tc_rank_trace *const *trac
 struct tc_strbuf;
 struct tc_unpack;
 void tc_rank_trace_pack(const struct tc_rank_trace *t, struct tc_strbuf *out);
+/* One communicator the same way (the global trace's table uses it too);
+ * unpack leaves c owning what it read (bad input marks u). */
+void tc_trace_comm_pack(const struct tc_trace_comm *c, struct tc_strbuf *out);
+void tc_trace_comm_unpack(struct tc_unpack *u, struct tc_trace_comm *c);
 struct tc_rank_trace *tc_rank_trace_unpack(struct tc_unpack *u);
 
 #endif

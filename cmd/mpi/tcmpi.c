@@ -424,6 +424,18 @@ static void send_shares(const struct tc_traceset *ts)
 	tc_strbuf_release(&sb);
 }
 
+void tcmpi_req_init(struct req *rq, uint64_t type, struct tc_pool *pool,
+		    const struct tc_rsd_opts *ro, const struct tc_traceset *ts)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->type = type;
+	rq->threads = pool ? tc_pool_threads(pool) : 1;
+	rq->window = ro->window;
+	rq->match = (uint64_t)ro->match;
+	rq->flags = ts->flags;
+	rq->nfiles = ts->nfiles;
+}
+
 /* Tell the other processes what to read and which files each reads. */
 void tcmpi_start(struct req *rq, const struct tc_traceset *ts)
 {
@@ -456,12 +468,7 @@ static int remote_each(void *self, const struct tc_traceset *ts, struct tc_pool 
 		return tc_load_each_local(ts, pool, opts, fn, ctx, stats, err);
 	if (opts)
 		ro = *opts;
-	memset(&rq, 0, sizeof(rq));
-	rq.type = REQ_LOAD;
-	rq.threads = tc_pool_threads(pool);
-	rq.window = ro.window;
-	rq.match = (uint64_t)ro.match;
-	rq.flags = ts->flags;
+	tcmpi_req_init(&rq, REQ_LOAD, pool, &ro, ts);
 	rq.stats = stats != NULL;
 	tcmpi_start(&rq, ts);
 

@@ -50,6 +50,11 @@ void tcmpi_fatal(int rc, const char *what);
 
 /* Share p of n files: [*lo, *hi). */
 void tcmpi_share(size_t n, int p, size_t *lo, size_t *hi);
+/* A request of type for reading ts with pool's threads and ro. */
+struct tc_pool;
+struct tc_rsd_opts;
+void tcmpi_req_init(struct req *rq, uint64_t type, struct tc_pool *pool,
+		    const struct tc_rsd_opts *ro, const struct tc_traceset *ts);
 /* Broadcast rq and send every other process its share of ts's files. */
 void tcmpi_start(struct req *rq, const struct tc_traceset *ts);
 /* This process's share as process 0 sent it (a view holding only its

@@ -328,13 +328,7 @@ static int none_run(void *self, const struct tc_traceset *ts, struct tc_pool *po
 	(void)self;
 	if (ro)
 		rsd = *ro;
-	memset(&rq, 0, sizeof(rq));
-	rq.type = REQ_NONE;
-	rq.threads = tc_pool_threads(pool);
-	rq.window = rsd.window;
-	rq.match = (uint64_t)rsd.match;
-	rq.flags = ts->flags;
-	rq.nfiles = ts->nfiles;
+	tcmpi_req_init(&rq, REQ_NONE, pool, &rsd, ts);
 	rq.precision = mo->precision;
 	rq.bins = mo->bins;
 	rq.filtering = mo->filtering;

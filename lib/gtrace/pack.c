@@ -13,6 +13,7 @@
 #include "lib/pack.h"
 #include "lib/ranklist.h"
 #include "lib/strbuf.h"
+#include "lib/trace.h"
 #include "lib/xalloc.h"
 #include "internal.h"
 
@@ -142,28 +143,28 @@ static void pack_opt_str(struct tc_strbuf *sb, const char *s)
 	tc_pack_str(sb, s);
 }
 
+/* An entry of the communicator table: its ranks, then the communicator
+ * as a rank's trace packs one (lib/trace.h). */
 static void pack_comm(struct tc_strbuf *sb, const struct tc_gcomm *c)
 {
-	size_t edges = tc_gcomm_edge_words(c);
+	struct tc_trace_comm t;
 
+	memset(&t, 0, sizeof(t));
+	t.id = c->id;
+	t.parent = c->parent;
+	t.creator = c->creator;
+	t.size = c->size;
+	t.ndims = c->ndims;
+	memcpy(t.dims, c->dims, sizeof(t.dims));
+	t.periods = c->periods;
+	t.members = c->members;
+	t.graph = c->graph;
+	t.weighted = c->weighted;
+	t.nin = c->nin;
+	t.nout = c->nout;
+	t.edges = c->edges;
 	pack_ranks(sb, &c->ranks);
-	tc_pack_u64(sb, c->id);
-	tc_pack_u64(sb, c->parent);
-	tc_pack_u64(sb, c->creator);
-	tc_pack_u64(sb, c->size);
-	tc_pack_u64(sb, c->ndims);
-	for (uint32_t d = 0; d < c->ndims; d++)
-		tc_pack_s64(sb, c->dims[d]);
-	tc_pack_u64(sb, c->periods);
-	tc_pack_u64(sb, c->members != NULL);
-	for (uint32_t i = 0; c->members && i < c->size; i++)
-		tc_pack_s64(sb, c->members[i]);
-	tc_pack_u64(sb, c->graph);
-	tc_pack_u64(sb, c->weighted);
-	tc_pack_u64(sb, c->nin);
-	tc_pack_u64(sb, c->nout);
-	for (size_t i = 0; c->edges && i < edges; i++)
-		tc_pack_s64(sb, c->edges[i]);
+	tc_trace_comm_pack(&t, sb);
 }
 
 void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out)
@@ -193,10 +194,8 @@ void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out)
 	tc_pack_u64(out, g->leads);
 	tc_pack_u64(out, g->nnodes);
 	tc_pack_u64(out, g->ncomms);
-	for (size_t i = 0; i < g->ncomms; i++) {
-		tc_pack_u64(out, g->comms[i].edges != NULL);
+	for (size_t i = 0; i < g->ncomms; i++)
 		pack_comm(out, &g->comms[i]);
-	}
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -385,38 +384,25 @@ static void unpack_name(struct tc_unpack *u, char *dst, size_t size)
 	dst[n] = '\0';
 }
 
-static void unpack_comm(struct tc_unpack *u, struct tc_gcomm *c, bool has_edges)
+static void unpack_comm(struct tc_unpack *u, struct tc_gcomm *c)
 {
-	size_t words;
+	struct tc_trace_comm t;
 
 	unpack_ranks(u, &c->ranks);
-	c->id = tc_unpack_u32(u);
-	c->parent = tc_unpack_u32(u);
-	c->creator = tc_unpack_u32(u);
-	c->size = tc_unpack_u32(u);
-	c->ndims = tc_unpack_u32(u);
-	if (c->ndims > 8) {
-		u->bad = true;
-		c->ndims = 0;
-	}
-	for (uint32_t d = 0; d < c->ndims; d++)
-		c->dims[d] = tc_unpack_s32(u);
-	c->periods = tc_unpack_u32(u);
-	if (tc_unpack_u64(u) && fits(u, c->size)) {
-		c->members = tc_xcalloc(c->size ? c->size : 1, sizeof(*c->members));
-		for (uint32_t i = 0; i < c->size; i++)
-			c->members[i] = tc_unpack_s32(u);
-	}
-	c->graph = tc_unpack_u64(u) != 0;
-	c->weighted = tc_unpack_u64(u) != 0;
-	c->nin = tc_unpack_u32(u);
-	c->nout = tc_unpack_u32(u);
-	words = tc_gcomm_edge_words(c);
-	if (!has_edges || !fits(u, words))
-		return;
-	c->edges = tc_xcalloc(words ? words : 1, sizeof(*c->edges));
-	for (size_t i = 0; i < words; i++)
-		c->edges[i] = tc_unpack_s32(u);
+	tc_trace_comm_unpack(u, &t);
+	c->id = t.id;
+	c->parent = t.parent;
+	c->creator = t.creator;
+	c->size = t.size;
+	c->ndims = t.ndims;
+	memcpy(c->dims, t.dims, sizeof(c->dims));
+	c->periods = t.periods;
+	c->members = t.members;
+	c->graph = t.graph;
+	c->weighted = t.weighted;
+	c->nin = t.nin;
+	c->nout = t.nout;
+	c->edges = t.edges;
 }
 
 struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
@@ -454,10 +440,8 @@ struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
 	g->nnodes = tc_unpack_u64(u);
 	g->comms = unpack_array(u, &n, 14, sizeof(*g->comms));
 	g->ncomms = g->acomms = n;
-	for (size_t i = 0; i < g->ncomms && !u->bad; i++) {
-		bool has_edges = tc_unpack_u64(u) != 0;
-		unpack_comm(u, &g->comms[i], has_edges);
-	}
+	for (size_t i = 0; i < g->ncomms && !u->bad; i++)
+		unpack_comm(u, &g->comms[i]);
 	if (u->bad) {
 		tc_gtrace_free(&g);
 		return NULL;

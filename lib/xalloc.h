@@ -15,6 +15,13 @@ char *tc_xstrndup(const char *s, size_t n);
 /* Returns a * b, dying with a message if the product overflows size_t. */
 size_t tc_st_mult(size_t a, size_t b);
 size_t tc_st_add(size_t a, size_t b);
+/*
+ * Called with the size when an allocation fails, before the message and
+ * abort(); a hook that returns changes nothing. Code that must outlive
+ * running out of memory (the in-job clustering plugin, loaded into the
+ * application) jumps out of it to a point it set up (setjmp).
+ */
+void tc_xalloc_set_fail(void (*fn)(size_t n));
 
 /*
  * Grow array p (of *alloc elements) so that it holds at least n elements;

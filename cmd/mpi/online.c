@@ -48,6 +48,7 @@
 
 #include <limits.h>
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,51 @@ void tc_online_say(const struct tc_online_args *a, const char *fmt, ...)
 	fprintf(stderr, "tracecluster-online: rank %d: %s\n", a->rank, buf);
 }
 
+/* ---- out of memory ----------------------------------------------------------- */
+
+static __thread struct tc_online_guard *guard_top;
+static atomic_int oom_said;
+
+static void oom_jump(size_t n)
+{
+	struct tc_online_guard *g = guard_top;
+
+	if (!g)
+		return; /* not guarded: xalloc aborts */
+	if (!atomic_exchange(&oom_said, 1))
+		fprintf(stderr, "tracecluster-online: out of memory (allocating %zu bytes); the "
+				"in-job clustering stops here, the raw files stay\n", n);
+	guard_top = g->prev;
+	siglongjmp(g->jb, 1);
+}
+
+void tc_online_guard_enter(struct tc_online_guard *g)
+{
+	tc_xalloc_set_fail(oom_jump);
+	g->prev = guard_top;
+	guard_top = g;
+}
+
+void tc_online_guard_leave(struct tc_online_guard *g)
+{
+	if (guard_top == g)
+		guard_top = g->prev;
+}
+
+bool tc_online_guarded(void (*fn)(void *), void *ctx)
+{
+	struct tc_online_guard g;
+
+	tc_online_guard_enter(&g);
+	if (sigsetjmp(g.jb, 0)) {
+		tc_online_guard_leave(&g);
+		return false;
+	}
+	fn(ctx);
+	tc_online_guard_leave(&g);
+	return true;
+}
+
 bool tc_online_all(bool ok)
 {
 	int v = ok;
@@ -83,20 +129,41 @@ bool tc_online_all(bool ok)
 	return v != 0;
 }
 
-bool tc_online_gather(const struct tc_online_args *a, const struct tc_strbuf *sb,
+struct gather_room {
+	struct tc_online_bytes *out;
+	size_t n;
+};
+
+static void room_lens(void *p)
+{
+	struct gather_room *g = p;
+
+	g->out->lens = tc_xcalloc(g->n, sizeof(*g->out->lens));
+	g->out->offs = tc_xcalloc(g->n, sizeof(*g->out->offs));
+}
+
+static void room_buf(void *p)
+{
+	struct gather_room *g = p;
+
+	g->out->buf = tc_xmalloc(g->n ? g->n : 1);
+}
+
+bool tc_online_gather(const struct tc_online_args *a, const struct tc_strbuf *sb, bool mine,
 		      struct tc_online_bytes *out)
 {
+	struct gather_room room = { out, (size_t)a->size };
 	int len = 0;
-	bool ok = sb->len <= INT_MAX;
+	bool ok = mine && sb->len <= INT_MAX;
 
 	memset(out, 0, sizeof(*out));
 	if (ok)
 		len = (int)sb->len;
-	if (!tc_online_all(ok))
+	if (a->rank == 0 && !tc_online_guarded(room_lens, &room))
+		ok = false;
+	if (!tc_online_all(ok)) {
+		tc_online_bytes_release(out);
 		return false;
-	if (a->rank == 0) {
-		out->lens = tc_xcalloc((size_t)a->size, sizeof(*out->lens));
-		out->offs = tc_xcalloc((size_t)a->size, sizeof(*out->offs));
 	}
 	PMPI_Gather(&len, 1, MPI_INT, out->lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (a->rank == 0) {
@@ -107,8 +174,9 @@ bool tc_online_gather(const struct tc_online_args *a, const struct tc_strbuf *sb
 			out->offs[r] = (int)total;
 			total += (size_t)out->lens[r];
 		}
-		if (ok)
-			out->buf = tc_xmalloc(total ? total : 1);
+		room.n = total;
+		if (ok && !tc_online_guarded(room_buf, &room))
+			ok = false;
 	}
 	if (!tc_online_all(ok)) {
 		tc_online_bytes_release(out);
@@ -175,32 +243,67 @@ static const struct tc_cluster_mode *parse_mode(const char *s, struct tc_cluster
 	return m;
 }
 
+/* The leads' packed traces (guarded steps: a rank out of memory sends
+ * nothing and says no). */
+struct leads {
+	const struct tc_online_args *a;
+	const struct tc_rank_trace *own;
+	struct tc_strbuf sb;
+	const struct tc_online_bytes *b;
+	struct tc_rank_trace **traces;
+	bool ok;
+};
+
+static void leads_pack(void *p)
+{
+	struct leads *l = p;
+
+	tc_rank_trace_pack(l->own, &l->sb);
+}
+
+static void leads_unpack(void *p)
+{
+	struct leads *l = p;
+
+	l->ok = true;
+	for (int r = 0; r < l->a->size && l->ok; r++) {
+		struct tc_unpack u;
+		if (!l->b->lens[r])
+			continue;
+		tc_unpack_init(&u, l->b->buf + l->b->offs[r], (size_t)l->b->lens[r]);
+		l->traces[r] = tc_rank_trace_unpack(&u);
+		if (!l->traces[r] || !tc_unpack_done(&u))
+			l->ok = false;
+	}
+}
+
 /* Gather each lead's packed trace at rank 0 into traces[]. */
 static bool gather_leads(const struct tc_online_args *a, const struct tc_rank_trace *own,
 			 bool lead, struct tc_rank_trace **traces)
 {
-	struct tc_strbuf sb = TC_STRBUF_INIT;
+	static const struct tc_strbuf none = TC_STRBUF_INIT;
+	struct leads *l = calloc(1, sizeof(*l));
 	struct tc_online_bytes b;
-	bool ok;
+	bool mine = l != NULL, ok;
 
-	if (lead)
-		tc_rank_trace_pack(own, &sb);
-	ok = tc_online_gather(a, &sb, &b);
-	tc_strbuf_release(&sb);
-	if (!ok)
-		return false;
-	if (a->rank == 0) {
-		for (int r = 0; r < a->size && ok; r++) {
-			struct tc_unpack u;
-			if (!b.lens[r])
-				continue;
-			tc_unpack_init(&u, b.buf + b.offs[r], (size_t)b.lens[r]);
-			traces[r] = tc_rank_trace_unpack(&u);
-			if (!traces[r] || !tc_unpack_done(&u))
-				ok = false;
-		}
+	if (l) {
+		l->a = a;
+		l->own = own;
+		l->traces = traces;
+		l->b = &b;
+		tc_strbuf_init(&l->sb);
+		if (lead && !tc_online_guarded(leads_pack, l))
+			mine = false;
 	}
+	ok = tc_online_gather(a, mine ? &l->sb : &none, mine, &b);
+	if (ok && a->rank == 0)
+		ok = tc_online_guarded(leads_unpack, l) && l->ok;
 	tc_online_bytes_release(&b);
+	if (l) {
+		if (mine)
+			tc_strbuf_release(&l->sb);
+		free(l);
+	}
 	return ok;
 }
 
@@ -300,22 +403,29 @@ static int reduce_parts(const struct tc_online_args *a)
 static unsigned job_reduce(void *self, struct tc_reduction *r)
 {
 	struct job_reduce *jr = self;
+	struct tc_mpi_reduce_job *job;
 	int parts = reduce_parts(jr->a), cmd[3];
 	size_t nroots;
 	unsigned d;
+	bool ok;
 
 	if (parts < 2 || tc_reduction_size(r) < tc_mpi_reduce_min(r, "TRACECLUSTER_ONLINE_REDUCE_MIN"))
 		return 0;
 	d = tc_reduction_plan(r, (size_t)parts, &nroots);
 	if (!d || nroots > INT_MAX)
 		return 0;
+	/* packed before the others hear of it: out of memory here stops
+	 * nothing that has started */
+	job = tc_mpi_reduce_prepare(r, d, nroots, parts);
 	cmd[0] = 1;
 	cmd[1] = (int)d;
 	cmd[2] = (int)nroots;
 	PMPI_Bcast(cmd, 3, MPI_INT, 0, MPI_COMM_WORLD);
-	if (!tc_mpi_reduce_lead(r, d, nroots, parts, tc_reduction_pool(r), MPI_COMM_WORLD,
-				REDUCE_TAG))
-		jr->failed = true;
+	ok = tc_mpi_reduce_lead(job, tc_reduction_pool(r), MPI_COMM_WORLD, REDUCE_TAG,
+				tc_online_guarded);
+	tc_mpi_reduce_job_free(job);
+	if (!ok)
+		return 0; /* a part failed: the whole reduction here, from the start */
 	jr->used++;
 	return d;
 }
@@ -331,28 +441,100 @@ static void serve_reductions(const struct tc_online_args *a)
 			return;
 		if (a->rank < parts)
 			tc_mpi_reduce_serve((unsigned)cmd[1], (size_t)cmd[2], parts, a->rank, 1,
-					    MPI_COMM_WORLD, REDUCE_TAG);
+					    MPI_COMM_WORLD, REDUCE_TAG, tc_online_guarded);
 	}
+}
+
+/*
+ * The state of one in-job clustering, on the heap: the steps that
+ * allocate run guarded (tc_online_guarded) and may be left half done by
+ * running out of memory, so nothing here lives in a register across them.
+ */
+struct run {
+	const struct tc_online_args *a;
+	const struct tc_cluster_mode *mode;
+	struct tc_cluster_opts copts;
+	struct tc_merge_opts mopts;
+	char path[PATH_MAX];
+	struct tc_rank_trace *own, **traces;
+	struct tc_signatures sig, *sigs;
+	unsigned char *lead;
+	struct tc_clustering cl;
+	bool cl_whole;          /* cl may be released (not left half built) */
+	struct tc_pool *pool;
+	struct job_reduce jr;
+	size_t nclusters;
+	uint64_t bytes;
+	bool ok;
+};
+
+/* Step 1: the own trace read back, its signatures; at rank 0 the room
+ * for every rank's. */
+static void step_read(void *p)
+{
+	struct run *r = p;
+	const struct tc_online_args *a = r->a;
+
+	if (!a->traced)
+		return;
+	r->own = read_own(a, r->path, sizeof(r->path));
+	if (!r->own)
+		return;
+	tc_signatures_compute(r->own, &r->sig);
+	if (a->rank == 0) {
+		r->sigs = tc_xcalloc((size_t)a->size, sizeof(*r->sigs));
+		r->lead = tc_xcalloc((size_t)a->size, 1);
+		r->traces = tc_xcalloc((size_t)a->size, sizeof(*r->traces));
+	}
+	r->ok = true;
+}
+
+/* Step 2 at rank 0: the mode on the signatures (its large reductions
+ * over the ranks, job_reduce). */
+static void step_cluster(void *p)
+{
+	struct run *r = p;
+	struct tc_cluster_input in = { r->sigs, (size_t)r->a->size, NULL };
+	struct tc_reduce_remote rr = { job_reduce, &r->jr };
+	struct tc_error err;
+	int crc;
+
+	r->pool = tc_pool_new(1);
+	r->copts.pool = r->pool;
+	r->copts.merge = &r->mopts;
+	r->cl_whole = false;
+	tc_cluster_set_reduce_remote(&rr);
+	crc = tc_cluster_run(r->mode, &in, &r->copts, &r->cl, &err);
+	tc_cluster_set_reduce_remote(NULL);
+	r->cl_whole = true;
+	if (crc) {
+		char msg[1200];
+		tc_error_format(&err, msg, sizeof(msg));
+		tc_online_say(r->a, "%s", msg);
+		return;
+	}
+	if (r->cl.filter.applied)
+		r->mopts.filtering = true; /* §3.6, as compress does */
+	for (size_t c = 0; c < r->cl.nclusters; c++)
+		r->lead[r->cl.clusters[c].lead_index] = 1;
+	r->nclusters = r->cl.nclusters;
+	r->ok = true;
+}
+
+/* Step 3 at rank 0: the leads' global trace, written. */
+static void step_build(void *p)
+{
+	struct run *r = p;
+
+	r->ok = build_and_write(r->a, r->mode, &r->cl, r->traces, r->pool, &r->mopts, &r->bytes);
 }
 
 TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 {
 	double t0 = tc_online_now();
-	struct tc_rank_trace *own = NULL, **traces = NULL;
-	struct tc_signatures sig, *sigs = NULL;
-	struct tc_cluster_opts copts;
-	const struct tc_cluster_mode *mode;
-	struct tc_merge_opts mopts = { 100, TC_HIST_BINS_DEFAULT, false };
-	struct tc_clustering cl;
-	struct tc_pool *pool = NULL;
-	unsigned char *lead = NULL;
-	unsigned char is_lead = 0;
 	const char *keep = a->keep && *a->keep ? a->keep : "leads";
-	char path[PATH_MAX];
-	uint64_t bytes = 0;
-	size_t nleads = 0, nclusters = 0;
-	unsigned reductions = 0; /* run in parts over the ranks */
-	int crc;
+	unsigned char is_lead = 0;
+	struct run *r;
 	bool ok;
 	int rc = -1;
 
@@ -360,79 +542,57 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 		return -1;
 	if (tc_online_is_chameleon(a->mode))
 		return tc_online_cham_finish(a);
-	path[0] = '\0';
-	tc_clustering_init(&cl);
-	mode = parse_mode(a->mode, &copts);
-	if (strcmp(keep, "leads") && strcmp(keep, "all") && strcmp(keep, "none"))
-		mode = NULL;
-	if (!mode) {
+	r = calloc(1, sizeof(*r));
+	if (r) {
+		r->a = a;
+		r->mopts = (struct tc_merge_opts){ 100, TC_HIST_BINS_DEFAULT, false };
+		tc_clustering_init(&r->cl);
+		r->cl_whole = true;
+		r->jr.a = a;
+		r->mode = parse_mode(a->mode, &r->copts);
+	}
+	if (r && (!r->mode || (strcmp(keep, "leads") && strcmp(keep, "all") &&
+			       strcmp(keep, "none")))) {
 		if (a->rank == 0)
 			tc_online_say(a, "TRACECLUSTER_ONLINE='%s' (KEEP '%s'): expected MODE[:K] of "
 			       "callpath, callpath-param, reference, kfarthest, kmedoid or dynamic, "
 			       "and leads, all or none; the raw files stay", a->mode, keep);
+		free(r);
 		return -1;
 	}
-	/* 1. own trace and signatures */
-	if (a->traced)
-		own = read_own(a, path, sizeof(path));
-	if (!tc_online_all(own != NULL)) {
+	/* 1. own trace and signatures (running out of memory anywhere below
+	 * costs the clustering, agreed on by every rank, never the job) */
+	ok = r && tc_online_guarded(step_read, r) && r->ok;
+	if (!tc_online_all(ok)) {
 		if (a->rank == 0)
 			tc_online_say(a, "not every rank's trace could be read back; the raw files stay");
 		goto out;
 	}
-	tc_signatures_compute(own, &sig);
 
 	/* 2. the signatures meet at rank 0, which clusters them */
-	if (a->rank == 0) {
-		sigs = tc_xcalloc((size_t)a->size, sizeof(*sigs));
-		lead = tc_xcalloc((size_t)a->size, 1);
-		traces = tc_xcalloc((size_t)a->size, sizeof(*traces));
-	}
-	PMPI_Gather(&sig, (int)sizeof(sig), MPI_BYTE, sigs, (int)sizeof(sig), MPI_BYTE, 0,
-		    MPI_COMM_WORLD);
-	ok = true;
+	PMPI_Gather(&r->sig, (int)sizeof(r->sig), MPI_BYTE, r->sigs, (int)sizeof(r->sig), MPI_BYTE,
+		    0, MPI_COMM_WORLD);
+	r->ok = false;
 	if (a->rank != 0) {
 		/* the subtrees of large reductions run here (job_reduce) */
 		serve_reductions(a);
+		r->ok = true;
 	} else {
-		struct tc_cluster_input in = { sigs, (size_t)a->size, NULL };
-		struct tc_error err;
-		struct job_reduce jr = { a, false, 0 };
-		struct tc_reduce_remote rr = { job_reduce, &jr };
 		int cmd[3] = { 0, 0, 0 };
-		pool = tc_pool_new(1);
-		copts.pool = pool;
-		copts.merge = &mopts;
-		tc_cluster_set_reduce_remote(&rr);
-		crc = tc_cluster_run(mode, &in, &copts, &cl, &err);
-		tc_cluster_set_reduce_remote(NULL);
+		ok = tc_online_guarded(step_cluster, r);
 		/* the other ranks stop serving */
 		PMPI_Bcast(cmd, 3, MPI_INT, 0, MPI_COMM_WORLD);
-		reductions = jr.used;
-		if (jr.failed) {
-			tc_online_say(a, "a part of a clustering reduction failed; the raw files stay");
-			ok = false;
-		} else if (crc) {
-			char msg[1200];
-			tc_error_format(&err, msg, sizeof(msg));
-			tc_online_say(a, "%s", msg);
-			ok = false;
-		} else {
-			if (cl.filter.applied)
-				mopts.filtering = true; /* §3.6, as compress does */
-			for (size_t c = 0; c < cl.nclusters; c++)
-				lead[cl.clusters[c].lead_index] = 1;
-			nclusters = cl.nclusters;
-		}
+		if (!ok)
+			r->ok = false;
 	}
-	if (!tc_online_all(ok))
+	if (!tc_online_all(r->ok))
 		goto out;
 	/* 3. the leads' traces meet at rank 0, which merges and writes */
-	PMPI_Scatter(lead, 1, MPI_BYTE, &is_lead, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
-	ok = gather_leads(a, own, is_lead != 0, traces);
+	PMPI_Scatter(r->lead, 1, MPI_BYTE, &is_lead, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
+	ok = gather_leads(a, r->own, is_lead != 0, r->traces);
 	if (ok && a->rank == 0) {
-		ok = build_and_write(a, mode, &cl, traces, pool, &mopts, &bytes);
-		nleads = nclusters;
+		r->ok = false;
+		ok = tc_online_guarded(step_build, r) && r->ok;
 	}
 	if (!tc_online_all(ok)) {
 		if (a->rank == 0)
@@ -441,27 +601,36 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 	}
 	/* 4. the raw files the mode does not need go */
 	if (!strcmp(keep, "none") || (!strcmp(keep, "leads") && !is_lead))
-		unlink(path);
+		unlink(r->path);
 	rc = 0;
 	PMPI_Barrier(MPI_COMM_WORLD);
 	if (a->rank == 0) {
 		double secs = tc_online_now() - t0;
-		write_report(a, mode->name, nclusters, nleads, reductions, bytes, secs, keep);
+		write_report(a, r->mode->name, r->nclusters, r->nclusters, r->jr.used, r->bytes,
+			     secs, keep);
 		if (!a->quiet)
 			tc_online_say(a, "%s: %zu clusters, %s/global.tct (%" PRIu64 " bytes) in %.3f s; "
-			       "raw files kept: %s", mode->name, nclusters, a->dir, bytes, secs, keep);
+			       "raw files kept: %s", r->mode->name, r->nclusters, a->dir, r->bytes,
+			       secs, keep);
 	}
 out:
-	if (traces) {
-		for (int r = 0; r < a->size; r++)
-			tc_rank_trace_free(&traces[r]);
-		free(traces);
+	if (r) {
+		/* after running out of memory what the steps left may be half
+		 * built: the process ends soon, it stays */
+		if (!oom_said) {
+			if (r->traces)
+				for (int k = 0; k < a->size; k++)
+					tc_rank_trace_free(&r->traces[k]);
+			free(r->traces);
+			if (r->cl_whole)
+				tc_clustering_release(&r->cl);
+			tc_rank_trace_free(&r->own);
+			free(r->sigs);
+			free(r->lead);
+			if (r->pool)
+				tc_pool_free(r->pool);
+		}
+		free(r);
 	}
-	tc_clustering_release(&cl);
-	tc_rank_trace_free(&own);
-	free(sigs);
-	free(lead);
-	if (pool)
-		tc_pool_free(pool);
 	return rc;
 }

@@ -10,9 +10,37 @@
 #include "lib/capture/online.h"
 #include "lib/strbuf.h"
 
+#include <setjmp.h>
+
 #define TC_ONLINE_API __attribute__((visibility("default")))
 
 double tc_online_now(void);
+
+/*
+ * Out of memory in the plugin must not end the application: the
+ * plugin's allocations (lib/xalloc.h) jump out of a guarded section
+ * instead of aborting, and what the section touched is abandoned. On
+ * each thread:
+ *
+ *	struct tc_online_guard g;
+ *	tc_online_guard_enter(&g);
+ *	if (!sigsetjmp(g.jb, 0))
+ *		... work that allocates, no MPI ...
+ *	else
+ *		... out of memory: said once; mark the rank broken ...
+ *	tc_online_guard_leave(&g);
+ *
+ * Locals the work sets and the failure path reads must be volatile.
+ * Outside every guard an allocation failure still aborts.
+ */
+struct tc_online_guard {
+	sigjmp_buf jb;
+	struct tc_online_guard *prev;
+};
+void tc_online_guard_enter(struct tc_online_guard *g);
+void tc_online_guard_leave(struct tc_online_guard *g);
+/* fn(ctx) in a guard: false when it ran out of memory. */
+bool tc_online_guarded(void (*fn)(void *), void *ctx);
 /* One line on standard error naming the plugin and the rank. */
 void tc_online_say(const struct tc_online_args *a, const char *fmt, ...) TC_PRINTF(2, 3);
 /* Every rank agrees: true only when ok holds on every rank. */
@@ -24,8 +52,9 @@ struct tc_online_bytes {
 	int *lens, *offs;
 };
 /* Gather sb of every rank at rank 0 (collective); false on every rank
- * when it cannot (more than INT_MAX bytes). */
-bool tc_online_gather(const struct tc_online_args *a, const struct tc_strbuf *sb,
+ * when it cannot (more than INT_MAX bytes, no room at rank 0) or a rank
+ * has no bytes to give (mine false: out of memory). */
+bool tc_online_gather(const struct tc_online_args *a, const struct tc_strbuf *sb, bool mine,
 		      struct tc_online_bytes *out);
 void tc_online_bytes_release(struct tc_online_bytes *b);
 

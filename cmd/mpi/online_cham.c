@@ -263,7 +263,7 @@ static bool flush(struct cham *c)
 
 	if (c->is_lead)
 		tc_rsd_pack(c->part, &sb);
-	ok = tc_online_gather(&c->a, &sb, &b);
+	ok = tc_online_gather(&c->a, &sb, true, &b);
 	tc_strbuf_release(&sb);
 	if (!ok)
 		return false;
@@ -593,7 +593,7 @@ static bool gather_sites(struct cham *c, unsigned char *needed_out)
 	*needed_out = needed;
 	if (needed)
 		tc_rank_trace_pack(c->t, &sb);
-	ok = tc_online_gather(&c->a, &sb, &b);
+	ok = tc_online_gather(&c->a, &sb, true, &b);
 	tc_strbuf_release(&sb);
 	if (!ok)
 		return false;

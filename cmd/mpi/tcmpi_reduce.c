@@ -34,6 +34,7 @@
 static unsigned reduce_run(void *self, struct tc_reduction *r)
 {
 	struct tc_pool *pool = tc_reduction_pool(r);
+	struct tc_mpi_reduce_job *job;
 	struct req rq;
 	size_t nroots;
 	unsigned d;
@@ -50,11 +51,13 @@ static unsigned reduce_run(void *self, struct tc_reduction *r)
 	rq.threads = pool ? tc_pool_threads(pool) : 1;
 	rq.depth = d;
 	rq.nroots = nroots;
+	job = tc_mpi_reduce_prepare(r, d, nroots, tcmpi_size);
 	MPI_CHECK(MPI_Bcast(&rq, sizeof(rq), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcast request");
-	if (!tc_mpi_reduce_lead(r, d, nroots, tcmpi_size, pool, MPI_COMM_WORLD, TAG_REDUCE)) {
+	if (!tc_mpi_reduce_lead(job, pool, MPI_COMM_WORLD, TAG_REDUCE, NULL)) {
 		fprintf(stderr, "tracecluster-mpi: a part of a reduction failed or arrived damaged\n");
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
+	tc_mpi_reduce_job_free(job);
 	if (tc_g.verbosity > 0)
 		fprintf(stderr, "tracecluster-mpi: a reduction of %zu ranks on %d processes: %zu "
 			"subtrees under depth %u\n", tc_reduction_size(r), tcmpi_size, nroots, d);
@@ -66,5 +69,5 @@ const struct tc_reduce_remote tcmpi_reduce_remote = { reduce_run, NULL };
 void tcmpi_serve_reduce(const struct req *rq)
 {
 	tc_mpi_reduce_serve((unsigned)rq->depth, (size_t)rq->nroots, tcmpi_size, tcmpi_rank,
-			    (unsigned)rq->threads, MPI_COMM_WORLD, TAG_REDUCE);
+			    (unsigned)rq->threads, MPI_COMM_WORLD, TAG_REDUCE, NULL);
 }

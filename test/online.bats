@@ -268,3 +268,47 @@ jm() {
 	assert_failure 2
 	assert_output --partial "blocking collective"
 }
+
+@test "out of memory in the in-job clustering: the job and every raw file are unharmed" {
+	need_mpi
+	local fail="$B/testdata/capture/libfailalloc.so" spec prog np mode total r n d
+	[ -f "$fail" ] || skip "libfailalloc.so not built"
+	# oom NAME NP PROG MODE [ENV=VALUE]...: PROG under the shim, the plugin's
+	# allocations counted or failed by libfailalloc.so
+	oom() {
+		local name=$1 np=$2 prog=$3 mode=$4 args=() kv
+		shift 4
+		for kv in "$@"; do args+=(-x "$kv"); done
+		rm -rf "$name"
+		timeout 120 mpirun -np "$np" -x LD_PRELOAD="$fail:$SHIM" -x TRACECLUSTER_DIR="$PWD/$name" \
+			-x TRACECLUSTER_ONLINE="$mode" -x TC_FAILALLOC_MODULE=libtracecluster-online \
+			"${args[@]}" "$prog" >"$name.out" 2>"$name.err"
+	}
+	for spec in "4 ring callpath-param" "6 phases chameleon:2"; do
+		read -r np prog mode <<<"$spec"
+		prog="$B/testdata/capture/$prog"
+		oom count "$np" "$prog" "$mode" TC_FAILALLOC_COUNT="$PWD/cnt"
+		[ -s count/global.tct ]
+		for r in 0 2; do
+			total=$(cat "cnt.$r")
+			[ "$total" -gt 10 ]
+			# the first allocation, one in the middle, the last
+			for n in 1 $((total / 2)) "$total"; do
+				d=f$r-$n
+				run oom "$d" "$np" "$prog" "$mode" TC_FAILALLOC="$n" TC_FAILALLOC_RANKS="$r"
+				assert_success
+				diff count.out "$d.out"
+				# either the plugin gave up, said why, and every rank's raw
+				# file stays; or the failure did not stop it (a late
+				# allocation it can do without) and the global trace is whole
+				if [ -e "$d/global.tct" ]; then
+					tc expand --rank 0 "$d/global.tct" | grep -q MPI_
+				else
+					grep -q "tracecluster-online: rank $r: out of memory" "$d.err"
+					[ "$(ls "$d"/rank-*.tcr | wc -l)" = "$np" ]
+					tc info "$d" >/dev/null
+				fi
+			done
+		done
+	done
+}

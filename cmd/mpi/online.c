@@ -80,6 +80,14 @@ void tc_online_say(const struct tc_online_args *a, const char *fmt, ...)
 
 static __thread struct tc_online_guard *guard_top;
 static atomic_int oom_said;
+static int oom_rank = -1;
+
+void tc_online_oom(size_t n)
+{
+	if (!atomic_exchange(&oom_said, 1))
+		fprintf(stderr, "tracecluster-online: rank %d: out of memory (allocating %zu bytes); "
+				"the in-job clustering stops here, the raw files stay\n", oom_rank, n);
+}
 
 static void oom_jump(size_t n)
 {
@@ -87,11 +95,14 @@ static void oom_jump(size_t n)
 
 	if (!g)
 		return; /* not guarded: xalloc aborts */
-	if (!atomic_exchange(&oom_said, 1))
-		fprintf(stderr, "tracecluster-online: out of memory (allocating %zu bytes); the "
-				"in-job clustering stops here, the raw files stay\n", n);
+	tc_online_oom(n);
 	guard_top = g->prev;
 	siglongjmp(g->jb, 1);
+}
+
+void tc_online_set_rank(int rank)
+{
+	oom_rank = rank;
 }
 
 void tc_online_guard_enter(struct tc_online_guard *g)
@@ -286,6 +297,8 @@ static bool gather_leads(const struct tc_online_args *a, const struct tc_rank_tr
 	struct tc_online_bytes b;
 	bool mine = l != NULL, ok;
 
+	if (!l)
+		tc_online_oom(sizeof(*l));
 	if (l) {
 		l->a = a;
 		l->own = own;
@@ -542,7 +555,10 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 		return -1;
 	if (tc_online_is_chameleon(a->mode))
 		return tc_online_cham_finish(a);
+	tc_online_set_rank(a->rank);
 	r = calloc(1, sizeof(*r));
+	if (!r)
+		tc_online_oom(sizeof(*r));
 	if (r) {
 		r->a = a;
 		r->mopts = (struct tc_merge_opts){ 100, TC_HIST_BINS_DEFAULT, false };
@@ -585,8 +601,11 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 		if (!ok)
 			r->ok = false;
 	}
-	if (!tc_online_all(r->ok))
+	if (!tc_online_all(r->ok)) {
+		if (a->rank == 0)
+			tc_online_say(a, "the ranks were not clustered; the raw files stay");
 		goto out;
+	}
 	/* 3. the leads' traces meet at rank 0, which merges and writes */
 	PMPI_Scatter(r->lead, 1, MPI_BYTE, &is_lead, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
 	ok = gather_leads(a, r->own, is_lead != 0, r->traces);

@@ -39,6 +39,9 @@ struct tc_online_guard {
 };
 void tc_online_guard_enter(struct tc_online_guard *g);
 void tc_online_guard_leave(struct tc_online_guard *g);
+/* Say once that this rank (tc_online_set_rank) ran out of memory. */
+void tc_online_oom(size_t n);
+void tc_online_set_rank(int rank);
 /* fn(ctx) in a guard: false when it ran out of memory. */
 bool tc_online_guarded(void (*fn)(void *), void *ctx);
 /* One line on standard error naming the plugin and the rank. */

@@ -116,7 +116,15 @@ struct cham {
 	bool clustered, is_lead, write;
 	bool off;
 	char why[200];
+	/* out of memory in a step (the tap on the writer thread, or the
+	 * main thread): the state is abandoned, every agreement from then
+	 * on says no and the plugin goes off on every rank */
+	atomic_bool broken;
 	double hook_s;          /* time spent at marker calls */
+
+	/* the automatic marker's vote, made at MPI_Init */
+	uint64_t *vote;
+	struct tc_cham_candidate *cand;
 
 	/* rank 0 */
 	struct tc_signatures *sigs;
@@ -135,33 +143,77 @@ bool tc_online_is_chameleon(const char *mode)
 
 /* ---- the tap (writer thread) ------------------------------------------------ */
 
-static void on_event(void *p, const struct tc_event *ev)
+static bool broken(const struct cham *c)
 {
-	struct cham *c = p;
+	return atomic_load_explicit(&c->broken, memory_order_relaxed);
+}
 
-	if (c->off)
-		return;
-	tc_rsd_add(c->ival, ev);
+/* fn(ctx) unless c is broken; out of memory in it breaks c. */
+static bool step(struct cham *c, void (*fn)(void *), void *ctx)
+{
+	if (broken(c))
+		return false;
+	if (tc_online_guarded(fn, ctx))
+		return true;
+	atomic_store(&c->broken, true);
+	return false;
+}
+
+struct tap {
+	struct cham *c;
+	const struct tc_event *ev;
+	const struct tc_callsite *cs;
+	const struct tc_comm *cm;
+};
+
+static void tap_event(void *p)
+{
+	struct tap *t = p;
+	struct cham *c = t->c;
+
+	tc_rsd_add(c->ival, t->ev);
 	c->ival_events++;
 	c->events++;
 	if (!c->write && !c->keep_all)
 		c->withheld++;
 }
 
+static void tap_callsite(void *p)
+{
+	struct tap *t = p;
+
+	tc_rank_trace_on_callsite(t->c->t, t->cs);
+	tc_rsd_set_callsite(t->c->ival, t->cs->id, t->cs->signature);
+	tc_rsd_set_callsite(t->c->part, t->cs->id, t->cs->signature);
+}
+
+static void tap_comm(void *p)
+{
+	struct tap *t = p;
+
+	tc_rank_trace_on_comm(t->c->t, t->cm);
+}
+
+static void on_event(void *p, const struct tc_event *ev)
+{
+	struct tap t = { p, ev, NULL, NULL };
+
+	if (!t.c->off)
+		step(t.c, tap_event, &t);
+}
+
 static void on_callsite(void *p, const struct tc_callsite *cs)
 {
-	struct cham *c = p;
+	struct tap t = { p, NULL, cs, NULL };
 
-	tc_rank_trace_on_callsite(c->t, cs);
-	tc_rsd_set_callsite(c->ival, cs->id, cs->signature);
-	tc_rsd_set_callsite(c->part, cs->id, cs->signature);
+	step(t.c, tap_callsite, &t);
 }
 
 static void on_comm(void *p, const struct tc_comm *cm)
 {
-	struct cham *c = p;
+	struct tap t = { p, NULL, NULL, cm };
 
-	tc_rank_trace_on_comm(c->t, cm);
+	step(t.c, tap_comm, &t);
 }
 
 /* ---- the steps --------------------------------------------------------------- */
@@ -170,6 +222,8 @@ static int answer(const struct cham *c)
 {
 	if (c->off)
 		return TC_ONLINE_OFF;
+	if (broken(c))
+		return TC_ONLINE_WRITE; /* nothing withheld until it goes off */
 	return c->write || c->keep_all ? TC_ONLINE_WRITE : 0;
 }
 
@@ -200,8 +254,9 @@ static void restart(struct tc_rsd **r, uint64_t *events)
 
 /* The interval joins the partial trace (Alg. 8: the events since the
  * last merge) and starts over. */
-static void feed_part(struct cham *c)
+static void feed_part_step(void *p)
 {
+	struct cham *c = p;
 	struct tc_rsd_iter it;
 	struct tc_event ev;
 
@@ -225,28 +280,64 @@ static void feed_part(struct cham *c)
 	restart(&c->ival, &c->ival_events);
 }
 
+static void feed_part(struct cham *c)
+{
+	step(c, feed_part_step, c);
+}
+
+struct sig_step {
+	struct cham *c;
+	struct tc_signatures sig;
+};
+
+static void sig_of_part(void *p)
+{
+	struct sig_step *s = p;
+
+	tc_signatures_compute_seq(s->c->part, s->c->t, &s->sig);
+}
+
+static void sig_of_ival(void *p)
+{
+	struct sig_step *s = p;
+
+	tc_signatures_compute_seq(s->c->ival, s->c->t, &s->sig);
+}
+
+static void cluster_step(void *p)
+{
+	struct cham *c = p;
+
+	tc_clustering_init(&c->cl);
+	tc_chameleon_cluster(c->sigs, (size_t)c->a.size, &c->copts, &c->cl);
+	for (size_t k = 0; k < c->cl.nclusters; k++)
+		c->flags[c->cl.clusters[k].lead_index] = 1;
+}
+
 /* Alg. 8 lines 7-24: cluster the partial traces at rank 0; every rank
- * learns whether it leads. */
+ * learns whether it leads. A broken rank sends a blank signature and
+ * leads nothing; the next agreement turns the plugin off. */
 static void recluster(struct cham *c)
 {
-	struct tc_signatures sig;
+	struct sig_step s = { c, { 0 } };
 	unsigned char lead = 0;
 
-	tc_signatures_compute_seq(c->part, c->t, &sig);
-	sig.rank = c->a.rank;
-	PMPI_Gather(&sig, (int)sizeof(sig), MPI_BYTE, c->sigs, (int)sizeof(sig), MPI_BYTE, 0,
+	if (!step(c, sig_of_part, &s))
+		memset(&s.sig, 0, sizeof(s.sig));
+	s.sig.rank = c->a.rank;
+	PMPI_Gather(&s.sig, (int)sizeof(s.sig), MPI_BYTE, c->sigs, (int)sizeof(s.sig), MPI_BYTE, 0,
 		    MPI_COMM_WORLD);
 	if (c->a.rank == 0) {
-		tc_clustering_release(&c->cl);
-		tc_clustering_init(&c->cl);
-		tc_chameleon_cluster(c->sigs, (size_t)c->a.size, &c->copts, &c->cl);
 		memset(c->flags, 0, (size_t)c->a.size);
-		for (size_t k = 0; k < c->cl.nclusters; k++)
-			c->flags[c->cl.clusters[k].lead_index] = 1;
+		if (!broken(c)) {
+			tc_clustering_release(&c->cl);
+			if (!step(c, cluster_step, c))
+				memset(c->flags, 0, (size_t)c->a.size);
+		}
 		c->st.reclusterings++;
 	}
 	PMPI_Scatter(c->flags, 1, MPI_BYTE, &lead, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
-	c->is_lead = lead != 0;
+	c->is_lead = lead != 0 && !broken(c);
 	c->clustered = true;
 }
 
@@ -255,67 +346,114 @@ static void recluster(struct cham *c)
  * merged, each lead standing for its cluster, into a partial global
  * trace appended to the online one; every partial trace starts over.
  */
-static bool flush(struct cham *c)
-{
-	struct tc_strbuf sb = TC_STRBUF_INIT;
+struct flush_step {
+	struct cham *c;
+	struct tc_strbuf sb;
 	struct tc_online_bytes b;
 	bool ok;
+};
 
-	if (c->is_lead)
-		tc_rsd_pack(c->part, &sb);
-	ok = tc_online_gather(&c->a, &sb, true, &b);
-	tc_strbuf_release(&sb);
-	if (!ok)
-		return false;
-	if (c->a.rank == 0) {
-		size_t nc = c->cl.nclusters;
-		struct tc_gtrace **items = tc_xcalloc(nc + 1, sizeof(*items)), *g;
-		for (size_t k = 0; k < nc; k++) {
-			const struct tc_cluster *cl = &c->cl.clusters[k];
-			size_t lead = cl->lead_index;
-			struct tc_unpack u;
-			struct tc_rsd *r;
-			struct tc_rsd_info info;
-			tc_unpack_init(&u, b.buf + b.offs[lead], (size_t)b.lens[lead]);
-			r = tc_rsd_unpack(&u);
-			if (!r || !tc_unpack_done(&u)) {
-				tc_rsd_free(&r);
-				ok = false;
-				break;
-			}
-			tc_rsd_info(r, &info);
-			items[k] = tc_gtrace_from_rsd(r, &cl->ranklist, c->a.size, info.events,
-						      &c->mopts);
+static void flush_pack(void *p)
+{
+	struct flush_step *f = p;
+
+	tc_rsd_pack(f->c->part, &f->sb);
+}
+
+static void flush_merge(void *p)
+{
+	struct flush_step *f = p;
+	struct cham *c = f->c;
+	size_t nc = c->cl.nclusters;
+	struct tc_gtrace **items = tc_xcalloc(nc + 1, sizeof(*items)), *g;
+
+	for (size_t k = 0; k < nc; k++) {
+		const struct tc_cluster *cl = &c->cl.clusters[k];
+		size_t lead = cl->lead_index;
+		struct tc_unpack u;
+		struct tc_rsd *r;
+		struct tc_rsd_info info;
+		tc_unpack_init(&u, f->b.buf + f->b.offs[lead], (size_t)f->b.lens[lead]);
+		r = tc_rsd_unpack(&u);
+		if (!r || !tc_unpack_done(&u)) {
 			tc_rsd_free(&r);
-			c->needed[lead] = 1;
-			c->st.events_used += info.events;
+			f->ok = false;
+			break;
 		}
-		if (!ok) {
-			for (size_t k = 0; k < nc; k++)
-				tc_gtrace_free(&items[k]);
-			nc = 0;
-		}
-		g = tc_gtrace_merge_tree(items, nc, NULL, &c->mopts);
-		free(items);
-		/* Alg. 8 line 47: "Merge partial trace with Online Global Trace" */
-		if (!c->online)
-			c->online = g;
-		else if (g)
-			tc_gtrace_append(c->online, &g);
-		c->st.merges++;
+		tc_rsd_info(r, &info);
+		items[k] = tc_gtrace_from_rsd(r, &cl->ranklist, c->a.size, info.events, &c->mopts);
+		tc_rsd_free(&r);
+		c->needed[lead] = 1;
+		c->st.events_used += info.events;
 	}
-	tc_online_bytes_release(&b);
+	if (!f->ok) {
+		for (size_t k = 0; k < nc; k++)
+			tc_gtrace_free(&items[k]);
+		nc = 0;
+	}
+	g = tc_gtrace_merge_tree(items, nc, NULL, &c->mopts);
+	free(items);
+	/* Alg. 8 line 47: "Merge partial trace with Online Global Trace" */
+	if (!c->online)
+		c->online = g;
+	else if (g)
+		tc_gtrace_append(c->online, &g);
+	c->st.merges++;
+}
+
+static void flush_restart(void *p)
+{
+	struct cham *c = p;
+
 	restart(&c->part, &c->part_events);
-	return tc_online_all(ok);
+}
+
+/*
+ * Alg. 8 lines 25-49: the leads' partial traces meet at rank 0 and are
+ * merged, each lead standing for its cluster, into a partial global
+ * trace appended to the online one; every partial trace starts over.
+ * Agreed on: false on every rank when any failed or is broken.
+ */
+static bool flush(struct cham *c)
+{
+	struct flush_step f = { c, TC_STRBUF_INIT, { 0 }, true };
+	bool mine = true, ok;
+
+	if (c->is_lead && !step(c, flush_pack, &f))
+		mine = false;
+	ok = tc_online_gather(&c->a, mine ? &f.sb : &(struct tc_strbuf)TC_STRBUF_INIT,
+			      mine && !broken(c), &f.b);
+	if (mine)
+		tc_strbuf_release(&f.sb);
+	if (ok && c->a.rank == 0 && !step(c, flush_merge, &f))
+		f.ok = false;
+	tc_online_bytes_release(&f.b);
+	step(c, flush_restart, c);
+	return tc_online_all(ok && f.ok && !broken(c));
+}
+
+struct state_step {
+	struct cham *c;
+	int st;
+};
+
+static void state_grow(void *p)
+{
+	struct state_step *s = p;
+	struct cham *c = s->c;
+
+	TC_ALLOC_GROW(c->st.states, c->st.calls + 1, c->states_alloc);
+	c->st.states[c->st.calls++] = (uint8_t)s->st;
+	c->st.in_state[s->st]++;
 }
 
 static void push_state(struct cham *c, int st)
 {
+	struct state_step s = { c, st };
+
 	if (c->a.rank != 0)
 		return;
-	TC_ALLOC_GROW(c->st.states, c->st.calls + 1, c->states_alloc);
-	c->st.states[c->st.calls++] = (uint8_t)st;
-	c->st.in_state[st]++;
+	step(c, state_grow, &s);
 }
 
 /* Alg. 6 at a marker invocation, every rank; changed agreed already. */
@@ -347,22 +485,23 @@ static int invocation(struct cham *c, bool changed)
 static int marker_call(struct cham *c, const struct tc_event *ev, int call)
 {
 	/* a call paused by MPI_Pcontrol is not in the trace: not a marker */
-	bool ok = call & TC_ONLINE_CALL_OK;
 	bool mine = (call & TC_ONLINE_CALL_RECORDED) && ev->op == c->marker_op &&
 		    (c->any_site || site_of(c, ev->callsite) == c->marker_site);
 	bool invoke = mine && (c->markers + 1) % c->freq == 0;
-	int v[4] = { mine, !mine, !ok, 0 };
+	struct sig_step s = { c, { 0 } };
+	int v[4] = { mine, !mine, 0, 0 };
 
 	if (invoke) {
 		/* Alg. 6 line 1: the call path of the interval */
-		struct tc_signatures s;
-		tc_signatures_compute_seq(c->ival, c->t, &s);
-		v[3] = s.callpath != c->old_callpath;
-		c->old_callpath = s.callpath;
+		if (step(c, sig_of_ival, &s)) {
+			v[3] = s.sig.callpath != c->old_callpath;
+			c->old_callpath = s.sig.callpath;
+		}
 	}
+	v[2] = !(call & TC_ONLINE_CALL_OK) || broken(c);
 	PMPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (v[2])
-		return give_up(c, "%s", "a rank stopped recording");
+		return give_up(c, "%s", "a rank stopped recording or ran out of memory");
 	if (v[0] && v[1])
 		return give_up(c, "ranks disagree on a call of the marker %s (another call site)",
 			       tc_op_name(c->marker_op));
@@ -390,12 +529,28 @@ static void mark_marker_ops(struct cham *c, bool any)
 			c->ops_ref[op] = 1;
 }
 
-/* Looking for the marker: agree on one at the 4th, 8th, 16th ... collective. */
+struct cand_step {
+	struct cham *c;
+	uint32_t op;
+	uint64_t site;
+	bool has;
+};
+
+static void candidate(void *p)
+{
+	struct cand_step *s = p;
+
+	s->has = tc_chameleon_candidate(s->c->ival, &s->op, &s->site);
+}
+
+/* Looking for the marker: agree on one at the 4th, 8th, 16th ... collective
+ * (the vote's buffers were made at MPI_Init). */
 static int find_marker(struct cham *c, int call)
 {
-	bool ok = call & TC_ONLINE_CALL_OK;
-	uint64_t mine[3], *all = NULL;
-	struct tc_cham_candidate *cand;
+	bool ok = (call & TC_ONLINE_CALL_OK) && !broken(c);
+	uint64_t mine[3], *all = c->vote;
+	struct tc_cham_candidate *cand = c->cand;
+	struct cand_step cs = { c, 0, 0, false };
 	size_t n = (size_t)c->a.size, have = 0;
 	bool bad = false, found;
 
@@ -403,18 +558,14 @@ static int find_marker(struct cham *c, int call)
 	if (c->colls < AUTO_FIRST || (c->colls & (c->colls - 1)))
 		return answer(c);
 	memset(mine, 0, sizeof(mine));
-	mine[0] = (uint64_t)ok << 1;
-	{
-		uint32_t op;
-		/* only a blocking collective can be a marker in the job */
-		if (tc_chameleon_candidate(c->ival, &op, &mine[2]) && is_blocking_coll(op)) {
-			mine[0] |= 1;
-			mine[1] = op;
-		}
+	/* only a blocking collective can be a marker in the job */
+	if (ok && step(c, candidate, &cs) && cs.has && is_blocking_coll(cs.op)) {
+		mine[0] |= 1;
+		mine[1] = cs.op;
+		mine[2] = cs.site;
 	}
-	all = tc_xmalloc(tc_st_mult(n, sizeof(mine)));
+	mine[0] |= (uint64_t)(ok && !broken(c)) << 1;
 	PMPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, MPI_COMM_WORLD);
-	cand = tc_xcalloc(n, sizeof(*cand));
 	for (size_t i = 0; i < n; i++) {
 		bad |= !(all[3 * i] & 2);
 		cand[i].has = all[3 * i] & 1;
@@ -423,10 +574,8 @@ static int find_marker(struct cham *c, int call)
 		have += cand[i].has;
 	}
 	found = !bad && 2 * have > n && tc_chameleon_vote(cand, n, &c->marker_op, &c->marker_site);
-	free(cand);
-	free(all);
 	if (bad)
-		return give_up(c, "%s", "a rank stopped recording");
+		return give_up(c, "%s", "a rank stopped recording or ran out of memory");
 	if (found) {
 		c->marker_known = true;
 		mark_marker_ops(c, false);
@@ -528,44 +677,69 @@ static void cham_free(struct cham *c)
 	free(c->sigs);
 	free(c->flags);
 	free(c->needed);
+	free(c->vote);
+	free(c->cand);
 	tc_clustering_release(&c->cl);
 	tc_gtrace_free(&c->online);
 	free(c->st.states);
 	free(c);
 }
 
+/* What the plugin needs from MPI_Init on, made before the ranks agree to
+ * start (out of memory here: the plugin does not start). */
+static void make_state(void *p)
+{
+	struct cham *c = p;
+	size_t n = (size_t)c->a.size;
+
+	c->t = tc_rank_trace_new(c->a.rank, c->a.size, NULL);
+	c->ival = tc_rsd_new_like(c->t->seq);
+	c->part = tc_rsd_new_like(c->t->seq);
+	if (!c->marker_known) {
+		c->vote = tc_xcalloc(n, 3 * sizeof(*c->vote));
+		c->cand = tc_xcalloc(n, sizeof(*c->cand));
+	}
+	if (c->a.rank == 0) {
+		c->sigs = tc_xcalloc(n, sizeof(*c->sigs));
+		c->flags = tc_xcalloc(n, 1);
+		c->needed = tc_xcalloc(n, 1);
+	}
+}
+
 TC_ONLINE_API int tracecluster_online_start(const struct tc_online_args *a,
 					    struct tc_online_hooks *h)
 {
-	struct cham *c = tc_xcalloc(1, sizeof(*c));
-	bool ok = a->abi == TC_ONLINE_ABI && tc_online_is_chameleon(a->mode) && configure(c, a);
+	struct cham *c = calloc(1, sizeof(*c));
+	bool ok = c && a->abi == TC_ONLINE_ABI && tc_online_is_chameleon(a->mode) &&
+		  configure(c, a), room = true;
 
+	tc_online_set_rank(a->rank);
+	if (!c)
+		tc_online_oom(sizeof(*c));
+	if (ok) {
+		c->a = *a;
+		snprintf(c->dir, sizeof(c->dir), "%s", a->dir);
+		snprintf(c->mode, sizeof(c->mode), "%s", a->mode);
+		c->a.dir = c->dir;
+		c->a.mode = c->mode;
+		c->a.keep = NULL;
+		room = tc_online_guarded(make_state, c);
+		ok = room;
+	}
 	if (!tc_online_all(ok)) {
 		if (a->rank == 0)
 			tc_online_say(a, "TRACECLUSTER_ONLINE='%s': expected chameleon[:K] with "
 					 "TRACECLUSTER_ONLINE_MARKER=OP[@CALLSITE] (a blocking "
 					 "collective) or auto, TRACECLUSTER_ONLINE_FREQ=N >= 1 and "
-					 "KEEP leads, all or none; the raw files stay", a->mode);
-		free(c);
+					 "KEEP leads, all or none, and room for it; the raw files stay",
+				      a->mode);
+		if (room)
+			cham_free(c);
 		return -1;
 	}
-	c->a = *a;
-	snprintf(c->dir, sizeof(c->dir), "%s", a->dir);
-	snprintf(c->mode, sizeof(c->mode), "%s", a->mode);
-	c->a.dir = c->dir;
-	c->a.mode = c->mode;
-	c->a.keep = NULL;
-	c->t = tc_rank_trace_new(a->rank, a->size, NULL);
-	c->ival = tc_rsd_new_like(c->t->seq);
-	c->part = tc_rsd_new_like(c->t->seq);
 	c->write = true;
 	tc_cham_graph_init(&c->graph);
 	tc_clustering_init(&c->cl);
-	if (a->rank == 0) {
-		c->sigs = tc_xcalloc((size_t)a->size, sizeof(*c->sigs));
-		c->flags = tc_xcalloc((size_t)a->size, 1);
-		c->needed = tc_xcalloc((size_t)a->size, 1);
-	}
 	h->ctx = c;
 	h->on_event = on_event;
 	h->on_callsite = on_callsite;
@@ -579,38 +753,84 @@ TC_ONLINE_API int tracecluster_online_start(const struct tc_online_args *a,
 
 /* ---- MPI_Finalize ---------------------------------------------------------------- */
 
+struct sites_step {
+	struct cham *c;
+	struct tc_strbuf sb;
+	struct tc_online_bytes b;
+	bool ok;
+};
+
+static void sites_pack(void *p)
+{
+	struct sites_step *s = p;
+
+	tc_rank_trace_pack(s->c->t, &s->sb);
+}
+
+static void sites_copy(void *p)
+{
+	struct sites_step *s = p;
+
+	for (int r = 0; r < s->c->a.size && s->ok; r++) {
+		struct tc_unpack u;
+		struct tc_rank_trace *t;
+		if (!s->b.lens[r])
+			continue;
+		tc_unpack_init(&u, s->b.buf + s->b.offs[r], (size_t)s->b.lens[r]);
+		t = tc_rank_trace_unpack(&u);
+		s->ok = t && tc_unpack_done(&u);
+		if (s->ok)
+			tc_anl_copy_sites(s->c->online, t);
+		tc_rank_trace_free(&t);
+	}
+}
+
 /* Rank 0: the call sites of the ranks whose events went into the trace
  * (their tables hold the symbols the shim added at the end); every rank
  * learns whether its events did (*needed_out). */
 static bool gather_sites(struct cham *c, unsigned char *needed_out)
 {
-	struct tc_strbuf sb = TC_STRBUF_INIT;
-	struct tc_online_bytes b;
+	struct sites_step s = { c, TC_STRBUF_INIT, { 0 }, true };
 	unsigned char needed = 0;
-	bool ok = true;
+	bool mine = true, ok;
 
 	PMPI_Scatter(c->needed, 1, MPI_BYTE, &needed, 1, MPI_BYTE, 0, MPI_COMM_WORLD);
 	*needed_out = needed;
-	if (needed)
-		tc_rank_trace_pack(c->t, &sb);
-	ok = tc_online_gather(&c->a, &sb, true, &b);
-	tc_strbuf_release(&sb);
-	if (!ok)
+	if (needed && !step(c, sites_pack, &s))
+		mine = false;
+	ok = tc_online_gather(&c->a, mine ? &s.sb : &(struct tc_strbuf)TC_STRBUF_INIT,
+			      mine && !broken(c), &s.b);
+	if (mine)
+		tc_strbuf_release(&s.sb);
+	if (ok && c->a.rank == 0 && !step(c, sites_copy, &s))
+		s.ok = false;
+	tc_online_bytes_release(&s.b);
+	return ok && s.ok;
+}
+
+struct global_step {
+	struct cham *c;
+	uint64_t bytes;
+	bool ok;
+};
+
+static void global_write(void *p)
+{
+	struct global_step *g = p;
+
+	g->ok = tc_online_write_global(&g->c->a, g->c->online, "chameleon", &g->c->mopts,
+				       &g->bytes);
+}
+
+/* Rank 0: DIR/global.tct (a guarded step). */
+static bool write_global(struct cham *c, uint64_t *bytes)
+{
+	struct global_step g = { c, 0, false };
+
+	if (!step(c, global_write, &g))
 		return false;
-	for (int r = 0; c->a.rank == 0 && r < c->a.size && ok; r++) {
-		struct tc_unpack u;
-		struct tc_rank_trace *t;
-		if (!b.lens[r])
-			continue;
-		tc_unpack_init(&u, b.buf + b.offs[r], (size_t)b.lens[r]);
-		t = tc_rank_trace_unpack(&u);
-		ok = t && tc_unpack_done(&u);
-		if (ok)
-			tc_anl_copy_sites(c->online, t);
-		tc_rank_trace_free(&t);
-	}
-	tc_online_bytes_release(&b);
-	return ok;
+	*bytes = g.bytes;
+	return g.ok;
 }
 
 /* The numbers of the run, summed or maximised over the ranks. */
@@ -664,6 +884,28 @@ static void write_report(struct cham *c, const struct totals *tt, uint64_t bytes
 	tc_strbuf_release(&sb);
 }
 
+struct report_args {
+	struct cham *c;
+	const struct totals *tt;
+	uint64_t bytes;
+	const char *keep;
+};
+
+static void report_write(void *p)
+{
+	struct report_args *r = p;
+
+	write_report(r->c, r->tt, r->bytes, r->keep);
+}
+
+static void report_step(struct cham *c, const struct totals *tt, uint64_t bytes,
+			const char *keep)
+{
+	struct report_args r = { c, tt, bytes, keep };
+
+	step(c, report_write, &r);
+}
+
 int tc_online_cham_finish(const struct tc_online_args *a)
 {
 	struct cham *c = a->state;
@@ -693,7 +935,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 	 * not yet merged (in the partial trace, or since the last marker) */
 	mm[0] = c->markers;
 	mm[1] = ~c->markers;
-	mm[2] = !a->traced;
+	mm[2] = !a->traced || broken(c);
 	mm[3] = !c->clustered || c->part_events > 0 || c->ival_events > 0;
 	PMPI_Allreduce(MPI_IN_PLACE, mm, 4, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
 	/* every rank has arrived: what follows is the time the mode adds to
@@ -706,7 +948,8 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 		if (a->rank == 0)
 			tc_online_say(a, "%s; the raw files stay",
 				      mm[0] != ~mm[1] ? "the ranks called the marker unequally often"
-						      : "not every rank traced to the end");
+						      : "not every rank traced to the end with room "
+							"for the clustering");
 		goto out;
 	}
 	/* MPI_Finalize: re-cluster over the last events and merge them */
@@ -727,7 +970,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 			c->st.needed += c->needed[r];
 	ok = gather_sites(c, &needed);
 	if (ok && a->rank == 0)
-		ok = tc_online_write_global(&c->a, c->online, "chameleon", &c->mopts, &bytes);
+		ok = write_global(c, &bytes);
 	if (!tc_online_all(ok)) {
 		if (a->rank == 0)
 			tc_online_say(a, "the global trace was not written; the raw files stay");
@@ -756,7 +999,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 		tt.kept_gaps = mine[3];
 		tt.hook_s = dd[0];
 		tt.finish_s = dd[1];
-		write_report(c, &tt, bytes, keep);
+		report_step(c, &tt, bytes, keep);
 		if (!a->quiet)
 			tc_online_say(a, "chameleon: %" PRIu64 " marker calls, %" PRIu64
 					 " clusterings, %zu leads, %s/global.tct (%" PRIu64
@@ -767,6 +1010,8 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 	}
 	PMPI_Barrier(MPI_COMM_WORLD);
 out:
-	cham_free(c);
+	/* out of memory left the state half made: the process ends soon */
+	if (!broken(c))
+		cham_free(c);
 	return rc;
 }

@@ -9,9 +9,13 @@
  *   TC_FAILALLOC_RANKS=R,...  only in these world ranks (default: all)
  *   TC_FAILALLOC_COUNT=PATH   at exit, write the number of allocations the
  *                             shim made to PATH.RANK
+ *   TC_FAILALLOC_MODULE=S     count and fail the allocations of modules
+ *                             whose file name has S in it instead (e.g.
+ *                             libtracecluster-online: the in-job plugin)
  *
  * An allocation is the shim's when the caller of malloc, calloc or realloc
- * lies in a module whose file name has "libtracecluster-capture" in it.
+ * lies in a module whose file name has "libtracecluster-capture" (or
+ * TC_FAILALLOC_MODULE) in it.
  * The allocator behind them is glibc's (__libc_malloc and the others), so
  * free(3) is left alone. The world rank comes from OMPI_COMM_WORLD_RANK
  * (Open MPI) or PMI_RANK (MPICH). Built by make check, never installed.
@@ -34,6 +38,7 @@ enum { UNSET, OFF, ON };
 
 static atomic_int mode;
 static long fail_at;
+static const char *module = "libtracecluster-capture";
 static atomic_long count;
 
 static int world_rank(void)
@@ -65,8 +70,11 @@ static bool listed(const char *list, int rank)
 static void setup(void)
 {
 	const char *n = getenv("TC_FAILALLOC");
+	const char *m = getenv("TC_FAILALLOC_MODULE");
 	bool on = getenv("TC_FAILALLOC_COUNT") != NULL;
 
+	if (m && *m)
+		module = m;
 	fail_at = 0;
 	if (n && *n && listed(getenv("TC_FAILALLOC_RANKS"), world_rank())) {
 		fail_at = atol(n);
@@ -86,7 +94,7 @@ static bool fail(void *ra)
 	if (atomic_load_explicit(&mode, memory_order_relaxed) != ON)
 		return false;
 	if (!dladdr(ra, &info) || !info.dli_fname ||
-	    !strstr(info.dli_fname, "libtracecluster-capture"))
+	    !strstr(info.dli_fname, module))
 		return false;
 	k = atomic_fetch_add(&count, 1) + 1;
 	return fail_at > 0 && k >= fail_at;

@@ -404,8 +404,7 @@ static void write_report(const struct tc_online_args *a, const char *mode, size_
 
 struct job_reduce {
 	const struct tc_online_args *a;
-	bool failed;
-	unsigned used;
+	unsigned used;          /* reductions run over the ranks */
 };
 
 static int reduce_parts(const struct tc_online_args *a)
@@ -478,6 +477,8 @@ struct run {
 	struct job_reduce jr;
 	size_t nclusters;
 	uint64_t bytes;
+	double secs;
+	const char *keep;
 	bool ok;
 };
 
@@ -532,6 +533,15 @@ static void step_cluster(void *p)
 		r->lead[r->cl.clusters[c].lead_index] = 1;
 	r->nclusters = r->cl.nclusters;
 	r->ok = true;
+}
+
+/* Rank 0: DIR/online.json. */
+static void step_report(void *p)
+{
+	struct run *r = p;
+
+	write_report(r->a, r->mode->name, r->nclusters, r->nclusters, r->jr.used, r->bytes,
+		     r->secs, r->keep);
 }
 
 /* Step 3 at rank 0: the leads' global trace, written. */
@@ -625,8 +635,9 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 	PMPI_Barrier(MPI_COMM_WORLD);
 	if (a->rank == 0) {
 		double secs = tc_online_now() - t0;
-		write_report(a, r->mode->name, r->nclusters, r->nclusters, r->jr.used, r->bytes,
-			     secs, keep);
+		r->secs = secs;
+		r->keep = keep;
+		tc_online_guarded(step_report, r);
 		if (!a->quiet)
 			tc_online_say(a, "%s: %zu clusters, %s/global.tct (%" PRIu64 " bytes) in %.3f s; "
 			       "raw files kept: %s", r->mode->name, r->nclusters, a->dir, r->bytes,

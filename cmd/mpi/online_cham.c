@@ -543,6 +543,19 @@ static void candidate(void *p)
 	s->has = tc_chameleon_candidate(s->c->ival, &s->op, &s->site);
 }
 
+struct vote_step {
+	struct cham *c;
+	size_t n;
+	bool enough, found;
+};
+
+static void vote(void *p)
+{
+	struct vote_step *v = p;
+
+	v->found = tc_chameleon_vote(v->c->cand, v->n, &v->c->marker_op, &v->c->marker_site);
+}
+
 /* Looking for the marker: agree on one at the 4th, 8th, 16th ... collective
  * (the vote's buffers were made at MPI_Init). */
 static int find_marker(struct cham *c, int call)
@@ -551,6 +564,7 @@ static int find_marker(struct cham *c, int call)
 	uint64_t mine[3], *all = c->vote;
 	struct tc_cham_candidate *cand = c->cand;
 	struct cand_step cs = { c, 0, 0, false };
+	struct vote_step vs = { c, 0, false, false };
 	size_t n = (size_t)c->a.size, have = 0;
 	bool bad = false, found;
 
@@ -573,7 +587,18 @@ static int find_marker(struct cham *c, int call)
 		cand[i].site = all[3 * i + 2];
 		have += cand[i].has;
 	}
-	found = !bad && 2 * have > n && tc_chameleon_vote(cand, n, &c->marker_op, &c->marker_site);
+	vs.n = n;
+	vs.enough = !bad && 2 * have > n;
+	/* the same vote on every rank, unless one runs out of memory in it:
+	 * agreed on, since the calls that follow depend on its outcome */
+	if (vs.enough && !step(c, vote, &vs))
+		bad = true;
+	{
+		int fine = !bad && !broken(c);
+		PMPI_Allreduce(MPI_IN_PLACE, &fine, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		bad = !fine;
+	}
+	found = vs.found;
 	if (bad)
 		return give_up(c, "%s", "a rank stopped recording or ran out of memory");
 	if (found) {

@@ -79,16 +79,33 @@
 
 /*
  * One send count, per-peer receive counts and displacements, X(Name,
- * Iname, OP, lc, fn): (const void *sbuf, int scount, MPI_Datatype stype,
- * void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype,
- * MPI_Comm comm), recorded by fn (which tells the forms apart by its
- * request and info arguments); the MPI-4 persistent form is
+ * Iname, OP, lc, fn, rt): (const void *sbuf, int scount, MPI_Datatype
+ * stype, void *rbuf, const int rcounts[], const int displs[], MPI_Datatype
+ * rtype, [int root,] MPI_Comm comm), the root where rt is TC_ROOTED (not
+ * where TC_UNROOTED), recorded by fn; the MPI-4 persistent form is
  * MPI_<Name>_init.
  */
-#define TC_CALLS_ALLGATHERV(X)                                                \
-	X(Allgatherv, Iallgatherv, ALLGATHERV, allgatherv, tcw_allgatherv)    \
-	X(Neighbor_allgatherv, Ineighbor_allgatherv, NEIGHBOR_ALLGATHERV,     \
-	  neighbor_allgatherv, tcw_neighbor_allgatherv)
+#define TC_CALLS_GATHERV(X)                                                            \
+	X(Gatherv, Igatherv, GATHERV, gatherv, tcw_gatherv, TC_ROOTED)                 \
+	X(Allgatherv, Iallgatherv, ALLGATHERV, allgatherv, tcw_allgatherv, TC_UNROOTED) \
+	X(Neighbor_allgatherv, Ineighbor_allgatherv, NEIGHBOR_ALLGATHERV,              \
+	  neighbor_allgatherv, tcw_neighbor_allgatherv, TC_UNROOTED)
+
+/*
+ * Per-peer send counts and displacements, one receive count, X(Name,
+ * Iname, OP, lc, fn): (const void *sbuf, const int scounts[], const int
+ * displs[], MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+ * int root, MPI_Comm comm), recorded by fn; the MPI-4 persistent form is
+ * MPI_<Name>_init.
+ */
+#define TC_CALLS_SCATTERV(X) \
+	X(Scatterv, Iscatterv, SCATTERV, scatterv, tcw_scatterv)
+
+/* rt(, x) of the tables above: x, or nothing */
+#define TC_ROOTED(...) __VA_ARGS__
+#define TC_UNROOTED(...)
+/* the arguments in parentheses p without them */
+#define TC_UNPAREN(...) __VA_ARGS__
 
 /*
  * Per-peer counts and displacements on both sides, X(Name, Iname, OP, lc,

@@ -139,32 +139,47 @@ static inline void one_completion(struct tc_event *ev, struct tc_completion *c)
 	ev->compl = c;
 }
 
+static inline uint64_t ucount(MPI_Count n)
+{
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+/* Count i of v: an int, or with large an MPI_Count (record.h). */
+static inline uint64_t vec_count(union tc_vec v, bool large, int i)
+{
+	return large ? ucount(v.c[i]) : v.i[i] > 0 ? (uint64_t)v.i[i] : 0;
+}
+
 /* v[0..n) as 64-bit counts in *arr; NULL without memory. */
-static uint64_t *counts64(uint64_t **arr, size_t *alloc, const int *v, int n)
+static uint64_t *counts64(uint64_t **arr, size_t *alloc, union tc_vec v, bool large, int n)
 {
 	if (!TC_CAP_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc))
 		return NULL;
 	for (int i = 0; i < n; i++)
-		(*arr)[i] = v[i] > 0 ? (uint64_t)v[i] : 0;
+		(*arr)[i] = vec_count(v, large, i);
 	return *arr;
 }
 
-static void set_scounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
+static void set_scounts(struct tc_event *ev, struct tc_scratch *sc, union tc_vec v, bool large,
+			int n)
 {
 	const uint64_t *c;
 
-	if (!v || n <= 0 || !sc || !(c = counts64(&sc->scounts, &sc->scounts_alloc, v, n)))
+	if (!v.i || n <= 0 || !sc ||
+	    !(c = counts64(&sc->scounts, &sc->scounts_alloc, v, large, n)))
 		return;
 	ev->fields |= TC_F_SCOUNTS;
 	ev->scounts = c;
 	ev->nscounts = (uint32_t)n;
 }
 
-static void set_rcounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
+static void set_rcounts(struct tc_event *ev, struct tc_scratch *sc, union tc_vec v, bool large,
+			int n)
 {
 	const uint64_t *c;
 
-	if (!v || n <= 0 || !sc || !(c = counts64(&sc->rcounts, &sc->rcounts_alloc, v, n)))
+	if (!v.i || n <= 0 || !sc ||
+	    !(c = counts64(&sc->rcounts, &sc->rcounts_alloc, v, large, n)))
 		return;
 	ev->fields |= TC_F_RCOUNTS;
 	ev->rcounts = c;
@@ -994,7 +1009,7 @@ int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
-	set_rcounts(&r.ev, sc, rcounts, ci->size);
+	set_rcounts(&r.ev, sc, TC_VI(rcounts), false, ci->size);
 	for (uint32_t i = 0; i < r.ev.nrcounts; i++)
 		sum += r.ev.rcounts[i];
 	set_dtype(&r.ev, sum, dt);
@@ -1078,9 +1093,51 @@ static inline bool is_root(const struct tc_comm_info *ci, int root)
 	return root == MPI_ROOT || (root >= 0 && root == ci->myrank && ci->size == ci->rsize);
 }
 
-int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/*
+ * The PMPI function of a v-collective's op, made of VARGS (VARGS_C for the
+ * large-count form, which LARGE_OR picks) and, where rt is TC_ROOTED, the
+ * root.
+ */
+#define VCASES(name, iname, OP, rt)                                                        \
+	case TC_OP_##OP:                                                                     \
+		return LARGE_OR(PMPI_##name##_c(VARGS_C rt(, root), comm),                   \
+				PMPI_##name(VARGS rt(, root), comm));                        \
+	case TC_OP_I##OP:                                                                    \
+		return LARGE_OR(PMPI_##iname##_c(VARGS_C rt(, root), comm, req),            \
+				PMPI_##iname(VARGS rt(, root), comm, req));
+#define VCASES_INIT(name, OP, rt)                                                          \
+	case TC_OP_##OP##_INIT:                                                              \
+		return LARGE_OR(PMPI_##name##_init_c(VARGS_C rt(, root), comm, *init, req),  \
+				PMPI_##name##_init(VARGS rt(, root), comm, *init, req));
+
+/* Gatherv, Allgatherv, Neighbor_allgatherv and their I- and _init forms */
+static int pmpi_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			void *rbuf, union tc_vec rcounts, union tc_vec displs, MPI_Datatype rtype,
+			int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+			bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS sbuf, (int)scount, stype, rbuf, rcounts.i, displs.i, rtype
+#define VARGS_C sbuf, scount, stype, rbuf, rcounts.c, displs.a, rtype
+	switch (op) {
+#define X(name, iname, OP, lc, fn, rt) VCASES(name, iname, OP, rt)
+		TC_CALLS_GATHERV(X)
+#undef X
+#if MPI_VERSION >= 4
+#define X(name, iname, OP, lc, fn, rt) VCASES_INIT(name, OP, rt)
+		TC_CALLS_GATHERV(X)
+#undef X
+#endif
+	default:
+		return MPI_ERR_INTERN;
+	}
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+		union tc_vec rcounts, union tc_vec displs, MPI_Datatype rtype, int root,
+		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
@@ -1089,19 +1146,8 @@ int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, v
 	uint64_t t0;
 	int rc;
 
-#define CALL                                                                               \
-	(INIT_OR(op == TC_OP_GATHERV_INIT                                                        \
-		 ? PMPI_Gatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,    \
-				     comm, *init, req)                                           \
-		 : PMPI_Allgatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, \
-					*init, req))                                             \
-	 op == TC_OP_GATHERV ? PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,   \
-					    root, comm)                                        \
-	 : op == TC_OP_IGATHERV ? PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs,     \
-						rtype, root, comm, req)                        \
-	 : op == TC_OP_IALLGATHERV ? PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts,       \
-						      displs, rtype, comm, req)                \
-	 : PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+#define CALL pmpi_gatherv(op, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, \
+			  req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1111,34 +1157,55 @@ int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, v
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
 	if (all || is_root(ci, root))
-		set_rcounts(&r.ev, sc, rcounts, ci->rsize);
+		set_rcounts(&r.ev, sc, rcounts, large, ci->rsize);
 	if (sbuf == MPI_IN_PLACE && r.ev.nrcounts && ci->myrank >= 0 &&
 	    (uint32_t)ci->myrank < r.ev.nrcounts)
 		set_dtype(&r.ev, r.ev.rcounts[ci->myrank], rtype);
 	else
-		set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+		set_dtype(&r.ev, ucount(scount), stype);
 	if (!all)
 		set_root(&r.ev, ci, root);
 	COLL_END(req, op, ci);
 	return rc;
 }
 
-int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
-		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/* Scatterv and its I- and _init forms */
+static int pmpi_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec displs,
+			 MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+			 int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+			 bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS sbuf, scounts.i, displs.i, stype, rbuf, (int)rcount, rtype
+#define VARGS_C sbuf, scounts.c, displs.a, stype, rbuf, rcount, rtype
+	switch (op) {
+#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, TC_ROOTED)
+		TC_CALLS_SCATTERV(X)
+#undef X
+#if MPI_VERSION >= 4
+#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, TC_ROOTED)
+		TC_CALLS_SCATTERV(X)
+#undef X
+#endif
+	default:
+		return MPI_ERR_INTERN;
+	}
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec displs,
+		 MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_SCATTERV_INIT : req ? TC_OP_ISCATTERV : TC_OP_SCATTERV;
 	uint64_t t0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Scatterv_init(sbuf, scounts, displs, stype, rbuf, rcount, rtype, \
-					root, comm, *init, req)) \
-	      req ? PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, \
-				   comm, req)                                              \
-		  : PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+#define CALL pmpi_scatterv(op, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, \
+			   req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1148,12 +1215,12 @@ int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
 	if (is_root(ci, root))
-		set_scounts(&r.ev, sc, scounts, ci->rsize);
+		set_scounts(&r.ev, sc, scounts, large, ci->rsize);
 	if (rbuf == MPI_IN_PLACE && r.ev.nscounts && ci->myrank >= 0 &&
 	    (uint32_t)ci->myrank < r.ev.nscounts)
 		set_dtype(&r.ev, r.ev.scounts[ci->myrank], stype);
 	else
-		set_dtype(&r.ev, rcount > 0 ? (uint64_t)rcount : 0, rtype);
+		set_dtype(&r.ev, ucount(rcount), rtype);
 	set_root(&r.ev, ci, root);
 	COLL_END(req, op, ci);
 	return rc;
@@ -1184,8 +1251,8 @@ int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
-	set_scounts(&r.ev, sc, inplace ? rcounts : scounts, ci->rsize);
-	set_rcounts(&r.ev, sc, rcounts, ci->rsize);
+	set_scounts(&r.ev, sc, TC_VI(inplace ? rcounts : scounts), false, ci->rsize);
+	set_rcounts(&r.ev, sc, TC_VI(rcounts), false, ci->rsize);
 	for (uint32_t i = 0; i < r.ev.nscounts; i++)
 		sum += r.ev.scounts[i];
 	set_dtype(&r.ev, sum, inplace ? rtype : stype);
@@ -1891,22 +1958,19 @@ int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, 
 	return rc;
 }
 
-int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_neighbor_allgatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			    void *rbuf, union tc_vec rcounts, union tc_vec displs,
+			    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req,
+			    const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_NEIGHBOR_ALLGATHERV_INIT : req ? TC_OP_INEIGHBOR_ALLGATHERV : TC_OP_NEIGHBOR_ALLGATHERV;
 	uint64_t t0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Neighbor_allgatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, *init, req)) \
-	      req ? PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, \
-					      rtype, comm, req)                          \
-		  : PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, \
-					     comm))
+#define CALL pmpi_gatherv(op, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0, comm, req, \
+			  init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1916,8 +1980,8 @@ int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
 	ci = tc_comm_get(comm);
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
-	set_rcounts(&r.ev, sc, rcounts, ci->indeg);
-	set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->indeg);
+	set_dtype(&r.ev, ucount(scount), stype);
 	COLL_END(req, op, ci);
 	return rc;
 }
@@ -1948,8 +2012,8 @@ int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
 	ci = tc_comm_get(comm);
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
-	set_scounts(&r.ev, sc, scounts, ci->outdeg);
-	set_rcounts(&r.ev, sc, rcounts, ci->indeg);
+	set_scounts(&r.ev, sc, TC_VI(scounts), false, ci->outdeg);
+	set_rcounts(&r.ev, sc, TC_VI(rcounts), false, ci->indeg);
 	for (uint32_t i = 0; i < r.ev.nscounts; i++)
 		sum += r.ev.scounts[i];
 	set_dtype(&r.ev, sum, stype);
@@ -2515,11 +2579,6 @@ int tcw_comm_connect(bool accept, const char *port, MPI_Info info, int root, MPI
  * The _c functions take MPI_Count counts; each is recorded as the op of
  * its base function (the event's count is 64-bit either way).
  */
-static inline uint64_t ucount(MPI_Count n)
-{
-	return n > 0 ? (uint64_t)n : 0;
-}
-
 static inline int pmpi_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt,
 			      int dest, int tag, MPI_Comm comm)
 {

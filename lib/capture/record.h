@@ -70,24 +70,40 @@ int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 int tcw_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 	       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
 	       const MPI_Info *init, void *ra);
-/* Gatherv, Allgatherv (root ignored) */
-int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-/* Allgatherv, Iallgatherv, Allgatherv_init told apart as
- * tcw_neighbor_allgatherv tells its forms: by req and init */
-static inline int tcw_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-				 const int rcounts[], const int displs[], MPI_Datatype rtype,
-				 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
-{
-	unsigned op = init ? TC_OP_ALLGATHERV_INIT : req ? TC_OP_IALLGATHERV : TC_OP_ALLGATHERV;
+/*
+ * Per-peer counts and displacements as the binding passed them: i, int
+ * arrays; a, MPI_Aint displacements (Neighbor_alltoallw's, and those of
+ * every MPI-4 large-count _c form); c, the MPI_Count counts of the _c
+ * forms. The functions that take them have a `large` argument, true for
+ * the _c forms, and their op tells the blocking, I- and _init forms
+ * apart (req NULL for the blocking one, init non-NULL for the _init one).
+ */
+union tc_vec {
+	const int *i;
+	const MPI_Aint *a;
+	const MPI_Count *c;
+};
 
+/* p as union tc_vec member m */
+#define TC_VEC(m, p) ((union tc_vec){ .m = (p) })
+#define TC_VI(p) TC_VEC(i, p)
+
+/* Gatherv, Allgatherv (root ignored) */
+int tcw_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+		union tc_vec rcounts, union tc_vec displs, MPI_Datatype rtype, int root,
+		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra);
+/* Allgatherv: tcw_gatherv without a root, as tcw_neighbor_allgatherv */
+static inline int tcw_allgatherv(unsigned op, const void *sbuf, MPI_Count scount,
+				 MPI_Datatype stype, void *rbuf, union tc_vec rcounts,
+				 union tc_vec displs, MPI_Datatype rtype, MPI_Comm comm,
+				 MPI_Request *req, const MPI_Info *init, bool large, void *ra)
+{
 	return tcw_gatherv(op, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0, comm, req,
-			   init, ra);
+			   init, large, ra);
 }
-int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
-		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
+int tcw_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec displs,
+		 MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra);
 int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
 		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
@@ -99,9 +115,10 @@ int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 /* Neighbor_allgather, Neighbor_alltoall and their I-forms */
 int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
+int tcw_neighbor_allgatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			    void *rbuf, union tc_vec rcounts, union tc_vec displs,
+			    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req,
+			    const MPI_Info *init, bool large, void *ra);
 int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 			   MPI_Datatype stype, void *rbuf, const int rcounts[],
 			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,

@@ -278,55 +278,59 @@ TC_CALLS_GATHER_ROOT(X)
 TC_CALLS_ALLGATHER(X)
 #undef X
 
-API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		    const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		    MPI_Comm comm)
-{
-	return tcw_gatherv(TC_OP_GATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,
-			   comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		     const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		     MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_IGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   root, comm, req, NULL, TC_RA());
-}
-
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,      \
-			   const int rcounts[], const int displs[], MPI_Datatype rtype,       \
-			   MPI_Comm comm)                                                     \
-	{                                                                                     \
-		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL,     \
-			  NULL, TC_RA());                                                     \
-	}                                                                                     \
-	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,      \
-			    MPI_Comm comm, MPI_Request *req)                                  \
-	{                                                                                     \
-		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, NULL, \
-			  TC_RA());                                                           \
+/*
+ * The v- and w-collectives, from their tables (calls.h): SHAPE(FORMS,
+ * <columns>, sfx, CT, DT, VC, VD, large) gives the parameters and the
+ * recording function's arguments of the binding with suffix sfx (nothing,
+ * or _c for the MPI-4 large-count ones), counts of type CT and
+ * displacements of type DT, members VC and VD of union tc_vec; FORMS, the
+ * blocking and I- forms (COLL_FORMS) or the MPI-4 persistent one
+ * (COLL_INIT), makes the functions of them.
+ */
+#define COLL_FORMS(name, iname, OP, sfx, fn, params, args, large)                          \
+	API int MPI_##name##sfx(TC_UNPAREN params, MPI_Comm comm)                            \
+	{                                                                                    \
+		return fn(TC_OP_##OP, TC_UNPAREN args, comm, NULL, NULL, large, TC_RA());    \
+	}                                                                                    \
+	API int MPI_##iname##sfx(TC_UNPAREN params, MPI_Comm comm, MPI_Request *req)         \
+	{                                                                                    \
+		return fn(TC_OP_I##OP, TC_UNPAREN args, comm, req, NULL, large, TC_RA());    \
 	}
-TC_CALLS_ALLGATHERV(X)
+#define COLL_INIT(name, iname, OP, sfx, fn, params, args, large)                           \
+	API int MPI_##name##_init##sfx(TC_UNPAREN params, MPI_Comm comm, MPI_Info info,      \
+				       MPI_Request *req)                                     \
+	{                                                                                    \
+		return fn(TC_OP_##OP##_INIT, TC_UNPAREN args, comm, req, &info, large,       \
+			  TC_RA());                                                          \
+	}
+/* the int bindings */
+#define INTS , int, int, i, i, false
+
+#define GATHERV(...) GATHERV_(__VA_ARGS__)
+#define GATHERV_(FORMS, name, iname, OP, fn, rt, sfx, CT, DT, VC, VD, large)                  \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, CT scount, MPI_Datatype stype, void *rbuf,                   \
+	       const CT rcounts[], const DT displs[], MPI_Datatype rtype rt(, int root)),     \
+	      (sbuf, scount, stype, rbuf, TC_VEC(VC, rcounts), TC_VEC(VD, displs),           \
+	       rtype rt(, root)),                                                             \
+	      large)
+
+#define X(name, iname, OP, lc, fn, rt) GATHERV(COLL_FORMS, name, iname, OP, fn, rt, INTS)
+TC_CALLS_GATHERV(X)
 #undef X
 
-API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
-		     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		     MPI_Comm comm)
-{
-	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, NULL,
-			    NULL, TC_RA());
-}
+#define SCATTERV(...) SCATTERV_(__VA_ARGS__)
+#define SCATTERV_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)                     \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, const CT scounts[], const DT displs[], MPI_Datatype stype,   \
+	       void *rbuf, CT rcount, MPI_Datatype rtype, int root),                          \
+	      (sbuf, TC_VEC(VC, scounts), TC_VEC(VD, displs), stype, rbuf, rcount, rtype,    \
+	       root),                                                                         \
+	      large)
 
-API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
-		      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		      MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
-			    NULL, TC_RA());
-}
+#define X(name, iname, OP, lc, fn) SCATTERV(COLL_FORMS, name, iname, OP, fn, INTS)
+TC_CALLS_SCATTERV(X)
+#undef X
 
 #define X(name, iname, OP, lc, fn)                                                         \
 	API int MPI_##name(const void *sbuf, const int scounts[], const int sdispls[],        \
@@ -1042,33 +1046,13 @@ TC_CALLS_ALLGATHER(X)
 TC_CALLS_NEIGHBOR(X)
 #undef X
 
-API int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			 const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-			 MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_GATHERV_INIT, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   root, comm, req, &info, TC_RA());
-}
-
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,           \
-				  void *rbuf, const int rcounts[], const int displs[],        \
-				  MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,           \
-				  MPI_Request *req)                                           \
-	{                                                                                     \
-		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req,       \
-			  &info, TC_RA());                                                    \
-	}
-TC_CALLS_ALLGATHERV(X)
+#define X(name, iname, OP, lc, fn, rt) GATHERV(COLL_INIT, name, iname, OP, fn, rt, INTS)
+TC_CALLS_GATHERV(X)
 #undef X
 
-API int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
-			  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-			  MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
-			    &info, TC_RA());
-}
+#define X(name, iname, OP, lc, fn) SCATTERV(COLL_INIT, name, iname, OP, fn, INTS)
+TC_CALLS_SCATTERV(X)
+#undef X
 
 #define X(name, iname, OP, lc, fn)                                                         \
 	API int MPI_##name##_init(const void *sbuf, const int scounts[],                      \

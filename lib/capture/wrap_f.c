@@ -775,60 +775,56 @@ TC_CALLS_NEIGHBOR(NEIGHBOR)
 #undef NEIGHBOR
 #undef X
 
-FDEF(mpi_gatherv, MPI_GATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
-				F *displs, F *rtype, F *root, F *comm, F *ierr))
-{
-	ret(ierr, tcw_gatherv(TC_OP_GATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			      rcounts, displs, TYPE(rtype), *root, COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_igatherv, MPI_IGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
-				  F *displs, F *rtype, F *root, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_gatherv(TC_OP_IGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			     rcounts, displs, TYPE(rtype), *root, COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-#define X(name, iname, OP, lc, fn)                                                            \
-	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,      \
-				  F *displs, F *rtype, F *comm, F *ierr))                       \
+/*
+ * The v- and w-collectives, from their tables (calls.h): FCOLL_FORMS makes
+ * the blocking and I- forms, FCOLL_INIT (MPI-4) the persistent one, of a
+ * binding whose parameters before the communicator are params, passing
+ * args before it to the recording function fn.
+ */
+#define FCOLL_FORMS(lc, OP, fn, params, args)                                                 \
+	FDEF(mpi_##lc, MPI_##OP, (TC_UNPAREN params, F *comm, F *ierr))                         \
 	{                                                                                       \
-		ret(ierr, fn(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs,     \
-			     TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));                    \
+		ret(ierr, fn(TC_OP_##OP, TC_UNPAREN args, COMM(comm), NULL, NULL, false,        \
+			     TC_RA()));                                                         \
 	}                                                                                       \
-	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,    \
-				    F *displs, F *rtype, F *comm, F *req, F *ierr))             \
+	FDEF(mpi_i##lc, MPI_I##OP, (TC_UNPAREN params, F *comm, F *req, F *ierr))               \
 	{                                                                                       \
 		MPI_Request c;                                                                  \
-		int rc = fn(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs,      \
-			    TYPE(rtype), COMM(comm), &c, NULL, TC_RA());                        \
+		int rc = fn(TC_OP_I##OP, TC_UNPAREN args, COMM(comm), &c, NULL, false, TC_RA()); \
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}
-TC_CALLS_ALLGATHERV(X)
+#define FCOLL_INIT(lc, OP, fn, params, args)                                                  \
+	FDEF(mpi_##lc##_init, MPI_##OP##_INIT, (TC_UNPAREN params, F *comm, F *info, F *req,    \
+						F *ierr))                                       \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = fn(TC_OP_##OP##_INIT, TC_UNPAREN args, COMM(comm), &c, &i, false,      \
+			    TC_RA());                                                           \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+
+#define GATHERV(FORMS, lc, OP, fn, rt)                                                        \
+	FORMS(lc, OP, fn,                                                                       \
+	      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,              \
+	       F *rtype rt(, F *root)),                                                         \
+	      (fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), TC_VI(rcounts), TC_VI(displs),     \
+	       TYPE(rtype) rt(, *root)))
+#define X(name, iname, OP, lc, fn, rt) GATHERV(FCOLL_FORMS, lc, OP, fn, rt)
+TC_CALLS_GATHERV(X)
 #undef X
 
-FDEF(mpi_scatterv, MPI_SCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
-				  F *rcount, F *rtype, F *root, F *comm, F *ierr))
-{
-	ret(ierr, tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
-			       TYPE(rtype), *root, COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_iscatterv, MPI_ISCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
-				    F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
-			      TYPE(rtype), *root, COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
+#define SCATTERV(FORMS, lc, OP, fn)                                                           \
+	FORMS(lc, OP, fn,                                                                       \
+	      (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype,    \
+	       F *root),                                                                        \
+	      (fbuf(sbuf), TC_VI(scounts), TC_VI(displs), TYPE(stype), fbuf(rbuf), *rcount,     \
+	       TYPE(rtype), *root))
+#define X(name, iname, OP, lc, fn) SCATTERV(FCOLL_FORMS, lc, OP, fn)
+TC_CALLS_SCATTERV(X)
+#undef X
 
 #define X(name, iname, OP, lc, fn)                                                            \
 	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,     \

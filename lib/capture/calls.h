@@ -111,14 +111,26 @@
  * Per-peer counts and displacements on both sides, X(Name, Iname, OP, lc,
  * fn): (const void *sbuf, const int scounts[], const int sdispls[],
  * MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
- * MPI_Datatype rtype, MPI_Comm comm), recorded by fn (which tells the
- * forms apart by its request and info arguments); the MPI-4 persistent
+ * MPI_Datatype rtype, MPI_Comm comm), recorded by fn; the MPI-4 persistent
  * form is MPI_<Name>_init.
  */
 #define TC_CALLS_ALLTOALLV(X)                                                 \
 	X(Alltoallv, Ialltoallv, ALLTOALLV, alltoallv, tcw_alltoallv)         \
 	X(Neighbor_alltoallv, Ineighbor_alltoallv, NEIGHBOR_ALLTOALLV,        \
 	  neighbor_alltoallv, tcw_neighbor_alltoallv)
+
+/*
+ * And per-peer types, X(Name, Iname, OP, lc, fn, DT, dm): (const void
+ * *sbuf, const int scounts[], const DT sdispls[], const MPI_Datatype
+ * stypes[], void *rbuf, const int rcounts[], const DT rdispls[], const
+ * MPI_Datatype rtypes[], MPI_Comm comm), dm the member of union tc_vec
+ * (record.h) for DT; recorded by fn, the MPI-4 persistent form
+ * MPI_<Name>_init.
+ */
+#define TC_CALLS_ALLTOALLW(X)                                                      \
+	X(Alltoallw, Ialltoallw, ALLTOALLW, alltoallw, tcw_alltoallw, int, i)      \
+	X(Neighbor_alltoallw, Ineighbor_alltoallw, NEIGHBOR_ALLTOALLW,             \
+	  neighbor_alltoallw, tcw_neighbor_alltoallw, MPI_Aint, a)
 
 /*
  * One-sided transfers and their request forms: X(Name, Rname, OP, lc, cq),

@@ -1094,21 +1094,21 @@ static inline bool is_root(const struct tc_comm_info *ci, int root)
 }
 
 /*
- * The PMPI function of a v-collective's op, made of VARGS (VARGS_C for the
- * large-count form, which LARGE_OR picks) and, where rt is TC_ROOTED, the
- * root.
+ * The PMPI function of a v- or w-collective's op: its arguments before
+ * the communicator are args, or args_c for the large-count form (which
+ * LARGE_OR picks).
  */
-#define VCASES(name, iname, OP, rt)                                                        \
+#define VCASES(name, iname, OP, args, args_c)                                               \
 	case TC_OP_##OP:                                                                     \
-		return LARGE_OR(PMPI_##name##_c(VARGS_C rt(, root), comm),                   \
-				PMPI_##name(VARGS rt(, root), comm));                        \
+		return LARGE_OR(PMPI_##name##_c(TC_UNPAREN args_c, comm),                    \
+				PMPI_##name(TC_UNPAREN args, comm));                         \
 	case TC_OP_I##OP:                                                                    \
-		return LARGE_OR(PMPI_##iname##_c(VARGS_C rt(, root), comm, req),            \
-				PMPI_##iname(VARGS rt(, root), comm, req));
-#define VCASES_INIT(name, OP, rt)                                                          \
+		return LARGE_OR(PMPI_##iname##_c(TC_UNPAREN args_c, comm, req),              \
+				PMPI_##iname(TC_UNPAREN args, comm, req));
+#define VCASES_INIT(name, OP, args, args_c)                                                 \
 	case TC_OP_##OP##_INIT:                                                              \
-		return LARGE_OR(PMPI_##name##_init_c(VARGS_C rt(, root), comm, *init, req),  \
-				PMPI_##name##_init(VARGS rt(, root), comm, *init, req));
+		return LARGE_OR(PMPI_##name##_init_c(TC_UNPAREN args_c, comm, *init, req),   \
+				PMPI_##name##_init(TC_UNPAREN args, comm, *init, req));
 
 /* Gatherv, Allgatherv, Neighbor_allgatherv and their I- and _init forms */
 static int pmpi_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
@@ -1120,11 +1120,13 @@ static int pmpi_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Dat
 #define VARGS sbuf, (int)scount, stype, rbuf, rcounts.i, displs.i, rtype
 #define VARGS_C sbuf, scount, stype, rbuf, rcounts.c, displs.a, rtype
 	switch (op) {
-#define X(name, iname, OP, lc, fn, rt) VCASES(name, iname, OP, rt)
+#define X(name, iname, OP, lc, fn, rt) \
+	VCASES(name, iname, OP, (VARGS rt(, root)), (VARGS_C rt(, root)))
 		TC_CALLS_GATHERV(X)
 #undef X
 #if MPI_VERSION >= 4
-#define X(name, iname, OP, lc, fn, rt) VCASES_INIT(name, OP, rt)
+#define X(name, iname, OP, lc, fn, rt) \
+	VCASES_INIT(name, OP, (VARGS rt(, root)), (VARGS_C rt(, root)))
 		TC_CALLS_GATHERV(X)
 #undef X
 #endif
@@ -1179,11 +1181,11 @@ static int pmpi_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, un
 #define VARGS sbuf, scounts.i, displs.i, stype, rbuf, (int)rcount, rtype
 #define VARGS_C sbuf, scounts.c, displs.a, stype, rbuf, rcount, rtype
 	switch (op) {
-#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, TC_ROOTED)
+#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, (VARGS, root), (VARGS_C, root))
 		TC_CALLS_SCATTERV(X)
 #undef X
 #if MPI_VERSION >= 4
-#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, TC_ROOTED)
+#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, (VARGS, root), (VARGS_C, root))
 		TC_CALLS_SCATTERV(X)
 #undef X
 #endif
@@ -1226,23 +1228,45 @@ int tcw_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_v
 	return rc;
 }
 
-int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/* Alltoallv, Neighbor_alltoallv and their I- and _init forms */
+static int pmpi_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts,
+			  union tc_vec sdispls, MPI_Datatype stype, void *rbuf,
+			  union tc_vec rcounts, union tc_vec rdispls, MPI_Datatype rtype,
+			  MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS (sbuf, scounts.i, sdispls.i, stype, rbuf, rcounts.i, rdispls.i, rtype)
+#define VARGS_C (sbuf, scounts.c, sdispls.a, stype, rbuf, rcounts.c, rdispls.a, rtype)
+	switch (op) {
+#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, VARGS, VARGS_C)
+		TC_CALLS_ALLTOALLV(X)
+#undef X
+#if MPI_VERSION >= 4
+#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, VARGS, VARGS_C)
+		TC_CALLS_ALLTOALLV(X)
+#undef X
+#endif
+	default:
+		return MPI_ERR_INTERN;
+	}
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  MPI_Datatype stype, void *rbuf, union tc_vec rcounts, union tc_vec rdispls,
+		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+		  bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_ALLTOALLV_INIT : req ? TC_OP_IALLTOALLV : TC_OP_ALLTOALLV;
 	bool inplace = sbuf == MPI_IN_PLACE;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Alltoallv_init(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, *init, req)) \
-	      req ? PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, \
-				    rtype, comm, req)                                     \
-		  : PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
-				   comm))
+#define CALL pmpi_alltoallv(op, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1251,8 +1275,8 @@ int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
-	set_scounts(&r.ev, sc, TC_VI(inplace ? rcounts : scounts), false, ci->rsize);
-	set_rcounts(&r.ev, sc, TC_VI(rcounts), false, ci->rsize);
+	set_scounts(&r.ev, sc, inplace ? rcounts : scounts, large, ci->rsize);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->rsize);
 	for (uint32_t i = 0; i < r.ev.nscounts; i++)
 		sum += r.ev.scounts[i];
 	set_dtype(&r.ev, sum, inplace ? rtype : stype);
@@ -1260,11 +1284,36 @@ int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 	return rc;
 }
 
+/* Alltoallw, Neighbor_alltoallw and their I- and _init forms */
+static int pmpi_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts,
+			  union tc_vec sdispls, const MPI_Datatype stypes[], void *rbuf,
+			  union tc_vec rcounts, union tc_vec rdispls, const MPI_Datatype rtypes[],
+			  MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS(dm) (sbuf, scounts.i, sdispls.dm, stypes, rbuf, rcounts.i, rdispls.dm, rtypes)
+#define VARGS_C (sbuf, scounts.c, sdispls.a, stypes, rbuf, rcounts.c, rdispls.a, rtypes)
+	switch (op) {
+#define X(name, iname, OP, lc, fn, DT, dm) VCASES(name, iname, OP, VARGS(dm), VARGS_C)
+		TC_CALLS_ALLTOALLW(X)
+#undef X
+#if MPI_VERSION >= 4
+#define X(name, iname, OP, lc, fn, DT, dm) VCASES_INIT(name, OP, VARGS(dm), VARGS_C)
+		TC_CALLS_ALLTOALLW(X)
+#undef X
+#endif
+	default:
+		return MPI_ERR_INTERN;
+	}
+#undef VARGS
+#undef VARGS_C
+}
+
 /*
- * Alltoallw: per-peer types, so the vectors are in bytes (dtype MPI_BYTE).
- * False without memory.
+ * The per-peer bytes of Alltoallw's vectors (per-peer types, so the
+ * vectors are in bytes, dtype MPI_BYTE) in *arr; false without memory.
  */
-static bool bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
+static bool bytes_vector(uint64_t **arr, size_t *alloc, union tc_vec counts, bool large,
 			 const MPI_Datatype *types, int n)
 {
 	if (!TC_CAP_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc))
@@ -1272,29 +1321,25 @@ static bool bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
 	for (int i = 0; i < n; i++) {
 		uint32_t num, size;
 		tc_dtype(types[i], &num, &size);
-		(*arr)[i] = counts[i] > 0 ? (uint64_t)counts[i] * size : 0;
+		(*arr)[i] = vec_count(counts, large, i) * size;
 	}
 	return true;
 }
 
-int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		  const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		  MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  const MPI_Datatype stypes[], void *rbuf, union tc_vec rcounts,
+		  union tc_vec rdispls, const MPI_Datatype rtypes[], MPI_Comm comm,
+		  MPI_Request *req, const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_ALLTOALLW_INIT : req ? TC_OP_IALLTOALLW : TC_OP_ALLTOALLW;
 	bool inplace = sbuf == MPI_IN_PLACE;
 	uint64_t t0, sum = 0;
 	int rc, n;
 
-#define CALL (INIT_OR(PMPI_Alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, *init, req)) \
-	      req ? PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, \
-				    rtypes, comm, req)                                     \
-		  : PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,      \
-				   rtypes, comm))
+#define CALL pmpi_alltoallw(op, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1305,9 +1350,9 @@ int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 	n = ci->rsize;
 	set_comm(&r.ev, ci);
 	if (n > 0 && sc &&
-	    bytes_vector(&sc->scounts, &sc->scounts_alloc, inplace ? rcounts : scounts,
+	    bytes_vector(&sc->scounts, &sc->scounts_alloc, inplace ? rcounts : scounts, large,
 			 inplace ? rtypes : stypes, n) &&
-	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, n)) {
+	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, large, rtypes, n)) {
 		r.ev.fields |= TC_F_SCOUNTS | TC_F_RCOUNTS;
 		r.ev.scounts = sc->scounts;
 		r.ev.rcounts = sc->rcounts;
@@ -1986,23 +2031,20 @@ int tcw_neighbor_allgatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI
 	return rc;
 }
 
-int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-			   MPI_Datatype stype, void *rbuf, const int rcounts[],
-			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_neighbor_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, MPI_Datatype stype, void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls, MPI_Datatype rtype,
+			   MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large,
+			   void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_NEIGHBOR_ALLTOALLV_INIT : req ? TC_OP_INEIGHBOR_ALLTOALLV : TC_OP_NEIGHBOR_ALLTOALLV;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, *init, req)) \
-	      req ? PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, \
-					     rdispls, rtype, comm, req)                   \
-		  : PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,      \
-					    rdispls, rtype, comm))
+#define CALL pmpi_alltoallv(op, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -2012,8 +2054,8 @@ int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
 	ci = tc_comm_get(comm);
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
-	set_scounts(&r.ev, sc, TC_VI(scounts), false, ci->outdeg);
-	set_rcounts(&r.ev, sc, TC_VI(rcounts), false, ci->indeg);
+	set_scounts(&r.ev, sc, scounts, large, ci->outdeg);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->indeg);
 	for (uint32_t i = 0; i < r.ev.nscounts; i++)
 		sum += r.ev.scounts[i];
 	set_dtype(&r.ev, sum, stype);
@@ -2022,23 +2064,20 @@ int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
 }
 
 /* Neighbor_alltoallw: per-neighbour types, so the vectors are in bytes. */
-int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_neighbor_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, const MPI_Datatype stypes[], void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls,
+			   const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *req,
+			   const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_NEIGHBOR_ALLTOALLW_INIT : req ? TC_OP_INEIGHBOR_ALLTOALLW : TC_OP_NEIGHBOR_ALLTOALLW;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, *init, req)) \
-	      req ? PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, \
-					     rdispls, rtypes, comm, req)                   \
-		  : PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,      \
-					    rdispls, rtypes, comm))
+#define CALL pmpi_alltoallw(op, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -2049,7 +2088,7 @@ int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
 	if (ci->outdeg > 0 && sc &&
-	    bytes_vector(&sc->scounts, &sc->scounts_alloc, scounts, stypes, ci->outdeg)) {
+	    bytes_vector(&sc->scounts, &sc->scounts_alloc, scounts, large, stypes, ci->outdeg)) {
 		r.ev.fields |= TC_F_SCOUNTS;
 		r.ev.scounts = sc->scounts;
 		r.ev.nscounts = (uint32_t)ci->outdeg;
@@ -2057,7 +2096,7 @@ int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
 			sum += sc->scounts[i];
 	}
 	if (ci->indeg > 0 && sc &&
-	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, ci->indeg)) {
+	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, large, rtypes, ci->indeg)) {
 		r.ev.fields |= TC_F_RCOUNTS;
 		r.ev.rcounts = sc->rcounts;
 		r.ev.nrcounts = (uint32_t)ci->indeg;

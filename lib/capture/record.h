@@ -104,13 +104,15 @@ static inline int tcw_allgatherv(unsigned op, const void *sbuf, MPI_Count scount
 int tcw_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec displs,
 		 MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
 		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra);
-int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		  const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		  MPI_Request *req, const MPI_Info *init, void *ra);
+/* Alltoallv; Alltoallw (per-peer types: its vectors in bytes) */
+int tcw_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  MPI_Datatype stype, void *rbuf, union tc_vec rcounts, union tc_vec rdispls,
+		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+		  bool large, void *ra);
+int tcw_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  const MPI_Datatype stypes[], void *rbuf, union tc_vec rcounts,
+		  union tc_vec rdispls, const MPI_Datatype rtypes[], MPI_Comm comm,
+		  MPI_Request *req, const MPI_Info *init, bool large, void *ra);
 
 /* Neighbor_allgather, Neighbor_alltoall and their I-forms */
 int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -119,14 +121,16 @@ int tcw_neighbor_allgatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI
 			    void *rbuf, union tc_vec rcounts, union tc_vec displs,
 			    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req,
 			    const MPI_Info *init, bool large, void *ra);
-int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-			   MPI_Datatype stype, void *rbuf, const int rcounts[],
-			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra);
+int tcw_neighbor_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, MPI_Datatype stype, void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls, MPI_Datatype rtype,
+			   MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large,
+			   void *ra);
+int tcw_neighbor_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, const MPI_Datatype stypes[], void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls,
+			   const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *req,
+			   const MPI_Info *init, bool large, void *ra);
 
 /* Comm_dup, Comm_idup (req), and with info the _with_info forms */
 int tcw_comm_dup(MPI_Comm comm, const MPI_Info *info, MPI_Comm *newcomm, MPI_Request *req,

@@ -332,41 +332,34 @@ TC_CALLS_GATHERV(X)
 TC_CALLS_SCATTERV(X)
 #undef X
 
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name(const void *sbuf, const int scounts[], const int sdispls[],        \
-			   MPI_Datatype stype, void *rbuf, const int rcounts[],               \
-			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)            \
-	{                                                                                     \
-		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
-			  NULL, NULL, TC_RA());                                               \
-	}                                                                                     \
-	API int MPI_##iname(const void *sbuf, const int scounts[], const int sdispls[],       \
-			    MPI_Datatype stype, void *rbuf, const int rcounts[],              \
-			    const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,           \
-			    MPI_Request *req)                                                 \
-	{                                                                                     \
-		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
-			  req, NULL, TC_RA());                                                \
-	}
+#define ALLTOALLV(...) ALLTOALLV_(__VA_ARGS__)
+#define ALLTOALLV_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)                    \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, const CT scounts[], const DT sdispls[], MPI_Datatype stype,  \
+	       void *rbuf, const CT rcounts[], const DT rdispls[], MPI_Datatype rtype),       \
+	      (sbuf, TC_VEC(VC, scounts), TC_VEC(VD, sdispls), stype, rbuf,                  \
+	       TC_VEC(VC, rcounts), TC_VEC(VD, rdispls), rtype),                              \
+	      large)
+
+#define X(name, iname, OP, lc, fn) ALLTOALLV(COLL_FORMS, name, iname, OP, fn, INTS)
 TC_CALLS_ALLTOALLV(X)
 #undef X
 
-API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		      const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
-{
-	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     NULL, NULL, TC_RA());
-}
+#define ALLTOALLW(...) ALLTOALLW_(__VA_ARGS__)
+#define ALLTOALLW_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)                    \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, const CT scounts[], const DT sdispls[],                      \
+	       const MPI_Datatype stypes[], void *rbuf, const CT rcounts[],                   \
+	       const DT rdispls[], const MPI_Datatype rtypes[]),                              \
+	      (sbuf, TC_VEC(VC, scounts), TC_VEC(VD, sdispls), stypes, rbuf,                 \
+	       TC_VEC(VC, rcounts), TC_VEC(VD, rdispls), rtypes),                             \
+	      large)
 
-API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		       const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		       MPI_Request *req)
-{
-	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     req, NULL, TC_RA());
-}
+/* the int bindings' displacements are the table's */
+#define X(name, iname, OP, lc, fn, DT, dm) \
+	ALLTOALLW(COLL_FORMS, name, iname, OP, fn, , int, DT, i, dm, false)
+TC_CALLS_ALLTOALLW(X)
+#undef X
 
 /* ---- neighbourhood collectives ---- */
 
@@ -385,24 +378,6 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
 	}
 TC_CALLS_NEIGHBOR(X)
 #undef X
-
-API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-			       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			       const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
-			       MPI_Comm comm)
-{
-	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-				const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-				const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
-				MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, req, NULL, TC_RA());
-}
 
 /* ---- communicators ---- */
 
@@ -1054,37 +1029,14 @@ TC_CALLS_GATHERV(X)
 TC_CALLS_SCATTERV(X)
 #undef X
 
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name##_init(const void *sbuf, const int scounts[],                      \
-				  const int sdispls[], MPI_Datatype stype, void *rbuf,        \
-				  const int rcounts[], const int rdispls[],                   \
-				  MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,           \
-				  MPI_Request *req)                                           \
-	{                                                                                     \
-		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
-			  req, &info, TC_RA());                                               \
-	}
+#define X(name, iname, OP, lc, fn) ALLTOALLV(COLL_INIT, name, iname, OP, fn, INTS)
 TC_CALLS_ALLTOALLV(X)
 #undef X
 
-API int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[],
-			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Info info, MPI_Request *req)
-{
-	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     req, &info, TC_RA());
-}
-
-API int MPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
-				    const MPI_Aint sdispls[], const MPI_Datatype stypes[],
-				    void *rbuf, const int rcounts[], const MPI_Aint rdispls[],
-				    const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info,
-				    MPI_Request *req)
-{
-	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, req, &info, TC_RA());
-}
+#define X(name, iname, OP, lc, fn, DT, dm) \
+	ALLTOALLW(COLL_INIT, name, iname, OP, fn, , int, DT, i, dm, false)
+TC_CALLS_ALLTOALLW(X)
+#undef X
 
 /* ---- MPI-4 partitioned communication, nonblocking sendrecv, communicators ---- */
 

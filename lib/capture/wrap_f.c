@@ -826,23 +826,13 @@ TC_CALLS_GATHERV(X)
 TC_CALLS_SCATTERV(X)
 #undef X
 
-#define X(name, iname, OP, lc, fn)                                                            \
-	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,     \
-				  F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))          \
-	{                                                                                       \
-		ret(ierr, fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,    \
-			     rdispls, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));           \
-	}                                                                                       \
-	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,   \
-				    F *rcounts, F *rdispls, F *rtype, F *comm, F *req,          \
-				    F *ierr))                                                   \
-	{                                                                                       \
-		MPI_Request c;                                                                  \
-		int rc = fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,     \
-			    rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());               \
-		REQ_OUT(rc, c, req);                                                            \
-		ret(ierr, rc);                                                                  \
-	}
+#define ALLTOALLV(FORMS, lc, OP, fn)                                                          \
+	FORMS(lc, OP, fn,                                                                       \
+	      (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,            \
+	       F *rdispls, F *rtype),                                                           \
+	      (fbuf(sbuf), TC_VI(scounts), TC_VI(sdispls), TYPE(stype), fbuf(rbuf),             \
+	       TC_VI(rcounts), TC_VI(rdispls), TYPE(rtype)))
+#define X(name, iname, OP, lc, fn) ALLTOALLV(FCOLL_FORMS, lc, OP, fn)
 TC_CALLS_ALLTOALLV(X)
 #undef X
 
@@ -858,54 +848,6 @@ static int peers_of(MPI_Comm comm)
 		PMPI_Comm_size(comm, &n);
 	return n;
 }
-
-/* (I)alltoallw; F_NOMEM without memory (the call not made). */
-static int alltoallw(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
-		     F *rdispls, F *rtypes, F *comm, MPI_Request *req, void *ra)
-{
-	MPI_Comm c = COMM(comm);
-	int n = peers_of(c);
-	void *s = fbuf(sbuf);
-	MPI_Datatype *st = s == MPI_IN_PLACE ? NULL
-					     : types_in(&fs.stypes, &fs.stypes_alloc, stypes, n);
-	MPI_Datatype *rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, n);
-
-	if ((!st && s != MPI_IN_PLACE) || !rt)
-		return F_NOMEM;
-	return tcw_alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, req,
-			     NULL, ra);
-}
-
-FDEF(mpi_alltoallw, MPI_ALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf,
-				    F *rcounts, F *rdispls, F *rtypes, F *comm, F *ierr))
-{
-	int rc = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			   NULL, TC_RA());
-
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_alltoallw_, (void *, F *, F *, F *, void *, F *, F *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr));
-	ret(ierr, rc);
-}
-
-FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes,
-				      void *rbuf, F *rcounts, F *rdispls, F *rtypes, F *comm,
-				      F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			   &c, TC_RA());
-
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_ialltoallw_,
-		      (void *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req,
-		       ierr));
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-/* ---- neighbourhood collectives ------------------------------------------ */
 
 /* Out- and in-degree of comm's topology: the lengths of the type arrays. */
 static void degrees_of(MPI_Comm comm, int *in, int *out)
@@ -926,58 +868,72 @@ static void degrees_of(MPI_Comm comm, int *in, int *out)
 	}
 }
 
-/* (I)neighbor_alltoallw; F_NOMEM without memory (the call not made). */
-static int neighbor_alltoallw(void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf,
-			      F *rcounts, MPI_Aint *rdispls, F *rtypes, F *comm,
-			      MPI_Request *req, void *ra)
+/*
+ * Alltoallw, Neighbor_alltoallw and their I- and _init forms (op), recorded
+ * by fn once their type arrays are converted, as many as the peers, or as
+ * the in- and out-neighbours; F_NOMEM without memory (the call not made).
+ */
+static int alltoallw(unsigned op,
+		     int (*fn)(unsigned, const void *, union tc_vec, union tc_vec,
+			       const MPI_Datatype *, void *, union tc_vec, union tc_vec,
+			       const MPI_Datatype *, MPI_Comm, MPI_Request *, const MPI_Info *,
+			       bool, void *),
+		     void *sbuf, F *scounts, union tc_vec sdispls, F *stypes, void *rbuf,
+		     F *rcounts, union tc_vec rdispls, F *rtypes, F *comm, MPI_Request *req,
+		     const MPI_Info *init, void *ra)
 {
 	MPI_Comm c = COMM(comm);
-	MPI_Datatype *st, *rt;
+	void *s = fbuf(sbuf);
+	MPI_Datatype *st = NULL, *rt;
 	int in, out;
 
-	degrees_of(c, &in, &out);
-	st = types_in(&fs.stypes, &fs.stypes_alloc, stypes, out);
-	rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, in);
-	if (!st || !rt)
+	if (fn == tcw_neighbor_alltoallw)
+		degrees_of(c, &in, &out);
+	else
+		in = out = peers_of(c);
+	if (s != MPI_IN_PLACE && !(st = types_in(&fs.stypes, &fs.stypes_alloc, stypes, out)))
 		return F_NOMEM;
-	return tcw_neighbor_alltoallw(fbuf(sbuf), scounts, sdispls, st, fbuf(rbuf), rcounts,
-				      rdispls, rt, c, req, NULL, ra);
+	if (!(rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, in)))
+		return F_NOMEM;
+	return fn(op, s, TC_VI(scounts), sdispls, st, fbuf(rbuf), TC_VI(rcounts), rdispls, rt, c,
+		  req, init, false, ra);
 }
 
-FDEF(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW,
-     (void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf, F *rcounts,
-      MPI_Aint *rdispls, F *rtypes, F *comm, F *ierr))
-{
-	int rc = neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				    rtypes, comm, NULL, TC_RA());
+/*
+ * Their bindings, whose displacements are DT, member dm of union tc_vec;
+ * without memory for the types the MPI library's own binding does the call.
+ */
+#define WPARAMS(DT, ...) (void *, F *, DT *, F *, void *, F *, DT *, F *, F *, __VA_ARGS__)
+#define WARGS(DT, dm)                                                                         \
+	sbuf, scounts, TC_VEC(dm, sdispls), stypes, rbuf, rcounts, TC_VEC(dm, rdispls), rtypes, \
+		comm
+#define ALLTOALLW_FORMS(name, iname, OP, lc, fn, DT, dm)                                      \
+	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scounts, DT *sdispls, F *stypes, void *rbuf,   \
+				  F *rcounts, DT *rdispls, F *rtypes, F *comm, F *ierr))        \
+	{                                                                                       \
+		int rc = alltoallw(TC_OP_##OP, fn, WARGS(DT, dm), NULL, NULL, TC_RA());         \
+		if (rc == F_NOMEM)                                                              \
+			FNEXT(pmpi_##lc##_, WPARAMS(DT, F *),                                   \
+			      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,  \
+			       comm, ierr));                                                    \
+		ret(ierr, rc);                                                                  \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scounts, DT *sdispls, F *stypes, void *rbuf, \
+				    F *rcounts, DT *rdispls, F *rtypes, F *comm, F *req,        \
+				    F *ierr))                                                   \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = alltoallw(TC_OP_I##OP, fn, WARGS(DT, dm), &c, NULL, TC_RA());          \
+		if (rc == F_NOMEM)                                                              \
+			FNEXT(pmpi_i##lc##_, WPARAMS(DT, F *, F *),                             \
+			      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,  \
+			       comm, req, ierr));                                               \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_ALLTOALLW(ALLTOALLW_FORMS)
 
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_neighbor_alltoallw_,
-		      (void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr));
-	ret(ierr, rc);
-}
-
-FDEF(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
-     (void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf, F *rcounts,
-      MPI_Aint *rdispls, F *rtypes, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				    rtypes, comm, &c, TC_RA());
-
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_ineighbor_alltoallw_,
-		      (void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req,
-		       ierr));
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-/* ---- communicators ------------------------------------------------------ */
-
+/* ---- neighbourhood collectives ------------------------------------------ */
 #define NEWCOMM_OUT(rc, c, f)                            \
 	do {                                             \
 		if ((rc) == MPI_SUCCESS)                 \

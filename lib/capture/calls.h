@@ -61,6 +61,14 @@
 	  reduce_scatter_block)
 
 /*
+ * Per-peer receive counts, X(Name, Iname, OP, lc, fn): (const void *sbuf,
+ * void *rbuf, const int rcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm
+ * comm), recorded by fn; the MPI-4 persistent form is MPI_<Name>_init.
+ */
+#define TC_CALLS_REDUCE_SCATTER(X) \
+	X(Reduce_scatter, Ireduce_scatter, REDUCE_SCATTER, reduce_scatter, tcw_reduce_scatter)
+
+/*
  * One count and type a side, (const void *sbuf, int scount, MPI_Datatype
  * stype, void *rbuf, int rcount, MPI_Datatype rtype, [int root,] MPI_Comm
  * comm), recorded by tcw_gather; the neighbourhood ones by tcw_neighbor.

@@ -986,21 +986,58 @@ int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatyp
 	return rc;
 }
 
-int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/*
+ * The PMPI function of a v- or w-collective's op: its arguments before
+ * the communicator are args, or args_c for the large-count form (which
+ * LARGE_OR picks).
+ */
+#define VCASES(name, iname, OP, args, args_c)                                               \
+	case TC_OP_##OP:                                                                     \
+		return LARGE_OR(PMPI_##name##_c(TC_UNPAREN args_c, comm),                    \
+				PMPI_##name(TC_UNPAREN args, comm));                         \
+	case TC_OP_I##OP:                                                                    \
+		return LARGE_OR(PMPI_##iname##_c(TC_UNPAREN args_c, comm, req),              \
+				PMPI_##iname(TC_UNPAREN args, comm, req));
+#define VCASES_INIT(name, OP, args, args_c)                                                 \
+	case TC_OP_##OP##_INIT:                                                              \
+		return LARGE_OR(PMPI_##name##_init_c(TC_UNPAREN args_c, comm, *init, req),   \
+				PMPI_##name##_init(TC_UNPAREN args, comm, *init, req));
+
+/* Reduce_scatter and its I- and _init forms */
+static int pmpi_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union tc_vec rcounts,
+			       MPI_Datatype dt, MPI_Op redop, MPI_Comm comm, MPI_Request *req,
+			       const MPI_Info *init, bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS (sbuf, rbuf, rcounts.i, dt, redop)
+#define VARGS_C (sbuf, rbuf, rcounts.c, dt, redop)
+	switch (op) {
+#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, VARGS, VARGS_C)
+		TC_CALLS_REDUCE_SCATTER(X)
+#undef X
+#if MPI_VERSION >= 4
+#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, VARGS, VARGS_C)
+		TC_CALLS_REDUCE_SCATTER(X)
+#undef X
+#endif
+	default:
+		return MPI_ERR_INTERN;
+	}
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union tc_vec rcounts,
+		       MPI_Datatype dt, MPI_Op redop, MPI_Comm comm, MPI_Request *req,
+		       const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_REDUCE_SCATTER_INIT
-		    : req ? TC_OP_IREDUCE_SCATTER : TC_OP_REDUCE_SCATTER;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Reduce_scatter_init(sbuf, rbuf, rcounts, dt, redop, comm, *init, \
-					       req)) \
-	      req ? PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm, req) \
-		  : PMPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm))
+#define CALL pmpi_reduce_scatter(op, sbuf, rbuf, rcounts, dt, redop, comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1009,7 +1046,7 @@ int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
-	set_rcounts(&r.ev, sc, TC_VI(rcounts), false, ci->size);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->size);
 	for (uint32_t i = 0; i < r.ev.nrcounts; i++)
 		sum += r.ev.rcounts[i];
 	set_dtype(&r.ev, sum, dt);
@@ -1092,23 +1129,6 @@ static inline bool is_root(const struct tc_comm_info *ci, int root)
 {
 	return root == MPI_ROOT || (root >= 0 && root == ci->myrank && ci->size == ci->rsize);
 }
-
-/*
- * The PMPI function of a v- or w-collective's op: its arguments before
- * the communicator are args, or args_c for the large-count form (which
- * LARGE_OR picks).
- */
-#define VCASES(name, iname, OP, args, args_c)                                               \
-	case TC_OP_##OP:                                                                     \
-		return LARGE_OR(PMPI_##name##_c(TC_UNPAREN args_c, comm),                    \
-				PMPI_##name(TC_UNPAREN args, comm));                         \
-	case TC_OP_I##OP:                                                                    \
-		return LARGE_OR(PMPI_##iname##_c(TC_UNPAREN args_c, comm, req),              \
-				PMPI_##iname(TC_UNPAREN args, comm, req));
-#define VCASES_INIT(name, OP, args, args_c)                                                 \
-	case TC_OP_##OP##_INIT:                                                              \
-		return LARGE_OR(PMPI_##name##_init_c(TC_UNPAREN args_c, comm, *init, req),   \
-				PMPI_##name##_init(TC_UNPAREN args, comm, *init, req));
 
 /* Gatherv, Allgatherv, Neighbor_allgatherv and their I- and _init forms */
 static int pmpi_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,

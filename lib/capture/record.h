@@ -64,8 +64,6 @@ int tcw_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
  * root is ignored where the call has none */
 int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 /* Gather, Scatter, Allgather, Alltoall and I-forms */
 int tcw_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 	       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
@@ -88,6 +86,9 @@ union tc_vec {
 #define TC_VEC(m, p) ((union tc_vec){ .m = (p) })
 #define TC_VI(p) TC_VEC(i, p)
 
+int tcw_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union tc_vec rcounts,
+		       MPI_Datatype dt, MPI_Op redop, MPI_Comm comm, MPI_Request *req,
+		       const MPI_Info *init, bool large, void *ra);
 /* Gatherv, Allgatherv (root ignored) */
 int tcw_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
 		union tc_vec rcounts, union tc_vec displs, MPI_Datatype rtype, int root,

@@ -233,18 +233,6 @@ TC_CALLS_REDUCE_ROOT(X)
 TC_CALLS_REDUCE(X)
 #undef X
 
-API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-			   MPI_Op op, MPI_Comm comm)
-{
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-			    MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, NULL, TC_RA());
-}
-
 #define X(name, iname, OP, lc)                                                             \
 	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
 			   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)          \
@@ -305,6 +293,16 @@ TC_CALLS_ALLGATHER(X)
 	}
 /* the int bindings */
 #define INTS , int, int, i, i, false
+
+#define REDUCE_SCATTER(...) REDUCE_SCATTER_(__VA_ARGS__)
+#define REDUCE_SCATTER_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)               \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, void *rbuf, const CT rcounts[], MPI_Datatype dt, MPI_Op rop), \
+	      (sbuf, rbuf, TC_VEC(VC, rcounts), dt, rop), large)
+
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(COLL_FORMS, name, iname, OP, fn, INTS)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
 
 #define GATHERV(...) GATHERV_(__VA_ARGS__)
 #define GATHERV_(FORMS, name, iname, OP, fn, rt, sfx, CT, DT, VC, VD, large)                  \
@@ -981,13 +979,9 @@ TC_CALLS_REDUCE_ROOT(X)
 TC_CALLS_REDUCE(X)
 #undef X
 
-API int MPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[],
-				MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
-				MPI_Request *req)
-{
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, &info, TC_RA());
-}
-
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(COLL_INIT, name, iname, OP, fn, INTS)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
 #define X(name, iname, OP, lc)                                                             \
 	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,          \
 				  void *rbuf, int rcount, MPI_Datatype rtype, int root,      \

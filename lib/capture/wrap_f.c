@@ -706,23 +706,6 @@ TC_CALLS_REDUCE_ROOT(X)
 TC_CALLS_REDUCE(X)
 #undef X
 
-FDEF(mpi_reduce_scatter, MPI_REDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt, F *op,
-					      F *comm, F *ierr))
-{
-	ret(ierr, tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
-				     COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt,
-						F *op, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
-				    COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
 
 #define X(name, iname, OP, lc)                                                                \
 	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,       \
@@ -805,6 +788,13 @@ TC_CALLS_NEIGHBOR(NEIGHBOR)
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}
+
+#define REDUCE_SCATTER(FORMS, lc, UC, fn)                                                    \
+	FORMS(lc, UC, fn, (void *sbuf, void *rbuf, F *rcounts, F *dt, F *rop),                  \
+	      (fbuf(sbuf), fbuf(rbuf), TC_VI(rcounts), TYPE(dt), OP(rop)))
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(FCOLL_FORMS, lc, OP, fn)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
 
 #define GATHERV(FORMS, lc, OP, fn, rt)                                                        \
 	FORMS(lc, OP, fn,                                                                       \

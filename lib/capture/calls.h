@@ -152,6 +152,20 @@
 	X(Get, Rget, GET, get, )
 
 /*
+ * Accumulates and their request forms: X(Name, Rname, OP, lc) as above;
+ * (const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint
+ * disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win), recorded
+ * by tcw_accumulate; the same with a result buffer after the origin's,
+ * (..., MPI_Datatype otype, void *raddr, int rcount, MPI_Datatype rtype,
+ * int target, ...), by tcw_get_accumulate.
+ */
+#define TC_CALLS_ACCUMULATE(X) \
+	X(Accumulate, Raccumulate, ACCUMULATE, accumulate)
+
+#define TC_CALLS_GET_ACCUMULATE(X) \
+	X(Get_accumulate, Rget_accumulate, GET_ACCUMULATE, get_accumulate)
+
+/*
  * One-sided synchronisation, recorded by tcw_win_sync: X(Name, OP, lc) on
  * (MPI_Win win); (int rank, MPI_Win win); (int assert, MPI_Win win);
  * (MPI_Group group, int assert, MPI_Win win). Win_lock and Win_test have

@@ -2229,14 +2229,14 @@ int tcw_win_free(MPI_Win *win, void *ra)
 
 /* Target, displacement, window and origin count of an RMA operation. */
 static inline void set_rma(struct tc_event *ev, MPI_Win win, int target, MPI_Aint disp,
-			   int count, MPI_Datatype dt)
+			   MPI_Count count, MPI_Datatype dt)
 {
 	const struct tc_win_info *wi = set_win(ev, win);
 
 	ev->fields |= TC_F_PEER;
 	ev->peer = tc_win_peer(wi, target);
 	ev->offset = disp > 0 ? (uint64_t)disp : 0;
-	set_dtype(ev, count > 0 ? (uint64_t)count : 0, dt);
+	set_dtype(ev, ucount(count), dt);
 }
 
 static int pmpi_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target,
@@ -2275,19 +2275,46 @@ int tcw_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target,
 	return rc;
 }
 
+/*
+ * The PMPI function of a one-sided op and of its request form: its
+ * arguments before the window are args, or args_c for the large-count
+ * form (which LARGE_OR picks).
+ */
+#define RCASES(name, rname, OP, args, args_c)                                               \
+	case TC_OP_##OP:                                                                     \
+		return LARGE_OR(PMPI_##name##_c(TC_UNPAREN args_c, win),                     \
+				PMPI_##name(TC_UNPAREN args, win));                          \
+	case TC_OP_R##OP:                                                                    \
+		return LARGE_OR(PMPI_##rname##_c(TC_UNPAREN args_c, win, req),               \
+				PMPI_##rname(TC_UNPAREN args, win, req));
+
+static int pmpi_accumulate(unsigned op, const void *addr, MPI_Count ocount, MPI_Datatype otype,
+			   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+			   MPI_Op redop, MPI_Win win, MPI_Request *req, bool large)
+{
+	switch (op) {
+#define X(name, rname, OP, lc)                                                             \
+	RCASES(name, rname, OP,                                                              \
+	       (addr, (int)ocount, otype, target, disp, (int)tcount, ttype, redop),          \
+	       (addr, ocount, otype, target, disp, tcount, ttype, redop))
+		TC_CALLS_ACCUMULATE(X)
+#undef X
+	default:
+		return MPI_ERR_INTERN;
+	}
+}
+
 /* Accumulate, Raccumulate */
-int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		   int tcount, MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
-		   void *ra)
+int tcw_accumulate(unsigned op, const void *addr, MPI_Count ocount, MPI_Datatype otype,
+		   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		   MPI_Win win, MPI_Request *req, bool large, void *ra)
 {
 	struct tc_rec r;
-	unsigned op = req ? TC_OP_RACCUMULATE : TC_OP_ACCUMULATE;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Raccumulate(addr, ocount, otype, target, disp, tcount, ttype, redop, \
-				     win, req)                                           \
-		  : PMPI_Accumulate(addr, ocount, otype, target, disp, tcount, ttype, redop, win))
+#define CALL pmpi_accumulate(op, addr, ocount, otype, target, disp, tcount, ttype, redop, win, \
+			     req, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -2302,21 +2329,39 @@ int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target,
 	return rc;
 }
 
+static int pmpi_get_accumulate(unsigned op, const void *oaddr, MPI_Count ocount,
+			       MPI_Datatype otype, void *raddr, MPI_Count rcount,
+			       MPI_Datatype rtype, int target, MPI_Aint disp, MPI_Count tcount,
+			       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
+			       bool large)
+{
+	switch (op) {
+#define X(name, rname, OP, lc)                                                             \
+	RCASES(name, rname, OP,                                                              \
+	       (oaddr, (int)ocount, otype, raddr, (int)rcount, rtype, target, disp,          \
+		(int)tcount, ttype, redop),                                                  \
+	       (oaddr, ocount, otype, raddr, rcount, rtype, target, disp, tcount, ttype,     \
+		redop))
+		TC_CALLS_GET_ACCUMULATE(X)
+#undef X
+	default:
+		return MPI_ERR_INTERN;
+	}
+}
+
 /* Get_accumulate, Rget_accumulate: count is the origin's (the result's
  * with MPI_NO_OP, which sends nothing) */
-int tcw_get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-		       int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-		       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req, void *ra)
+int tcw_get_accumulate(unsigned op, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+		       void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target,
+		       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		       MPI_Win win, MPI_Request *req, bool large, void *ra)
 {
 	struct tc_rec r;
-	unsigned op = req ? TC_OP_RGET_ACCUMULATE : TC_OP_GET_ACCUMULATE;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Rget_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, \
-					 disp, tcount, ttype, redop, win, req)              \
-		  : PMPI_Get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, disp, \
-					tcount, ttype, redop, win))
+#define CALL pmpi_get_accumulate(op, oaddr, ocount, otype, raddr, rcount, rtype, target, disp, \
+				 tcount, ttype, redop, win, req, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;

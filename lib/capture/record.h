@@ -173,14 +173,15 @@ int tcw_win_free(MPI_Win *win, void *ra);
 /* Put, Get, Rput, Rget (req NULL for Put and Get) */
 int tcw_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
 	    int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req, void *ra);
-/* Accumulate, Raccumulate */
-int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		   int tcount, MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
-		   void *ra);
+/* Accumulate, Raccumulate (req NULL for Accumulate) */
+int tcw_accumulate(unsigned op, const void *addr, MPI_Count ocount, MPI_Datatype otype,
+		   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		   MPI_Win win, MPI_Request *req, bool large, void *ra);
 /* Get_accumulate, Rget_accumulate */
-int tcw_get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-		       int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-		       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req, void *ra);
+int tcw_get_accumulate(unsigned op, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+		       void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target,
+		       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		       MPI_Win win, MPI_Request *req, bool large, void *ra);
 int tcw_fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target, MPI_Aint disp,
 		     MPI_Op redop, MPI_Win win, void *ra);
 int tcw_compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,

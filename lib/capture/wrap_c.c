@@ -540,36 +540,41 @@ API int MPI_Win_free(MPI_Win *win)
 TC_CALLS_PUT(X)
 #undef X
 
-API int MPI_Accumulate(const void *addr, int ocount, MPI_Datatype otype, int target,
-		       MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-	return tcw_accumulate(addr, ocount, otype, target, disp, tcount, ttype, op, win, NULL,
-			      TC_RA());
-}
+/*
+ * The accumulates, from their tables (calls.h): RMA_FORMS makes a call and
+ * its request form, whose parameters before the window are params, passing
+ * args before it to fn; their int bindings here, and (MPI-4) the
+ * large-count ones (suffix _c, MPI_Count counts) below.
+ */
+#define RMA_FORMS(name, rname, OP, sfx, fn, params, args, large)                           \
+	API int MPI_##name##sfx(TC_UNPAREN params, MPI_Win win)                              \
+	{                                                                                    \
+		return fn(TC_OP_##OP, TC_UNPAREN args, win, NULL, large, TC_RA());           \
+	}                                                                                    \
+	API int MPI_##rname##sfx(TC_UNPAREN params, MPI_Win win, MPI_Request *req)           \
+	{                                                                                    \
+		return fn(TC_OP_R##OP, TC_UNPAREN args, win, req, large, TC_RA());           \
+	}
+#define ACCUMULATE(name, rname, OP, sfx, CT, large)                                        \
+	RMA_FORMS(name, rname, OP, sfx, tcw_accumulate,                                      \
+		  (const void *addr, CT ocount, MPI_Datatype otype, int target,              \
+		   MPI_Aint disp, CT tcount, MPI_Datatype ttype, MPI_Op rop),                \
+		  (addr, ocount, otype, target, disp, tcount, ttype, rop), large)
+#define GET_ACCUMULATE(name, rname, OP, sfx, CT, large)                                    \
+	RMA_FORMS(name, rname, OP, sfx, tcw_get_accumulate,                                  \
+		  (const void *oaddr, CT ocount, MPI_Datatype otype, void *raddr, CT rcount, \
+		   MPI_Datatype rtype, int target, MPI_Aint disp, CT tcount,                 \
+		   MPI_Datatype ttype, MPI_Op rop),                                          \
+		  (oaddr, ocount, otype, raddr, rcount, rtype, target, disp, tcount, ttype,  \
+		   rop),                                                                     \
+		  large)
 
-API int MPI_Raccumulate(const void *addr, int ocount, MPI_Datatype otype, int target,
-			MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-			MPI_Request *req)
-{
-	return tcw_accumulate(addr, ocount, otype, target, disp, tcount, ttype, op, win, req,
-			      TC_RA());
-}
-
-API int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-			   int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-			   MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-	return tcw_get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, disp,
-				  tcount, ttype, op, win, NULL, TC_RA());
-}
-
-API int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-			    int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-			    MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
-{
-	return tcw_get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, disp,
-				  tcount, ttype, op, win, req, TC_RA());
-}
+#define X(name, rname, OP, lc) ACCUMULATE(name, rname, OP, , int, false)
+TC_CALLS_ACCUMULATE(X)
+#undef X
+#define X(name, rname, OP, lc) GET_ACCUMULATE(name, rname, OP, , int, false)
+TC_CALLS_GET_ACCUMULATE(X)
+#undef X
 
 API int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target,
 			 MPI_Aint disp, MPI_Op op, MPI_Win win)

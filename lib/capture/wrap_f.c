@@ -1175,47 +1175,39 @@ FDEF(mpi_win_free, MPI_WIN_FREE, (F *win, F *ierr))
 TC_CALLS_PUT(X)
 #undef X
 
-FDEF(mpi_accumulate, MPI_ACCUMULATE, (void *addr, F *ocount, F *otype, F *target,
-				      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
-				      F *ierr))
-{
-	ret(ierr, tcw_accumulate(fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount,
-				 TYPE(ttype), OP(op), WIN(win), NULL, TC_RA()));
-}
-
-FDEF(mpi_raccumulate, MPI_RACCUMULATE, (void *addr, F *ocount, F *otype, F *target,
-					MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
-					F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_accumulate(fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount,
-				TYPE(ttype), OP(op), WIN(win), &c, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-FDEF(mpi_get_accumulate, MPI_GET_ACCUMULATE,
-     (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype, F *target,
-      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win, F *ierr))
-{
-	ret(ierr, tcw_get_accumulate(fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount,
-				     TYPE(rtype), *target, *disp, *tcount, TYPE(ttype), OP(op),
-				     WIN(win), NULL, TC_RA()));
-}
-
-FDEF(mpi_rget_accumulate, MPI_RGET_ACCUMULATE,
-     (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype, F *target,
-      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_get_accumulate(fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount,
-				    TYPE(rtype), *target, *disp, *tcount, TYPE(ttype), OP(op),
-				    WIN(win), &c, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
+/*
+ * The accumulates, from their tables (calls.h): FRMA_FORMS makes a call
+ * and its request form, whose parameters before the window are params,
+ * passing args before it to fn.
+ */
+#define FRMA_FORMS(lc, UC, fn, params, args)                                                  \
+	FDEF(mpi_##lc, MPI_##UC, (TC_UNPAREN params, F *win, F *ierr))                          \
+	{                                                                                       \
+		ret(ierr, fn(TC_OP_##UC, TC_UNPAREN args, WIN(win), NULL, false, TC_RA()));     \
+	}                                                                                       \
+	FDEF(mpi_r##lc, MPI_R##UC, (TC_UNPAREN params, F *win, F *req, F *ierr))                \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = fn(TC_OP_R##UC, TC_UNPAREN args, WIN(win), &c, false, TC_RA());        \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+#define X(name, rname, UC, lc)                                                                \
+	FRMA_FORMS(lc, UC, tcw_accumulate,                                                      \
+		   (void *addr, F *ocount, F *otype, F *target, MPI_Aint *disp, F *tcount,      \
+		    F *ttype, F *rop),                                                          \
+		   (fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount, TYPE(ttype),     \
+		    OP(rop)))
+TC_CALLS_ACCUMULATE(X)
+#undef X
+#define X(name, rname, UC, lc)                                                                \
+	FRMA_FORMS(lc, UC, tcw_get_accumulate,                                                  \
+		   (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype,         \
+		    F *target, MPI_Aint *disp, F *tcount, F *ttype, F *rop),                    \
+		   (fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount, TYPE(rtype),       \
+		    *target, *disp, *tcount, TYPE(ttype), OP(rop)))
+TC_CALLS_GET_ACCUMULATE(X)
+#undef X
 
 FDEF(mpi_fetch_and_op, MPI_FETCH_AND_OP, (void *oaddr, void *raddr, F *dt, F *target,
 					  MPI_Aint *disp, F *op, F *win, F *ierr))

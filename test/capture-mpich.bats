@@ -146,6 +146,50 @@ setup() {
 	done
 }
 
+@test "capture-mpich: MPI-4 large-count v- and w-collectives and accumulates recorded as their int forms" {
+	local w k n op q c
+	ran_ok large 4
+	local ops="Gatherv Igatherv Gatherv_init Scatterv Iscatterv Scatterv_init
+		Allgatherv Iallgatherv Allgatherv_init Alltoallv Ialltoallv Alltoallv_init
+		Alltoallw Ialltoallw Alltoallw_init Reduce_scatter Ireduce_scatter Reduce_scatter_init
+		Neighbor_allgatherv Ineighbor_allgatherv Neighbor_allgatherv_init
+		Neighbor_alltoallv Ineighbor_alltoallv Neighbor_alltoallv_init
+		Neighbor_alltoallw Ineighbor_alltoallw Neighbor_alltoallw_init
+		Accumulate Raccumulate Get_accumulate Rget_accumulate"
+	[ "$(echo $ops | wc -w)" = 31 ]
+	for w in 0 1 2 3; do
+		# rank k of communicator 2, whose ranks are the world's reversed
+		k=$((3 - w)) n=$((3 - (k + 1) % 4))
+		for op in $ops; do
+			# the int call, then its _c form: the same event but for call
+			# site and request id
+			ev large $w | grep "^E op=MPI_$op " | sed -E 's/ (cs|req)=[0-9a-f]+//g; s/ t=.*//' >pair
+			[ "$(wc -l <pair)" = 2 ] || { echo "rank $w: not 2 of $op"; cat pair; return 1; }
+			[ "$(sed -n 1p pair)" = "$(sed -n 2p pair)" ] || { echo "rank $w:"; cat pair; return 1; }
+		done
+		# with the counts of the calls
+		c="$((k + 1)),$((k + 2)),$((k + 3)),$((k + 4))"
+		[ "$(nev large $w "op=MPI_Alltoallv .* comm=2 count=$((4 * k + 10)) dtype=MPI_INT .* sc=$c rc=$c t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Alltoallw_init .* count=$((16 * k + 40)) dtype=MPI_BYTE .* sc=$((4 * k + 4)),$((4 * k + 8)),")" = 2 ]
+		[ "$(nev large $w "op=MPI_Igatherv .* comm=2 count=$((k + 1)) dtype=MPI_INT .* root=2 ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Scatterv_init .* comm=2 count=$((k + 1)) .* root=1 ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Gatherv .* rc=1,2,3,4")" = $((k == 1 ? 2 : 0)) ]
+		[ "$(nev large $w "op=MPI_Scatterv .* sc=1,2,3,4")" = $((k == 2 ? 2 : 0)) ]
+		[ "$(nev large $w "op=MPI_Ireduce_scatter .* count=10 .* redop=MPI_SUM .* rc=1,2,3,4")" = 2 ]
+		[ "$(nev large $w "op=MPI_Neighbor_alltoallv .* count=3 dtype=MPI_INT .* sc=1,2 rc=2,1")" = 2 ]
+		[ "$(nev large $w "op=MPI_Ineighbor_alltoallw .* count=12 dtype=MPI_BYTE .* sc=4,8 rc=8,4")" = 2 ]
+		[ "$(nev large $w "op=MPI_Neighbor_allgatherv_init .* count=2 .* rc=2,2")" = 2 ]
+		[ "$(nev large $w "op=MPI_Get_accumulate .* comm=2 peer=$n count=2 .* redop=MPI_MAX file=1 off=9 ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Rget_accumulate .* peer=$n count=4 .* redop=MPI_NO_OP req=[0-9]+ file=1 off=20 ")" = 2 ]
+		# the _c forms' requests: started and completed like the others'
+		q=$(ev large $w | grep '^E op=MPI_Alltoallw_init ' | tail -1 | sed -E 's/.* req=([0-9]+) .*/\1/')
+		[ "$(nev large $w "op=MPI_Start .* req=$q ")" = 1 ]
+		[ "$(nev large $w "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		q=$(ev large $w | grep '^E op=MPI_Raccumulate ' | tail -1 | sed -E 's/.* req=([0-9]+) .*/\1/')
+		[ "$(nev large $w "op=MPI_Wait .* compl=$q:")" = 1 ]
+	done
+}
+
 @test "capture-mpich: the traces read back with tracecluster dump --json" {
 	ran_ok coll 4
 	run tc dump --json --rank 1 "$BATS_FILE_TMPDIR/coll"

@@ -8,6 +8,10 @@
  * C binding, OP the event op of lib/event.h (TC_OP_<OP>) and also the part
  * after "MPI_" of the upper-case Fortran symbol, lc the part after "mpi_"
  * of the lower-case Fortran symbols (wrap_f.c).
+ *
+ * With MPI-4, the tables of the v- and w-collectives and of the
+ * accumulates also make the large-count C bindings (suffix _c: MPI_Count
+ * counts, MPI_Aint displacements), recorded as their int forms are.
  */
 #ifndef TC_CAPTURE_CALLS_H
 #define TC_CAPTURE_CALLS_H

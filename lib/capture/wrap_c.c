@@ -1037,6 +1037,48 @@ TC_CALLS_ALLTOALLV(X)
 TC_CALLS_ALLTOALLW(X)
 #undef X
 
+/* ---- MPI-4 large-count v- and w-collectives and accumulates: the table
+ * lines above with MPI_Count counts and MPI_Aint displacements ---- */
+
+#define LARGE _c, MPI_Count, MPI_Aint, c, a, true
+
+#define X(name, iname, OP, lc, fn, rt)                                     \
+	GATHERV(COLL_FORMS, name, iname, OP, fn, rt, LARGE)                \
+	GATHERV(COLL_INIT, name, iname, OP, fn, rt, LARGE)
+TC_CALLS_GATHERV(X)
+#undef X
+
+#define X(name, iname, OP, lc, fn)                                         \
+	SCATTERV(COLL_FORMS, name, iname, OP, fn, LARGE)                   \
+	SCATTERV(COLL_INIT, name, iname, OP, fn, LARGE)
+TC_CALLS_SCATTERV(X)
+#undef X
+
+#define X(name, iname, OP, lc, fn)                                         \
+	ALLTOALLV(COLL_FORMS, name, iname, OP, fn, LARGE)                  \
+	ALLTOALLV(COLL_INIT, name, iname, OP, fn, LARGE)
+TC_CALLS_ALLTOALLV(X)
+#undef X
+
+#define X(name, iname, OP, lc, fn, DT, dm)                                 \
+	ALLTOALLW(COLL_FORMS, name, iname, OP, fn, LARGE)                  \
+	ALLTOALLW(COLL_INIT, name, iname, OP, fn, LARGE)
+TC_CALLS_ALLTOALLW(X)
+#undef X
+
+#define X(name, iname, OP, lc, fn)                                         \
+	REDUCE_SCATTER(COLL_FORMS, name, iname, OP, fn, LARGE)             \
+	REDUCE_SCATTER(COLL_INIT, name, iname, OP, fn, LARGE)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
+
+#define X(name, rname, OP, lc) ACCUMULATE(name, rname, OP, _c, MPI_Count, true)
+TC_CALLS_ACCUMULATE(X)
+#undef X
+#define X(name, rname, OP, lc) GET_ACCUMULATE(name, rname, OP, _c, MPI_Count, true)
+TC_CALLS_GET_ACCUMULATE(X)
+#undef X
+
 /* ---- MPI-4 partitioned communication, nonblocking sendrecv, communicators ---- */
 
 API int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype dt,

@@ -339,6 +339,61 @@ req_of() {
 	done
 }
 
+@test "capture-mpich: Fortran (mpif.h) persistent v- and w-collectives and MPI-4 communicator constructors" {
+	[ -x "$TP/mpi4_mpifh" ] || skip "no MPICH Fortran compiler (mpif90.mpich)"
+	local r q op params c
+	ran_ok mpi4f 4
+	for r in 0 1 2 3; do
+		# op, then what its init records
+		while read -r op params; do
+			q=$(req_of mpi4f $r "op=MPI_${op}_init .*$params.* req=[0-9]+ ") || { echo "rank $r $op"; return 1; }
+			[ "$(nev mpi4f $r "op=MPI_Start .* req=$q ")" = 1 ]
+			[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+			[ "$(nev mpi4f $r "op=MPI_Request_free .* req=$q ")" = 1 ]
+		done <<-EOF
+			Gatherv comm=0 count=$((r + 1)) dtype=MPI_INTEGER .* root=3
+			Scatterv comm=0 count=$((r + 1)) dtype=MPI_INTEGER .* root=2
+			Allgatherv comm=0 count=$((r + 1)) dtype=MPI_INTEGER
+			Alltoallv comm=0 count=8 dtype=MPI_INTEGER
+			Alltoallw comm=0 count=16 dtype=MPI_BYTE
+			Reduce_scatter comm=0 count=10 dtype=MPI_INTEGER .* redop=MPI_SUM
+			Neighbor_allgatherv comm=[0-9]+ count=2 dtype=MPI_INTEGER
+			Neighbor_alltoallv comm=[0-9]+ count=3 dtype=MPI_INTEGER
+			Neighbor_alltoallw comm=[0-9]+ count=12 dtype=MPI_BYTE
+		EOF
+		# and their per-peer counts (the roots': Gatherv's and Scatterv's)
+		[ "$(nev mpi4f $r "op=MPI_Gatherv_init .* rc=1,2,3,4 ")" = $((r == 3)) ]
+		[ "$(nev mpi4f $r "op=MPI_Scatterv_init .* sc=1,2,3,4 ")" = $((r == 2)) ]
+		while read -r op params; do
+			[ "$(nev mpi4f $r "op=MPI_${op}_init .* $params ")" = 1 ] || { echo "rank $r $op"; return 1; }
+		done <<-EOF
+			Allgatherv rc=1,2,3,4
+			Alltoallv sc=2,2,2,2 rc=2,2,2,2
+			Alltoallw sc=4,4,4,4 rc=4,4,4,4
+			Reduce_scatter rc=1,2,3,4
+			Neighbor_allgatherv rc=2,2
+			Neighbor_alltoallv sc=1,2 rc=2,1
+			Neighbor_alltoallw sc=4,8 rc=8,4
+		EOF
+		q=$(req_of mpi4f $r "op=MPI_Comm_idup_with_info .* comm=0 req=[0-9]+ ")
+		[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		c=$(ev mpi4f $r | grep 'op=MPI_Comm_create_from_group ' | sed -E 's/.* newcomm=([0-9]+) .*/\1/')
+		[ -n "$c" ] && [ "$(nev mpi4f $r "op=MPI_Allreduce .* comm=$c count=1 ")" = 1 ]
+		c=$(ev mpi4f $r | grep 'op=MPI_Intercomm_create_from_groups .* peer=[0-9]+ root=0 ' |
+			sed -E 's/.* newcomm=([0-9]+) .*/\1/')
+		[ -n "$c" ] && [ "$(nev mpi4f $r "op=MPI_Barrier .* comm=$c ")" = 1 ]
+		# each recorded once, by the shim's Fortran binding: its call site is
+		# the program's (through MPICH's binding, it would be libmpichfort)
+		for op in Gatherv_init Alltoallw_init Neighbor_alltoallw_init Comm_idup_with_info \
+			Comm_create_from_group Intercomm_create_from_groups; do
+			[ "$(nev mpi4f $r "op=MPI_$op ")" = 1 ]
+			c=$(ev mpi4f $r | grep "^E op=MPI_$op " | sed -E 's/.* cs=([0-9a-f]+) .*/\1/')
+			ev mpi4f $r | grep "^C .* sig=$c " | grep -q " f0=mpi4_mpifh+" ||
+				{ echo "rank $r: $op"; ev mpi4f $r | grep "^C .* sig=$c "; return 1; }
+		done
+	done
+}
+
 @test "capture-mpich: the MPI-4 trace dumps by op name, round-trips exactly through compress --mode none, replays" {
 	ran_ok mpi4 4
 	run -0 tc dump --rank 1 "$BATS_FILE_TMPDIR/mpi4"

@@ -235,6 +235,27 @@ static MPI_Datatype *types_in(MPI_Datatype **arr, size_t *alloc, const F *f, int
 	return *arr;
 }
 
+/*
+ * A Fortran string of len characters (blank padded, not terminated) as a
+ * C string, without its leading and trailing blanks; NULL without memory.
+ */
+static char *cstring(const char *f, size_t len)
+{
+	size_t b = 0, e = len;
+	char *s;
+
+	while (b < e && f[b] == ' ')
+		b++;
+	while (e > b && (f[e - 1] == ' ' || f[e - 1] == '\0'))
+		e--;
+	s = tc_cap_malloc(e - b + 1);
+	if (s) {
+		memcpy(s, f + b, e - b);
+		s[e - b] = '\0';
+	}
+	return s;
+}
+
 /* ---- naming ------------------------------------------------------------- */
 
 #define FDEF(lc, UC, params)                                            \
@@ -1278,22 +1299,13 @@ FDEF(mpi_win_test, MPI_WIN_TEST, (F *win, F *flag, F *ierr))
 FDEF(mpi_file_open, MPI_FILE_OPEN, (F *comm, char *name, F *amode, F *info, F *fh, F *ierr,
 				    size_t len))
 {
-	char *cname;
-	size_t b = 0, e = len;
+	char *cname = cstring(name, len);
 	MPI_File c;
 	int rc;
 
-	/* a Fortran string: blank padded, not terminated */
-	while (b < e && name[b] == ' ')
-		b++;
-	while (e > b && (name[e - 1] == ' ' || name[e - 1] == '\0'))
-		e--;
-	cname = tc_cap_malloc(e - b + 1);
 	if (!cname)
 		FNEXT(pmpi_file_open_, (F *, char *, F *, F *, F *, F *, size_t),
 		      (comm, name, amode, info, fh, ierr, len));
-	memcpy(cname, name + b, e - b);
-	cname[e - b] = '\0';
 	rc = tcw_file_open(COMM(comm), cname, *amode, INFO(info), &c, TC_RA());
 	free(cname);
 	if (rc == MPI_SUCCESS)
@@ -1467,6 +1479,37 @@ TC_CALLS_NEIGHBOR(NEIGHBOR)
 #undef NEIGHBOR
 #undef X
 
+/* the persistent v- and w-collectives, from their tables */
+#define X(name, iname, OP, lc, fn, rt) GATHERV(FCOLL_INIT, lc, OP, fn, rt)
+TC_CALLS_GATHERV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) SCATTERV(FCOLL_INIT, lc, OP, fn)
+TC_CALLS_SCATTERV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) ALLTOALLV(FCOLL_INIT, lc, OP, fn)
+TC_CALLS_ALLTOALLV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(FCOLL_INIT, lc, OP, fn)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
+#define ALLTOALLW_INIT(name, iname, UC, lc, fn, DT, dm)                                        \
+	FDEF(mpi_##lc##_init, MPI_##UC##_INIT,                                                  \
+	     (void *sbuf, F *scounts, DT *sdispls, F *stypes, void *rbuf, F *rcounts,           \
+	      DT *rdispls, F *rtypes, F *comm, F *info, F *req, F *ierr))                       \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = alltoallw(TC_OP_##UC##_INIT, fn, WARGS(DT, dm), &c, &i, TC_RA());      \
+		if (rc == F_NOMEM)                                                              \
+			FNEXT(pmpi_##lc##_init_, WPARAMS(DT, F *, F *, F *),                    \
+			      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,  \
+			       comm, info, req, ierr));                                         \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_ALLTOALLW(ALLTOALLW_INIT)
+#undef ALLTOALLW_INIT
+
 FDEF(mpi_session_init, MPI_SESSION_INIT, (F *info, F *eh, F *session, F *ierr))
 {
 	MPI_Session c;
@@ -1486,6 +1529,58 @@ FDEF(mpi_session_finalize, MPI_SESSION_FINALIZE, (F *session, F *ierr))
 
 	if (rc == MPI_SUCCESS)
 		*session = PMPI_Session_c2f(c);
+	ret(ierr, rc);
+}
+
+/* the MPI-4 communicator constructors */
+FDEF(mpi_comm_idup_with_info, MPI_COMM_IDUP_WITH_INFO, (F *comm, F *info, F *newcomm, F *req,
+							F *ierr))
+{
+	MPI_Comm c;
+	MPI_Info ci = INFO(info);
+	MPI_Request r;
+	int rc = tcw_comm_dup(COMM(comm), &ci, &c, &r, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	REQ_OUT(rc, r, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_create_from_group, MPI_COMM_CREATE_FROM_GROUP,
+     (F *group, char *tag, F *info, F *eh, F *newcomm, F *ierr, size_t len))
+{
+	char *ctag = cstring(tag, len);
+	MPI_Comm c;
+	int rc;
+
+	if (!ctag)
+		FNEXT(pmpi_comm_create_from_group_, (F *, char *, F *, F *, F *, F *, size_t),
+		      (group, tag, info, eh, newcomm, ierr, len));
+	rc = tcw_comm_create_from_group(GROUP(group), ctag, INFO(info), PMPI_Errhandler_f2c(*eh),
+					&c, TC_RA());
+	free(ctag);
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_intercomm_create_from_groups, MPI_INTERCOMM_CREATE_FROM_GROUPS,
+     (F *local, F *local_leader, F *remote, F *remote_leader, char *tag, F *info, F *eh,
+      F *newcomm, F *ierr, size_t len))
+{
+	char *ctag = cstring(tag, len);
+	MPI_Comm c;
+	int rc;
+
+	if (!ctag)
+		FNEXT(pmpi_intercomm_create_from_groups_,
+		      (F *, F *, F *, F *, char *, F *, F *, F *, F *, size_t),
+		      (local, local_leader, remote, remote_leader, tag, info, eh, newcomm, ierr,
+		       len));
+	rc = tcw_intercomm_create_from_groups(GROUP(local), *local_leader, GROUP(remote),
+					      *remote_leader, ctag, INFO(info),
+					      PMPI_Errhandler_f2c(*eh), &c, TC_RA());
+	free(ctag);
+	NEWCOMM_OUT(rc, c, newcomm);
 	ret(ierr, rc);
 }
 

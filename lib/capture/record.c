@@ -1002,6 +1002,27 @@ int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatyp
 	case TC_OP_##OP##_INIT:                                                              \
 		return LARGE_OR(PMPI_##name##_init_c(TC_UNPAREN args_c, comm, *init, req),   \
 				PMPI_##name##_init(TC_UNPAREN args, comm, *init, req));
+/*
+ * VSWITCH(TABLE): the switch over the ops of TABLE's lines, returning
+ * what their PMPI function returns called with VARGS(cols) (VARGS_C(cols)
+ * for the large-count form), cols the line's columns after the fourth.
+ */
+#define VX(name, iname, OP, lc, ...) \
+	VCASES(name, iname, OP, VARGS(__VA_ARGS__), VARGS_C(__VA_ARGS__))
+#if MPI_VERSION >= 4
+#define VX_INIT(name, iname, OP, lc, ...) \
+	VCASES_INIT(name, OP, VARGS(__VA_ARGS__), VARGS_C(__VA_ARGS__))
+#define VX_INITS(TABLE) TABLE(VX_INIT)
+#else
+#define VX_INITS(TABLE)
+#endif
+#define VSWITCH(TABLE)                     \
+	switch (op) {                      \
+		TABLE(VX)                  \
+		VX_INITS(TABLE)            \
+	default:                           \
+		return MPI_ERR_INTERN;     \
+	}
 
 /* Reduce_scatter and its I- and _init forms */
 static int pmpi_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union tc_vec rcounts,
@@ -1009,20 +1030,9 @@ static int pmpi_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union 
 			       const MPI_Info *init, bool large)
 {
 	(void)init; /* the persistent forms' info, MPI-4 only */
-#define VARGS (sbuf, rbuf, rcounts.i, dt, redop)
-#define VARGS_C (sbuf, rbuf, rcounts.c, dt, redop)
-	switch (op) {
-#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, VARGS, VARGS_C)
-		TC_CALLS_REDUCE_SCATTER(X)
-#undef X
-#if MPI_VERSION >= 4
-#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, VARGS, VARGS_C)
-		TC_CALLS_REDUCE_SCATTER(X)
-#undef X
-#endif
-	default:
-		return MPI_ERR_INTERN;
-	}
+#define VARGS(fn) (sbuf, rbuf, rcounts.i, dt, redop)
+#define VARGS_C(fn) (sbuf, rbuf, rcounts.c, dt, redop)
+	VSWITCH(TC_CALLS_REDUCE_SCATTER)
 #undef VARGS
 #undef VARGS_C
 }
@@ -1137,22 +1147,9 @@ static int pmpi_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Dat
 			bool large)
 {
 	(void)init; /* the persistent forms' info, MPI-4 only */
-#define VARGS sbuf, (int)scount, stype, rbuf, rcounts.i, displs.i, rtype
-#define VARGS_C sbuf, scount, stype, rbuf, rcounts.c, displs.a, rtype
-	switch (op) {
-#define X(name, iname, OP, lc, fn, rt) \
-	VCASES(name, iname, OP, (VARGS rt(, root)), (VARGS_C rt(, root)))
-		TC_CALLS_GATHERV(X)
-#undef X
-#if MPI_VERSION >= 4
-#define X(name, iname, OP, lc, fn, rt) \
-	VCASES_INIT(name, OP, (VARGS rt(, root)), (VARGS_C rt(, root)))
-		TC_CALLS_GATHERV(X)
-#undef X
-#endif
-	default:
-		return MPI_ERR_INTERN;
-	}
+#define VARGS(fn, rt) (sbuf, (int)scount, stype, rbuf, rcounts.i, displs.i, rtype rt(, root))
+#define VARGS_C(fn, rt) (sbuf, scount, stype, rbuf, rcounts.c, displs.a, rtype rt(, root))
+	VSWITCH(TC_CALLS_GATHERV)
 #undef VARGS
 #undef VARGS_C
 }
@@ -1198,20 +1195,9 @@ static int pmpi_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, un
 			 bool large)
 {
 	(void)init; /* the persistent forms' info, MPI-4 only */
-#define VARGS sbuf, scounts.i, displs.i, stype, rbuf, (int)rcount, rtype
-#define VARGS_C sbuf, scounts.c, displs.a, stype, rbuf, rcount, rtype
-	switch (op) {
-#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, (VARGS, root), (VARGS_C, root))
-		TC_CALLS_SCATTERV(X)
-#undef X
-#if MPI_VERSION >= 4
-#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, (VARGS, root), (VARGS_C, root))
-		TC_CALLS_SCATTERV(X)
-#undef X
-#endif
-	default:
-		return MPI_ERR_INTERN;
-	}
+#define VARGS(fn) (sbuf, scounts.i, displs.i, stype, rbuf, (int)rcount, rtype, root)
+#define VARGS_C(fn) (sbuf, scounts.c, displs.a, stype, rbuf, rcount, rtype, root)
+	VSWITCH(TC_CALLS_SCATTERV)
 #undef VARGS
 #undef VARGS_C
 }
@@ -1255,20 +1241,9 @@ static int pmpi_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts,
 			  MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large)
 {
 	(void)init; /* the persistent forms' info, MPI-4 only */
-#define VARGS (sbuf, scounts.i, sdispls.i, stype, rbuf, rcounts.i, rdispls.i, rtype)
-#define VARGS_C (sbuf, scounts.c, sdispls.a, stype, rbuf, rcounts.c, rdispls.a, rtype)
-	switch (op) {
-#define X(name, iname, OP, lc, fn) VCASES(name, iname, OP, VARGS, VARGS_C)
-		TC_CALLS_ALLTOALLV(X)
-#undef X
-#if MPI_VERSION >= 4
-#define X(name, iname, OP, lc, fn) VCASES_INIT(name, OP, VARGS, VARGS_C)
-		TC_CALLS_ALLTOALLV(X)
-#undef X
-#endif
-	default:
-		return MPI_ERR_INTERN;
-	}
+#define VARGS(fn) (sbuf, scounts.i, sdispls.i, stype, rbuf, rcounts.i, rdispls.i, rtype)
+#define VARGS_C(fn) (sbuf, scounts.c, sdispls.a, stype, rbuf, rcounts.c, rdispls.a, rtype)
+	VSWITCH(TC_CALLS_ALLTOALLV)
 #undef VARGS
 #undef VARGS_C
 }
@@ -1311,20 +1286,11 @@ static int pmpi_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts,
 			  MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large)
 {
 	(void)init; /* the persistent forms' info, MPI-4 only */
-#define VARGS(dm) (sbuf, scounts.i, sdispls.dm, stypes, rbuf, rcounts.i, rdispls.dm, rtypes)
-#define VARGS_C (sbuf, scounts.c, sdispls.a, stypes, rbuf, rcounts.c, rdispls.a, rtypes)
-	switch (op) {
-#define X(name, iname, OP, lc, fn, DT, dm) VCASES(name, iname, OP, VARGS(dm), VARGS_C)
-		TC_CALLS_ALLTOALLW(X)
-#undef X
-#if MPI_VERSION >= 4
-#define X(name, iname, OP, lc, fn, DT, dm) VCASES_INIT(name, OP, VARGS(dm), VARGS_C)
-		TC_CALLS_ALLTOALLW(X)
-#undef X
-#endif
-	default:
-		return MPI_ERR_INTERN;
-	}
+#define VARGS(fn, DT, dm) \
+	(sbuf, scounts.i, sdispls.dm, stypes, rbuf, rcounts.i, rdispls.dm, rtypes)
+#define VARGS_C(fn, DT, dm) \
+	(sbuf, scounts.c, sdispls.a, stypes, rbuf, rcounts.c, rdispls.a, rtypes)
+	VSWITCH(TC_CALLS_ALLTOALLW)
 #undef VARGS
 #undef VARGS_C
 }

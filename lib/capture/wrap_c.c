@@ -1041,34 +1041,23 @@ TC_CALLS_ALLTOALLW(X)
  * lines above with MPI_Count counts and MPI_Aint displacements ---- */
 
 #define LARGE _c, MPI_Count, MPI_Aint, c, a, true
+/* the three large-count forms of a table line of SHAPE */
+#define LARGE_FORMS(SHAPE, ...) \
+	SHAPE(COLL_FORMS, __VA_ARGS__, LARGE) SHAPE(COLL_INIT, __VA_ARGS__, LARGE)
 
-#define X(name, iname, OP, lc, fn, rt)                                     \
-	GATHERV(COLL_FORMS, name, iname, OP, fn, rt, LARGE)                \
-	GATHERV(COLL_INIT, name, iname, OP, fn, rt, LARGE)
+#define X(name, iname, OP, lc, fn, rt) LARGE_FORMS(GATHERV, name, iname, OP, fn, rt)
 TC_CALLS_GATHERV(X)
 #undef X
-
-#define X(name, iname, OP, lc, fn)                                         \
-	SCATTERV(COLL_FORMS, name, iname, OP, fn, LARGE)                   \
-	SCATTERV(COLL_INIT, name, iname, OP, fn, LARGE)
+#define X(name, iname, OP, lc, fn) LARGE_FORMS(SCATTERV, name, iname, OP, fn)
 TC_CALLS_SCATTERV(X)
 #undef X
-
-#define X(name, iname, OP, lc, fn)                                         \
-	ALLTOALLV(COLL_FORMS, name, iname, OP, fn, LARGE)                  \
-	ALLTOALLV(COLL_INIT, name, iname, OP, fn, LARGE)
+#define X(name, iname, OP, lc, fn) LARGE_FORMS(ALLTOALLV, name, iname, OP, fn)
 TC_CALLS_ALLTOALLV(X)
 #undef X
-
-#define X(name, iname, OP, lc, fn, DT, dm)                                 \
-	ALLTOALLW(COLL_FORMS, name, iname, OP, fn, LARGE)                  \
-	ALLTOALLW(COLL_INIT, name, iname, OP, fn, LARGE)
+#define X(name, iname, OP, lc, fn, DT, dm) LARGE_FORMS(ALLTOALLW, name, iname, OP, fn)
 TC_CALLS_ALLTOALLW(X)
 #undef X
-
-#define X(name, iname, OP, lc, fn)                                         \
-	REDUCE_SCATTER(COLL_FORMS, name, iname, OP, fn, LARGE)             \
-	REDUCE_SCATTER(COLL_INIT, name, iname, OP, fn, LARGE)
+#define X(name, iname, OP, lc, fn) LARGE_FORMS(REDUCE_SCATTER, name, iname, OP, fn)
 TC_CALLS_REDUCE_SCATTER(X)
 #undef X
 

@@ -146,6 +146,50 @@ setup() {
 	done
 }
 
+@test "capture-mpich: MPI-4 large-count v- and w-collectives and accumulates recorded as their int forms" {
+	local w k n op q c
+	ran_ok large 4
+	local ops="Gatherv Igatherv Gatherv_init Scatterv Iscatterv Scatterv_init
+		Allgatherv Iallgatherv Allgatherv_init Alltoallv Ialltoallv Alltoallv_init
+		Alltoallw Ialltoallw Alltoallw_init Reduce_scatter Ireduce_scatter Reduce_scatter_init
+		Neighbor_allgatherv Ineighbor_allgatherv Neighbor_allgatherv_init
+		Neighbor_alltoallv Ineighbor_alltoallv Neighbor_alltoallv_init
+		Neighbor_alltoallw Ineighbor_alltoallw Neighbor_alltoallw_init
+		Accumulate Raccumulate Get_accumulate Rget_accumulate"
+	[ "$(echo $ops | wc -w)" = 31 ]
+	for w in 0 1 2 3; do
+		# rank k of communicator 2, whose ranks are the world's reversed
+		k=$((3 - w)) n=$((3 - (k + 1) % 4))
+		for op in $ops; do
+			# the int call, then its _c form: the same event but for call
+			# site and request id
+			ev large $w | grep "^E op=MPI_$op " | sed -E 's/ (cs|req)=[0-9a-f]+//g; s/ t=.*//' >pair
+			[ "$(wc -l <pair)" = 2 ] || { echo "rank $w: not 2 of $op"; cat pair; return 1; }
+			[ "$(sed -n 1p pair)" = "$(sed -n 2p pair)" ] || { echo "rank $w:"; cat pair; return 1; }
+		done
+		# with the counts of the calls
+		c="$((k + 1)),$((k + 2)),$((k + 3)),$((k + 4))"
+		[ "$(nev large $w "op=MPI_Alltoallv .* comm=2 count=$((4 * k + 10)) dtype=MPI_INT .* sc=$c rc=$c t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Alltoallw_init .* count=$((16 * k + 40)) dtype=MPI_BYTE .* sc=$((4 * k + 4)),$((4 * k + 8)),")" = 2 ]
+		[ "$(nev large $w "op=MPI_Igatherv .* comm=2 count=$((k + 1)) dtype=MPI_INT .* root=2 ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Scatterv_init .* comm=2 count=$((k + 1)) .* root=1 ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Gatherv .* rc=1,2,3,4")" = $((k == 1 ? 2 : 0)) ]
+		[ "$(nev large $w "op=MPI_Scatterv .* sc=1,2,3,4")" = $((k == 2 ? 2 : 0)) ]
+		[ "$(nev large $w "op=MPI_Ireduce_scatter .* count=10 .* redop=MPI_SUM .* rc=1,2,3,4")" = 2 ]
+		[ "$(nev large $w "op=MPI_Neighbor_alltoallv .* count=3 dtype=MPI_INT .* sc=1,2 rc=2,1")" = 2 ]
+		[ "$(nev large $w "op=MPI_Ineighbor_alltoallw .* count=12 dtype=MPI_BYTE .* sc=4,8 rc=8,4")" = 2 ]
+		[ "$(nev large $w "op=MPI_Neighbor_allgatherv_init .* count=2 .* rc=2,2")" = 2 ]
+		[ "$(nev large $w "op=MPI_Get_accumulate .* comm=2 peer=$n count=2 .* redop=MPI_MAX file=1 off=9 ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Rget_accumulate .* peer=$n count=4 .* redop=MPI_NO_OP req=[0-9]+ file=1 off=20 ")" = 2 ]
+		# the _c forms' requests: started and completed like the others'
+		q=$(ev large $w | grep '^E op=MPI_Alltoallw_init ' | tail -1 | sed -E 's/.* req=([0-9]+) .*/\1/')
+		[ "$(nev large $w "op=MPI_Start .* req=$q ")" = 1 ]
+		[ "$(nev large $w "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		q=$(ev large $w | grep '^E op=MPI_Raccumulate ' | tail -1 | sed -E 's/.* req=([0-9]+) .*/\1/')
+		[ "$(nev large $w "op=MPI_Wait .* compl=$q:")" = 1 ]
+	done
+}
+
 @test "capture-mpich: the traces read back with tracecluster dump --json" {
 	ran_ok coll 4
 	run tc dump --json --rank 1 "$BATS_FILE_TMPDIR/coll"
@@ -292,6 +336,61 @@ req_of() {
 		[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$v:$prev:5:128 ")" = 1 ]
 		[ "$(nev mpi4f $r "op=MPI_Session_init ")" = 1 ]
 		[ "$(nev mpi4f $r "op=MPI_Session_finalize ")" = 1 ]
+	done
+}
+
+@test "capture-mpich: Fortran (mpif.h) persistent v- and w-collectives and MPI-4 communicator constructors" {
+	[ -x "$TP/mpi4_mpifh" ] || skip "no MPICH Fortran compiler (mpif90.mpich)"
+	local r q op params c
+	ran_ok mpi4f 4
+	for r in 0 1 2 3; do
+		# op, then what its init records
+		while read -r op params; do
+			q=$(req_of mpi4f $r "op=MPI_${op}_init .*$params.* req=[0-9]+ ") || { echo "rank $r $op"; return 1; }
+			[ "$(nev mpi4f $r "op=MPI_Start .* req=$q ")" = 1 ]
+			[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+			[ "$(nev mpi4f $r "op=MPI_Request_free .* req=$q ")" = 1 ]
+		done <<-EOF
+			Gatherv comm=0 count=$((r + 1)) dtype=MPI_INTEGER .* root=3
+			Scatterv comm=0 count=$((r + 1)) dtype=MPI_INTEGER .* root=2
+			Allgatherv comm=0 count=$((r + 1)) dtype=MPI_INTEGER
+			Alltoallv comm=0 count=8 dtype=MPI_INTEGER
+			Alltoallw comm=0 count=16 dtype=MPI_BYTE
+			Reduce_scatter comm=0 count=10 dtype=MPI_INTEGER .* redop=MPI_SUM
+			Neighbor_allgatherv comm=[0-9]+ count=2 dtype=MPI_INTEGER
+			Neighbor_alltoallv comm=[0-9]+ count=3 dtype=MPI_INTEGER
+			Neighbor_alltoallw comm=[0-9]+ count=12 dtype=MPI_BYTE
+		EOF
+		# and their per-peer counts (the roots': Gatherv's and Scatterv's)
+		[ "$(nev mpi4f $r "op=MPI_Gatherv_init .* rc=1,2,3,4 ")" = $((r == 3)) ]
+		[ "$(nev mpi4f $r "op=MPI_Scatterv_init .* sc=1,2,3,4 ")" = $((r == 2)) ]
+		while read -r op params; do
+			[ "$(nev mpi4f $r "op=MPI_${op}_init .* $params ")" = 1 ] || { echo "rank $r $op"; return 1; }
+		done <<-EOF
+			Allgatherv rc=1,2,3,4
+			Alltoallv sc=2,2,2,2 rc=2,2,2,2
+			Alltoallw sc=4,4,4,4 rc=4,4,4,4
+			Reduce_scatter rc=1,2,3,4
+			Neighbor_allgatherv rc=2,2
+			Neighbor_alltoallv sc=1,2 rc=2,1
+			Neighbor_alltoallw sc=4,8 rc=8,4
+		EOF
+		q=$(req_of mpi4f $r "op=MPI_Comm_idup_with_info .* comm=0 req=[0-9]+ ")
+		[ "$(nev mpi4f $r "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
+		c=$(ev mpi4f $r | grep 'op=MPI_Comm_create_from_group ' | sed -E 's/.* newcomm=([0-9]+) .*/\1/')
+		[ -n "$c" ] && [ "$(nev mpi4f $r "op=MPI_Allreduce .* comm=$c count=1 ")" = 1 ]
+		c=$(ev mpi4f $r | grep 'op=MPI_Intercomm_create_from_groups .* peer=[0-9]+ root=0 ' |
+			sed -E 's/.* newcomm=([0-9]+) .*/\1/')
+		[ -n "$c" ] && [ "$(nev mpi4f $r "op=MPI_Barrier .* comm=$c ")" = 1 ]
+		# each recorded once, by the shim's Fortran binding: its call site is
+		# the program's (through MPICH's binding, it would be libmpichfort)
+		for op in Gatherv_init Alltoallw_init Neighbor_alltoallw_init Comm_idup_with_info \
+			Comm_create_from_group Intercomm_create_from_groups; do
+			[ "$(nev mpi4f $r "op=MPI_$op ")" = 1 ]
+			c=$(ev mpi4f $r | grep "^E op=MPI_$op " | sed -E 's/.* cs=([0-9a-f]+) .*/\1/')
+			ev mpi4f $r | grep "^C .* sig=$c " | grep -q " f0=mpi4_mpifh+" ||
+				{ echo "rank $r: $op"; ev mpi4f $r | grep "^C .* sig=$c "; return 1; }
+		done
 	done
 }
 

@@ -8,6 +8,10 @@
  * C binding, OP the event op of lib/event.h (TC_OP_<OP>) and also the part
  * after "MPI_" of the upper-case Fortran symbol, lc the part after "mpi_"
  * of the lower-case Fortran symbols (wrap_f.c).
+ *
+ * With MPI-4, the tables of the v- and w-collectives and of the
+ * accumulates also make the large-count C bindings (suffix _c: MPI_Count
+ * counts, MPI_Aint displacements), recorded as their int forms are.
  */
 #ifndef TC_CAPTURE_CALLS_H
 #define TC_CAPTURE_CALLS_H
@@ -61,6 +65,14 @@
 	  reduce_scatter_block)
 
 /*
+ * Per-peer receive counts, X(Name, Iname, OP, lc, fn): (const void *sbuf,
+ * void *rbuf, const int rcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm
+ * comm), recorded by fn; the MPI-4 persistent form is MPI_<Name>_init.
+ */
+#define TC_CALLS_REDUCE_SCATTER(X) \
+	X(Reduce_scatter, Ireduce_scatter, REDUCE_SCATTER, reduce_scatter, tcw_reduce_scatter)
+
+/*
  * One count and type a side, (const void *sbuf, int scount, MPI_Datatype
  * stype, void *rbuf, int rcount, MPI_Datatype rtype, [int root,] MPI_Comm
  * comm), recorded by tcw_gather; the neighbourhood ones by tcw_neighbor.
@@ -79,29 +91,58 @@
 
 /*
  * One send count, per-peer receive counts and displacements, X(Name,
- * Iname, OP, lc, fn): (const void *sbuf, int scount, MPI_Datatype stype,
- * void *rbuf, const int rcounts[], const int displs[], MPI_Datatype rtype,
- * MPI_Comm comm), recorded by fn (which tells the forms apart by its
- * request and info arguments); the MPI-4 persistent form is
+ * Iname, OP, lc, fn, rt): (const void *sbuf, int scount, MPI_Datatype
+ * stype, void *rbuf, const int rcounts[], const int displs[], MPI_Datatype
+ * rtype, [int root,] MPI_Comm comm), the root where rt is TC_ROOTED (not
+ * where TC_UNROOTED), recorded by fn; the MPI-4 persistent form is
  * MPI_<Name>_init.
  */
-#define TC_CALLS_ALLGATHERV(X)                                                \
-	X(Allgatherv, Iallgatherv, ALLGATHERV, allgatherv, tcw_allgatherv)    \
-	X(Neighbor_allgatherv, Ineighbor_allgatherv, NEIGHBOR_ALLGATHERV,     \
-	  neighbor_allgatherv, tcw_neighbor_allgatherv)
+#define TC_CALLS_GATHERV(X)                                                            \
+	X(Gatherv, Igatherv, GATHERV, gatherv, tcw_gatherv, TC_ROOTED)                 \
+	X(Allgatherv, Iallgatherv, ALLGATHERV, allgatherv, tcw_allgatherv, TC_UNROOTED) \
+	X(Neighbor_allgatherv, Ineighbor_allgatherv, NEIGHBOR_ALLGATHERV,              \
+	  neighbor_allgatherv, tcw_neighbor_allgatherv, TC_UNROOTED)
+
+/*
+ * Per-peer send counts and displacements, one receive count, X(Name,
+ * Iname, OP, lc, fn): (const void *sbuf, const int scounts[], const int
+ * displs[], MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+ * int root, MPI_Comm comm), recorded by fn; the MPI-4 persistent form is
+ * MPI_<Name>_init.
+ */
+#define TC_CALLS_SCATTERV(X) \
+	X(Scatterv, Iscatterv, SCATTERV, scatterv, tcw_scatterv)
+
+/* rt(, x) of the tables above: x, or nothing */
+#define TC_ROOTED(...) __VA_ARGS__
+#define TC_UNROOTED(...)
+/* the arguments in parentheses p without them */
+#define TC_UNPAREN(...) __VA_ARGS__
 
 /*
  * Per-peer counts and displacements on both sides, X(Name, Iname, OP, lc,
  * fn): (const void *sbuf, const int scounts[], const int sdispls[],
  * MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
- * MPI_Datatype rtype, MPI_Comm comm), recorded by fn (which tells the
- * forms apart by its request and info arguments); the MPI-4 persistent
+ * MPI_Datatype rtype, MPI_Comm comm), recorded by fn; the MPI-4 persistent
  * form is MPI_<Name>_init.
  */
 #define TC_CALLS_ALLTOALLV(X)                                                 \
 	X(Alltoallv, Ialltoallv, ALLTOALLV, alltoallv, tcw_alltoallv)         \
 	X(Neighbor_alltoallv, Ineighbor_alltoallv, NEIGHBOR_ALLTOALLV,        \
 	  neighbor_alltoallv, tcw_neighbor_alltoallv)
+
+/*
+ * And per-peer types, X(Name, Iname, OP, lc, fn, DT, dm): (const void
+ * *sbuf, const int scounts[], const DT sdispls[], const MPI_Datatype
+ * stypes[], void *rbuf, const int rcounts[], const DT rdispls[], const
+ * MPI_Datatype rtypes[], MPI_Comm comm), dm the member of union tc_vec
+ * (record.h) for DT; recorded by fn, the MPI-4 persistent form
+ * MPI_<Name>_init.
+ */
+#define TC_CALLS_ALLTOALLW(X)                                                      \
+	X(Alltoallw, Ialltoallw, ALLTOALLW, alltoallw, tcw_alltoallw, int, i)      \
+	X(Neighbor_alltoallw, Ineighbor_alltoallw, NEIGHBOR_ALLTOALLW,             \
+	  neighbor_alltoallw, tcw_neighbor_alltoallw, MPI_Aint, a)
 
 /*
  * One-sided transfers and their request forms: X(Name, Rname, OP, lc, cq),
@@ -113,6 +154,20 @@
 #define TC_CALLS_PUT(X)             \
 	X(Put, Rput, PUT, put, const) \
 	X(Get, Rget, GET, get, )
+
+/*
+ * Accumulates and their request forms: X(Name, Rname, OP, lc) as above;
+ * (const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint
+ * disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win), recorded
+ * by tcw_accumulate; the same with a result buffer after the origin's,
+ * (..., MPI_Datatype otype, void *raddr, int rcount, MPI_Datatype rtype,
+ * int target, ...), by tcw_get_accumulate.
+ */
+#define TC_CALLS_ACCUMULATE(X) \
+	X(Accumulate, Raccumulate, ACCUMULATE, accumulate)
+
+#define TC_CALLS_GET_ACCUMULATE(X) \
+	X(Get_accumulate, Rget_accumulate, GET_ACCUMULATE, get_accumulate)
 
 /*
  * One-sided synchronisation, recorded by tcw_win_sync: X(Name, OP, lc) on

@@ -139,32 +139,47 @@ static inline void one_completion(struct tc_event *ev, struct tc_completion *c)
 	ev->compl = c;
 }
 
+static inline uint64_t ucount(MPI_Count n)
+{
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+/* Count i of v: an int, or with large an MPI_Count (record.h). */
+static inline uint64_t vec_count(union tc_vec v, bool large, int i)
+{
+	return large ? ucount(v.c[i]) : v.i[i] > 0 ? (uint64_t)v.i[i] : 0;
+}
+
 /* v[0..n) as 64-bit counts in *arr; NULL without memory. */
-static uint64_t *counts64(uint64_t **arr, size_t *alloc, const int *v, int n)
+static uint64_t *counts64(uint64_t **arr, size_t *alloc, union tc_vec v, bool large, int n)
 {
 	if (!TC_CAP_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc))
 		return NULL;
 	for (int i = 0; i < n; i++)
-		(*arr)[i] = v[i] > 0 ? (uint64_t)v[i] : 0;
+		(*arr)[i] = vec_count(v, large, i);
 	return *arr;
 }
 
-static void set_scounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
+static void set_scounts(struct tc_event *ev, struct tc_scratch *sc, union tc_vec v, bool large,
+			int n)
 {
 	const uint64_t *c;
 
-	if (!v || n <= 0 || !sc || !(c = counts64(&sc->scounts, &sc->scounts_alloc, v, n)))
+	if (!v.i || n <= 0 || !sc ||
+	    !(c = counts64(&sc->scounts, &sc->scounts_alloc, v, large, n)))
 		return;
 	ev->fields |= TC_F_SCOUNTS;
 	ev->scounts = c;
 	ev->nscounts = (uint32_t)n;
 }
 
-static void set_rcounts(struct tc_event *ev, struct tc_scratch *sc, const int *v, int n)
+static void set_rcounts(struct tc_event *ev, struct tc_scratch *sc, union tc_vec v, bool large,
+			int n)
 {
 	const uint64_t *c;
 
-	if (!v || n <= 0 || !sc || !(c = counts64(&sc->rcounts, &sc->rcounts_alloc, v, n)))
+	if (!v.i || n <= 0 || !sc ||
+	    !(c = counts64(&sc->rcounts, &sc->rcounts_alloc, v, large, n)))
 		return;
 	ev->fields |= TC_F_RCOUNTS;
 	ev->rcounts = c;
@@ -971,21 +986,68 @@ int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatyp
 	return rc;
 }
 
-int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/*
+ * The PMPI function of a v- or w-collective's op: its arguments before
+ * the communicator are args, or args_c for the large-count form (which
+ * LARGE_OR picks).
+ */
+#define VCASES(name, iname, OP, args, args_c)                                               \
+	case TC_OP_##OP:                                                                     \
+		return LARGE_OR(PMPI_##name##_c(TC_UNPAREN args_c, comm),                    \
+				PMPI_##name(TC_UNPAREN args, comm));                         \
+	case TC_OP_I##OP:                                                                    \
+		return LARGE_OR(PMPI_##iname##_c(TC_UNPAREN args_c, comm, req),              \
+				PMPI_##iname(TC_UNPAREN args, comm, req));
+#define VCASES_INIT(name, OP, args, args_c)                                                 \
+	case TC_OP_##OP##_INIT:                                                              \
+		return LARGE_OR(PMPI_##name##_init_c(TC_UNPAREN args_c, comm, *init, req),   \
+				PMPI_##name##_init(TC_UNPAREN args, comm, *init, req));
+/*
+ * VSWITCH(TABLE): the switch over the ops of TABLE's lines, returning
+ * what their PMPI function returns called with VARGS(cols) (VARGS_C(cols)
+ * for the large-count form), cols the line's columns after the fourth.
+ */
+#define VX(name, iname, OP, lc, ...) \
+	VCASES(name, iname, OP, VARGS(__VA_ARGS__), VARGS_C(__VA_ARGS__))
+#if MPI_VERSION >= 4
+#define VX_INIT(name, iname, OP, lc, ...) \
+	VCASES_INIT(name, OP, VARGS(__VA_ARGS__), VARGS_C(__VA_ARGS__))
+#define VX_INITS(TABLE) TABLE(VX_INIT)
+#else
+#define VX_INITS(TABLE)
+#endif
+#define VSWITCH(TABLE)                     \
+	switch (op) {                      \
+		TABLE(VX)                  \
+		VX_INITS(TABLE)            \
+	default:                           \
+		return MPI_ERR_INTERN;     \
+	}
+
+/* Reduce_scatter and its I- and _init forms */
+static int pmpi_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union tc_vec rcounts,
+			       MPI_Datatype dt, MPI_Op redop, MPI_Comm comm, MPI_Request *req,
+			       const MPI_Info *init, bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS(fn) (sbuf, rbuf, rcounts.i, dt, redop)
+#define VARGS_C(fn) (sbuf, rbuf, rcounts.c, dt, redop)
+	VSWITCH(TC_CALLS_REDUCE_SCATTER)
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union tc_vec rcounts,
+		       MPI_Datatype dt, MPI_Op redop, MPI_Comm comm, MPI_Request *req,
+		       const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_REDUCE_SCATTER_INIT
-		    : req ? TC_OP_IREDUCE_SCATTER : TC_OP_REDUCE_SCATTER;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Reduce_scatter_init(sbuf, rbuf, rcounts, dt, redop, comm, *init, \
-					       req)) \
-	      req ? PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm, req) \
-		  : PMPI_Reduce_scatter(sbuf, rbuf, rcounts, dt, redop, comm))
+#define CALL pmpi_reduce_scatter(op, sbuf, rbuf, rcounts, dt, redop, comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -994,7 +1056,7 @@ int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
-	set_rcounts(&r.ev, sc, rcounts, ci->size);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->size);
 	for (uint32_t i = 0; i < r.ev.nrcounts; i++)
 		sum += r.ev.rcounts[i];
 	set_dtype(&r.ev, sum, dt);
@@ -1078,9 +1140,23 @@ static inline bool is_root(const struct tc_comm_info *ci, int root)
 	return root == MPI_ROOT || (root >= 0 && root == ci->myrank && ci->size == ci->rsize);
 }
 
-int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/* Gatherv, Allgatherv, Neighbor_allgatherv and their I- and _init forms */
+static int pmpi_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			void *rbuf, union tc_vec rcounts, union tc_vec displs, MPI_Datatype rtype,
+			int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+			bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS(fn, rt) (sbuf, (int)scount, stype, rbuf, rcounts.i, displs.i, rtype rt(, root))
+#define VARGS_C(fn, rt) (sbuf, scount, stype, rbuf, rcounts.c, displs.a, rtype rt(, root))
+	VSWITCH(TC_CALLS_GATHERV)
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+		union tc_vec rcounts, union tc_vec displs, MPI_Datatype rtype, int root,
+		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
@@ -1089,19 +1165,8 @@ int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, v
 	uint64_t t0;
 	int rc;
 
-#define CALL                                                                               \
-	(INIT_OR(op == TC_OP_GATHERV_INIT                                                        \
-		 ? PMPI_Gatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,    \
-				     comm, *init, req)                                           \
-		 : PMPI_Allgatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, \
-					*init, req))                                             \
-	 op == TC_OP_GATHERV ? PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,   \
-					    root, comm)                                        \
-	 : op == TC_OP_IGATHERV ? PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs,     \
-						rtype, root, comm, req)                        \
-	 : op == TC_OP_IALLGATHERV ? PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts,       \
-						      displs, rtype, comm, req)                \
-	 : PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
+#define CALL pmpi_gatherv(op, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, \
+			  req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1111,34 +1176,44 @@ int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, v
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
 	if (all || is_root(ci, root))
-		set_rcounts(&r.ev, sc, rcounts, ci->rsize);
+		set_rcounts(&r.ev, sc, rcounts, large, ci->rsize);
 	if (sbuf == MPI_IN_PLACE && r.ev.nrcounts && ci->myrank >= 0 &&
 	    (uint32_t)ci->myrank < r.ev.nrcounts)
 		set_dtype(&r.ev, r.ev.rcounts[ci->myrank], rtype);
 	else
-		set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+		set_dtype(&r.ev, ucount(scount), stype);
 	if (!all)
 		set_root(&r.ev, ci, root);
 	COLL_END(req, op, ci);
 	return rc;
 }
 
-int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
-		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/* Scatterv and its I- and _init forms */
+static int pmpi_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec displs,
+			 MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+			 int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+			 bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS(fn) (sbuf, scounts.i, displs.i, stype, rbuf, (int)rcount, rtype, root)
+#define VARGS_C(fn) (sbuf, scounts.c, displs.a, stype, rbuf, rcount, rtype, root)
+	VSWITCH(TC_CALLS_SCATTERV)
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec displs,
+		 MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_SCATTERV_INIT : req ? TC_OP_ISCATTERV : TC_OP_SCATTERV;
 	uint64_t t0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Scatterv_init(sbuf, scounts, displs, stype, rbuf, rcount, rtype, \
-					root, comm, *init, req)) \
-	      req ? PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, \
-				   comm, req)                                              \
-		  : PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+#define CALL pmpi_scatterv(op, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, \
+			   req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1148,34 +1223,45 @@ int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
 	if (is_root(ci, root))
-		set_scounts(&r.ev, sc, scounts, ci->rsize);
+		set_scounts(&r.ev, sc, scounts, large, ci->rsize);
 	if (rbuf == MPI_IN_PLACE && r.ev.nscounts && ci->myrank >= 0 &&
 	    (uint32_t)ci->myrank < r.ev.nscounts)
 		set_dtype(&r.ev, r.ev.scounts[ci->myrank], stype);
 	else
-		set_dtype(&r.ev, rcount > 0 ? (uint64_t)rcount : 0, rtype);
+		set_dtype(&r.ev, ucount(rcount), rtype);
 	set_root(&r.ev, ci, root);
 	COLL_END(req, op, ci);
 	return rc;
 }
 
-int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+/* Alltoallv, Neighbor_alltoallv and their I- and _init forms */
+static int pmpi_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts,
+			  union tc_vec sdispls, MPI_Datatype stype, void *rbuf,
+			  union tc_vec rcounts, union tc_vec rdispls, MPI_Datatype rtype,
+			  MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS(fn) (sbuf, scounts.i, sdispls.i, stype, rbuf, rcounts.i, rdispls.i, rtype)
+#define VARGS_C(fn) (sbuf, scounts.c, sdispls.a, stype, rbuf, rcounts.c, rdispls.a, rtype)
+	VSWITCH(TC_CALLS_ALLTOALLV)
+#undef VARGS
+#undef VARGS_C
+}
+
+int tcw_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  MPI_Datatype stype, void *rbuf, union tc_vec rcounts, union tc_vec rdispls,
+		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+		  bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_ALLTOALLV_INIT : req ? TC_OP_IALLTOALLV : TC_OP_ALLTOALLV;
 	bool inplace = sbuf == MPI_IN_PLACE;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Alltoallv_init(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, *init, req)) \
-	      req ? PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, \
-				    rtype, comm, req)                                     \
-		  : PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
-				   comm))
+#define CALL pmpi_alltoallv(op, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1184,8 +1270,8 @@ int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 	tc_cap_begin(&r, op, t0, ra);
 	ci = tc_comm_get(comm);
 	set_comm(&r.ev, ci);
-	set_scounts(&r.ev, sc, inplace ? rcounts : scounts, ci->rsize);
-	set_rcounts(&r.ev, sc, rcounts, ci->rsize);
+	set_scounts(&r.ev, sc, inplace ? rcounts : scounts, large, ci->rsize);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->rsize);
 	for (uint32_t i = 0; i < r.ev.nscounts; i++)
 		sum += r.ev.scounts[i];
 	set_dtype(&r.ev, sum, inplace ? rtype : stype);
@@ -1193,11 +1279,27 @@ int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 	return rc;
 }
 
+/* Alltoallw, Neighbor_alltoallw and their I- and _init forms */
+static int pmpi_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts,
+			  union tc_vec sdispls, const MPI_Datatype stypes[], void *rbuf,
+			  union tc_vec rcounts, union tc_vec rdispls, const MPI_Datatype rtypes[],
+			  MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large)
+{
+	(void)init; /* the persistent forms' info, MPI-4 only */
+#define VARGS(fn, DT, dm) \
+	(sbuf, scounts.i, sdispls.dm, stypes, rbuf, rcounts.i, rdispls.dm, rtypes)
+#define VARGS_C(fn, DT, dm) \
+	(sbuf, scounts.c, sdispls.a, stypes, rbuf, rcounts.c, rdispls.a, rtypes)
+	VSWITCH(TC_CALLS_ALLTOALLW)
+#undef VARGS
+#undef VARGS_C
+}
+
 /*
- * Alltoallw: per-peer types, so the vectors are in bytes (dtype MPI_BYTE).
- * False without memory.
+ * The per-peer bytes of Alltoallw's vectors (per-peer types, so the
+ * vectors are in bytes, dtype MPI_BYTE) in *arr; false without memory.
  */
-static bool bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
+static bool bytes_vector(uint64_t **arr, size_t *alloc, union tc_vec counts, bool large,
 			 const MPI_Datatype *types, int n)
 {
 	if (!TC_CAP_GROW(*arr, (size_t)(n > 0 ? n : 1), *alloc))
@@ -1205,29 +1307,25 @@ static bool bytes_vector(uint64_t **arr, size_t *alloc, const int *counts,
 	for (int i = 0; i < n; i++) {
 		uint32_t num, size;
 		tc_dtype(types[i], &num, &size);
-		(*arr)[i] = counts[i] > 0 ? (uint64_t)counts[i] * size : 0;
+		(*arr)[i] = vec_count(counts, large, i) * size;
 	}
 	return true;
 }
 
-int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		  const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		  MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  const MPI_Datatype stypes[], void *rbuf, union tc_vec rcounts,
+		  union tc_vec rdispls, const MPI_Datatype rtypes[], MPI_Comm comm,
+		  MPI_Request *req, const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_ALLTOALLW_INIT : req ? TC_OP_IALLTOALLW : TC_OP_ALLTOALLW;
 	bool inplace = sbuf == MPI_IN_PLACE;
 	uint64_t t0, sum = 0;
 	int rc, n;
 
-#define CALL (INIT_OR(PMPI_Alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, *init, req)) \
-	      req ? PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, \
-				    rtypes, comm, req)                                     \
-		  : PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,      \
-				   rtypes, comm))
+#define CALL pmpi_alltoallw(op, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1238,9 +1336,9 @@ int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
 	n = ci->rsize;
 	set_comm(&r.ev, ci);
 	if (n > 0 && sc &&
-	    bytes_vector(&sc->scounts, &sc->scounts_alloc, inplace ? rcounts : scounts,
+	    bytes_vector(&sc->scounts, &sc->scounts_alloc, inplace ? rcounts : scounts, large,
 			 inplace ? rtypes : stypes, n) &&
-	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, n)) {
+	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, large, rtypes, n)) {
 		r.ev.fields |= TC_F_SCOUNTS | TC_F_RCOUNTS;
 		r.ev.scounts = sc->scounts;
 		r.ev.rcounts = sc->rcounts;
@@ -1891,22 +1989,19 @@ int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, 
 	return rc;
 }
 
-int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_neighbor_allgatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			    void *rbuf, union tc_vec rcounts, union tc_vec displs,
+			    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req,
+			    const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_NEIGHBOR_ALLGATHERV_INIT : req ? TC_OP_INEIGHBOR_ALLGATHERV : TC_OP_NEIGHBOR_ALLGATHERV;
 	uint64_t t0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Neighbor_allgatherv_init(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, *init, req)) \
-	      req ? PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, \
-					      rtype, comm, req)                          \
-		  : PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, \
-					     comm))
+#define CALL pmpi_gatherv(op, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0, comm, req, \
+			  init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1916,29 +2011,26 @@ int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, vo
 	ci = tc_comm_get(comm);
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
-	set_rcounts(&r.ev, sc, rcounts, ci->indeg);
-	set_dtype(&r.ev, scount > 0 ? (uint64_t)scount : 0, stype);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->indeg);
+	set_dtype(&r.ev, ucount(scount), stype);
 	COLL_END(req, op, ci);
 	return rc;
 }
 
-int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-			   MPI_Datatype stype, void *rbuf, const int rcounts[],
-			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_neighbor_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, MPI_Datatype stype, void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls, MPI_Datatype rtype,
+			   MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large,
+			   void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_NEIGHBOR_ALLTOALLV_INIT : req ? TC_OP_INEIGHBOR_ALLTOALLV : TC_OP_NEIGHBOR_ALLTOALLV;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, *init, req)) \
-	      req ? PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, \
-					     rdispls, rtype, comm, req)                   \
-		  : PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts,      \
-					    rdispls, rtype, comm))
+#define CALL pmpi_alltoallv(op, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1948,8 +2040,8 @@ int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
 	ci = tc_comm_get(comm);
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
-	set_scounts(&r.ev, sc, scounts, ci->outdeg);
-	set_rcounts(&r.ev, sc, rcounts, ci->indeg);
+	set_scounts(&r.ev, sc, scounts, large, ci->outdeg);
+	set_rcounts(&r.ev, sc, rcounts, large, ci->indeg);
 	for (uint32_t i = 0; i < r.ev.nscounts; i++)
 		sum += r.ev.scounts[i];
 	set_dtype(&r.ev, sum, stype);
@@ -1958,23 +2050,20 @@ int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdis
 }
 
 /* Neighbor_alltoallw: per-neighbour types, so the vectors are in bytes. */
-int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra)
+int tcw_neighbor_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, const MPI_Datatype stypes[], void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls,
+			   const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *req,
+			   const MPI_Info *init, bool large, void *ra)
 {
 	struct tc_rec r;
 	struct tc_comm_info *ci;
 	struct tc_scratch *sc;
-	unsigned op = init ? TC_OP_NEIGHBOR_ALLTOALLW_INIT : req ? TC_OP_INEIGHBOR_ALLTOALLW : TC_OP_NEIGHBOR_ALLTOALLW;
 	uint64_t t0, sum = 0;
 	int rc;
 
-#define CALL (INIT_OR(PMPI_Neighbor_alltoallw_init(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, *init, req)) \
-	      req ? PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, \
-					     rdispls, rtypes, comm, req)                   \
-		  : PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts,      \
-					    rdispls, rtypes, comm))
+#define CALL pmpi_alltoallw(op, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, \
+			    comm, req, init, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -1985,7 +2074,7 @@ int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
 	neighbours(ci, comm);
 	set_comm(&r.ev, ci);
 	if (ci->outdeg > 0 && sc &&
-	    bytes_vector(&sc->scounts, &sc->scounts_alloc, scounts, stypes, ci->outdeg)) {
+	    bytes_vector(&sc->scounts, &sc->scounts_alloc, scounts, large, stypes, ci->outdeg)) {
 		r.ev.fields |= TC_F_SCOUNTS;
 		r.ev.scounts = sc->scounts;
 		r.ev.nscounts = (uint32_t)ci->outdeg;
@@ -1993,7 +2082,7 @@ int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint
 			sum += sc->scounts[i];
 	}
 	if (ci->indeg > 0 && sc &&
-	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, rtypes, ci->indeg)) {
+	    bytes_vector(&sc->rcounts, &sc->rcounts_alloc, rcounts, large, rtypes, ci->indeg)) {
 		r.ev.fields |= TC_F_RCOUNTS;
 		r.ev.rcounts = sc->rcounts;
 		r.ev.nrcounts = (uint32_t)ci->indeg;
@@ -2106,14 +2195,14 @@ int tcw_win_free(MPI_Win *win, void *ra)
 
 /* Target, displacement, window and origin count of an RMA operation. */
 static inline void set_rma(struct tc_event *ev, MPI_Win win, int target, MPI_Aint disp,
-			   int count, MPI_Datatype dt)
+			   MPI_Count count, MPI_Datatype dt)
 {
 	const struct tc_win_info *wi = set_win(ev, win);
 
 	ev->fields |= TC_F_PEER;
 	ev->peer = tc_win_peer(wi, target);
 	ev->offset = disp > 0 ? (uint64_t)disp : 0;
-	set_dtype(ev, count > 0 ? (uint64_t)count : 0, dt);
+	set_dtype(ev, ucount(count), dt);
 }
 
 static int pmpi_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target,
@@ -2152,19 +2241,46 @@ int tcw_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target,
 	return rc;
 }
 
+/*
+ * The PMPI function of a one-sided op and of its request form: its
+ * arguments before the window are args, or args_c for the large-count
+ * form (which LARGE_OR picks).
+ */
+#define RCASES(name, rname, OP, args, args_c)                                               \
+	case TC_OP_##OP:                                                                     \
+		return LARGE_OR(PMPI_##name##_c(TC_UNPAREN args_c, win),                     \
+				PMPI_##name(TC_UNPAREN args, win));                          \
+	case TC_OP_R##OP:                                                                    \
+		return LARGE_OR(PMPI_##rname##_c(TC_UNPAREN args_c, win, req),               \
+				PMPI_##rname(TC_UNPAREN args, win, req));
+
+static int pmpi_accumulate(unsigned op, const void *addr, MPI_Count ocount, MPI_Datatype otype,
+			   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+			   MPI_Op redop, MPI_Win win, MPI_Request *req, bool large)
+{
+	switch (op) {
+#define X(name, rname, OP, lc)                                                             \
+	RCASES(name, rname, OP,                                                              \
+	       (addr, (int)ocount, otype, target, disp, (int)tcount, ttype, redop),          \
+	       (addr, ocount, otype, target, disp, tcount, ttype, redop))
+		TC_CALLS_ACCUMULATE(X)
+#undef X
+	default:
+		return MPI_ERR_INTERN;
+	}
+}
+
 /* Accumulate, Raccumulate */
-int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		   int tcount, MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
-		   void *ra)
+int tcw_accumulate(unsigned op, const void *addr, MPI_Count ocount, MPI_Datatype otype,
+		   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		   MPI_Win win, MPI_Request *req, bool large, void *ra)
 {
 	struct tc_rec r;
-	unsigned op = req ? TC_OP_RACCUMULATE : TC_OP_ACCUMULATE;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Raccumulate(addr, ocount, otype, target, disp, tcount, ttype, redop, \
-				     win, req)                                           \
-		  : PMPI_Accumulate(addr, ocount, otype, target, disp, tcount, ttype, redop, win))
+#define CALL pmpi_accumulate(op, addr, ocount, otype, target, disp, tcount, ttype, redop, win, \
+			     req, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -2179,21 +2295,39 @@ int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target,
 	return rc;
 }
 
+static int pmpi_get_accumulate(unsigned op, const void *oaddr, MPI_Count ocount,
+			       MPI_Datatype otype, void *raddr, MPI_Count rcount,
+			       MPI_Datatype rtype, int target, MPI_Aint disp, MPI_Count tcount,
+			       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
+			       bool large)
+{
+	switch (op) {
+#define X(name, rname, OP, lc)                                                             \
+	RCASES(name, rname, OP,                                                              \
+	       (oaddr, (int)ocount, otype, raddr, (int)rcount, rtype, target, disp,          \
+		(int)tcount, ttype, redop),                                                  \
+	       (oaddr, ocount, otype, raddr, rcount, rtype, target, disp, tcount, ttype,     \
+		redop))
+		TC_CALLS_GET_ACCUMULATE(X)
+#undef X
+	default:
+		return MPI_ERR_INTERN;
+	}
+}
+
 /* Get_accumulate, Rget_accumulate: count is the origin's (the result's
  * with MPI_NO_OP, which sends nothing) */
-int tcw_get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-		       int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-		       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req, void *ra)
+int tcw_get_accumulate(unsigned op, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+		       void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target,
+		       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		       MPI_Win win, MPI_Request *req, bool large, void *ra)
 {
 	struct tc_rec r;
-	unsigned op = req ? TC_OP_RGET_ACCUMULATE : TC_OP_GET_ACCUMULATE;
 	uint64_t t0;
 	int rc;
 
-#define CALL (req ? PMPI_Rget_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, \
-					 disp, tcount, ttype, redop, win, req)              \
-		  : PMPI_Get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, disp, \
-					tcount, ttype, redop, win))
+#define CALL pmpi_get_accumulate(op, oaddr, ocount, otype, raddr, rcount, rtype, target, disp, \
+				 tcount, ttype, redop, win, req, large)
 	PASS_IF_OFF(CALL);
 	t0 = tc_cap_clock();
 	rc = CALL;
@@ -2515,11 +2649,6 @@ int tcw_comm_connect(bool accept, const char *port, MPI_Info info, int root, MPI
  * The _c functions take MPI_Count counts; each is recorded as the op of
  * its base function (the event's count is 64-bit either way).
  */
-static inline uint64_t ucount(MPI_Count n)
-{
-	return n > 0 ? (uint64_t)n : 0;
-}
-
 static inline int pmpi_send_c(unsigned op, const void *buf, MPI_Count count, MPI_Datatype dt,
 			      int dest, int tag, MPI_Comm comm)
 {

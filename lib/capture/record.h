@@ -64,52 +64,74 @@ int tcw_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
  * root is ignored where the call has none */
 int tcw_reduce(unsigned op, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	       MPI_Op redop, int root, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-		       MPI_Op redop, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
 /* Gather, Scatter, Allgather, Alltoall and I-forms */
 int tcw_gather(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 	       int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *req,
 	       const MPI_Info *init, void *ra);
-/* Gatherv, Allgatherv (root ignored) */
-int tcw_gatherv(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-/* Allgatherv, Iallgatherv, Allgatherv_init told apart as
- * tcw_neighbor_allgatherv tells its forms: by req and init */
-static inline int tcw_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-				 const int rcounts[], const int displs[], MPI_Datatype rtype,
-				 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra)
-{
-	unsigned op = init ? TC_OP_ALLGATHERV_INIT : req ? TC_OP_IALLGATHERV : TC_OP_ALLGATHERV;
+/*
+ * Per-peer counts and displacements as the binding passed them: i, int
+ * arrays; a, MPI_Aint displacements (Neighbor_alltoallw's, and those of
+ * every MPI-4 large-count _c form); c, the MPI_Count counts of the _c
+ * forms. The functions that take them have a `large` argument, true for
+ * the _c forms, and their op tells the blocking, I- and _init forms
+ * apart (req NULL for the blocking one, init non-NULL for the _init one).
+ */
+union tc_vec {
+	const int *i;
+	const MPI_Aint *a;
+	const MPI_Count *c;
+};
 
+/* p as union tc_vec member m */
+#define TC_VEC(m, p) ((union tc_vec){ .m = (p) })
+#define TC_VI(p) TC_VEC(i, p)
+
+int tcw_reduce_scatter(unsigned op, const void *sbuf, void *rbuf, union tc_vec rcounts,
+		       MPI_Datatype dt, MPI_Op redop, MPI_Comm comm, MPI_Request *req,
+		       const MPI_Info *init, bool large, void *ra);
+/* Gatherv, Allgatherv (root ignored) */
+int tcw_gatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+		union tc_vec rcounts, union tc_vec displs, MPI_Datatype rtype, int root,
+		MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra);
+/* Allgatherv: tcw_gatherv without a root, as tcw_neighbor_allgatherv */
+static inline int tcw_allgatherv(unsigned op, const void *sbuf, MPI_Count scount,
+				 MPI_Datatype stype, void *rbuf, union tc_vec rcounts,
+				 union tc_vec displs, MPI_Datatype rtype, MPI_Comm comm,
+				 MPI_Request *req, const MPI_Info *init, bool large, void *ra)
+{
 	return tcw_gatherv(op, sbuf, scount, stype, rbuf, rcounts, displs, rtype, 0, comm, req,
-			   init, ra);
+			   init, large, ra);
 }
-int tcw_scatterv(const void *sbuf, const int scounts[], const int displs[],
-		 MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-		  MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		  const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		  MPI_Request *req, const MPI_Info *init, void *ra);
+int tcw_scatterv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec displs,
+		 MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+		 MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large, void *ra);
+/* Alltoallv; Alltoallw (per-peer types: its vectors in bytes) */
+int tcw_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  MPI_Datatype stype, void *rbuf, union tc_vec rcounts, union tc_vec rdispls,
+		  MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init,
+		  bool large, void *ra);
+int tcw_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts, union tc_vec sdispls,
+		  const MPI_Datatype stypes[], void *rbuf, union tc_vec rcounts,
+		  union tc_vec rdispls, const MPI_Datatype rtypes[], MPI_Comm comm,
+		  MPI_Request *req, const MPI_Info *init, bool large, void *ra);
 
 /* Neighbor_allgather, Neighbor_alltoall and their I-forms */
 int tcw_neighbor(unsigned op, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 		 int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,
-			    MPI_Comm comm, MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_neighbor_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-			   MPI_Datatype stype, void *rbuf, const int rcounts[],
-			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra);
-int tcw_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			   const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Request *req, const MPI_Info *init, void *ra);
+int tcw_neighbor_allgatherv(unsigned op, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+			    void *rbuf, union tc_vec rcounts, union tc_vec displs,
+			    MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req,
+			    const MPI_Info *init, bool large, void *ra);
+int tcw_neighbor_alltoallv(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, MPI_Datatype stype, void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls, MPI_Datatype rtype,
+			   MPI_Comm comm, MPI_Request *req, const MPI_Info *init, bool large,
+			   void *ra);
+int tcw_neighbor_alltoallw(unsigned op, const void *sbuf, union tc_vec scounts,
+			   union tc_vec sdispls, const MPI_Datatype stypes[], void *rbuf,
+			   union tc_vec rcounts, union tc_vec rdispls,
+			   const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request *req,
+			   const MPI_Info *init, bool large, void *ra);
 
 /* Comm_dup, Comm_idup (req), and with info the _with_info forms */
 int tcw_comm_dup(MPI_Comm comm, const MPI_Info *info, MPI_Comm *newcomm, MPI_Request *req,
@@ -151,14 +173,15 @@ int tcw_win_free(MPI_Win *win, void *ra);
 /* Put, Get, Rput, Rget (req NULL for Put and Get) */
 int tcw_put(unsigned op, void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
 	    int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req, void *ra);
-/* Accumulate, Raccumulate */
-int tcw_accumulate(const void *addr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
-		   int tcount, MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req,
-		   void *ra);
+/* Accumulate, Raccumulate (req NULL for Accumulate) */
+int tcw_accumulate(unsigned op, const void *addr, MPI_Count ocount, MPI_Datatype otype,
+		   int target, MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		   MPI_Win win, MPI_Request *req, bool large, void *ra);
 /* Get_accumulate, Rget_accumulate */
-int tcw_get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-		       int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-		       MPI_Datatype ttype, MPI_Op redop, MPI_Win win, MPI_Request *req, void *ra);
+int tcw_get_accumulate(unsigned op, const void *oaddr, MPI_Count ocount, MPI_Datatype otype,
+		       void *raddr, MPI_Count rcount, MPI_Datatype rtype, int target,
+		       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op redop,
+		       MPI_Win win, MPI_Request *req, bool large, void *ra);
 int tcw_fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target, MPI_Aint disp,
 		     MPI_Op redop, MPI_Win win, void *ra);
 int tcw_compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,

@@ -233,18 +233,6 @@ TC_CALLS_REDUCE_ROOT(X)
 TC_CALLS_REDUCE(X)
 #undef X
 
-API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-			   MPI_Op op, MPI_Comm comm)
-{
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
-			    MPI_Op op, MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, NULL, TC_RA());
-}
-
 #define X(name, iname, OP, lc)                                                             \
 	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
 			   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)          \
@@ -278,91 +266,98 @@ TC_CALLS_GATHER_ROOT(X)
 TC_CALLS_ALLGATHER(X)
 #undef X
 
-API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		    const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		    MPI_Comm comm)
-{
-	return tcw_gatherv(TC_OP_GATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,
-			   comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		     const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		     MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_IGATHERV, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   root, comm, req, NULL, TC_RA());
-}
-
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,      \
-			   const int rcounts[], const int displs[], MPI_Datatype rtype,       \
-			   MPI_Comm comm)                                                     \
-	{                                                                                     \
-		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL,     \
-			  NULL, TC_RA());                                                     \
-	}                                                                                     \
-	API int MPI_##iname(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,     \
-			    const int rcounts[], const int displs[], MPI_Datatype rtype,      \
-			    MPI_Comm comm, MPI_Request *req)                                  \
-	{                                                                                     \
-		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req, NULL, \
-			  TC_RA());                                                           \
+/*
+ * The v- and w-collectives, from their tables (calls.h): SHAPE(FORMS,
+ * <columns>, sfx, CT, DT, VC, VD, large) gives the parameters and the
+ * recording function's arguments of the binding with suffix sfx (nothing,
+ * or _c for the MPI-4 large-count ones), counts of type CT and
+ * displacements of type DT, members VC and VD of union tc_vec; FORMS, the
+ * blocking and I- forms (COLL_FORMS) or the MPI-4 persistent one
+ * (COLL_INIT), makes the functions of them.
+ */
+#define COLL_FORMS(name, iname, OP, sfx, fn, params, args, large)                          \
+	API int MPI_##name##sfx(TC_UNPAREN params, MPI_Comm comm)                            \
+	{                                                                                    \
+		return fn(TC_OP_##OP, TC_UNPAREN args, comm, NULL, NULL, large, TC_RA());    \
+	}                                                                                    \
+	API int MPI_##iname##sfx(TC_UNPAREN params, MPI_Comm comm, MPI_Request *req)         \
+	{                                                                                    \
+		return fn(TC_OP_I##OP, TC_UNPAREN args, comm, req, NULL, large, TC_RA());    \
 	}
-TC_CALLS_ALLGATHERV(X)
+#define COLL_INIT(name, iname, OP, sfx, fn, params, args, large)                           \
+	API int MPI_##name##_init##sfx(TC_UNPAREN params, MPI_Comm comm, MPI_Info info,      \
+				       MPI_Request *req)                                     \
+	{                                                                                    \
+		return fn(TC_OP_##OP##_INIT, TC_UNPAREN args, comm, req, &info, large,       \
+			  TC_RA());                                                          \
+	}
+/* the int bindings */
+#define INTS , int, int, i, i, false
+
+#define REDUCE_SCATTER(...) REDUCE_SCATTER_(__VA_ARGS__)
+#define REDUCE_SCATTER_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)               \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, void *rbuf, const CT rcounts[], MPI_Datatype dt, MPI_Op rop), \
+	      (sbuf, rbuf, TC_VEC(VC, rcounts), dt, rop), large)
+
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(COLL_FORMS, name, iname, OP, fn, INTS)
+TC_CALLS_REDUCE_SCATTER(X)
 #undef X
 
-API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
-		     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		     MPI_Comm comm)
-{
-	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, NULL,
-			    NULL, TC_RA());
-}
+#define GATHERV(...) GATHERV_(__VA_ARGS__)
+#define GATHERV_(FORMS, name, iname, OP, fn, rt, sfx, CT, DT, VC, VD, large)                  \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, CT scount, MPI_Datatype stype, void *rbuf,                   \
+	       const CT rcounts[], const DT displs[], MPI_Datatype rtype rt(, int root)),     \
+	      (sbuf, scount, stype, rbuf, TC_VEC(VC, rcounts), TC_VEC(VD, displs),           \
+	       rtype rt(, root)),                                                             \
+	      large)
 
-API int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
-		      MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		      MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
-			    NULL, TC_RA());
-}
+#define X(name, iname, OP, lc, fn, rt) GATHERV(COLL_FORMS, name, iname, OP, fn, rt, INTS)
+TC_CALLS_GATHERV(X)
+#undef X
 
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name(const void *sbuf, const int scounts[], const int sdispls[],        \
-			   MPI_Datatype stype, void *rbuf, const int rcounts[],               \
-			   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)            \
-	{                                                                                     \
-		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
-			  NULL, NULL, TC_RA());                                               \
-	}                                                                                     \
-	API int MPI_##iname(const void *sbuf, const int scounts[], const int sdispls[],       \
-			    MPI_Datatype stype, void *rbuf, const int rcounts[],              \
-			    const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,           \
-			    MPI_Request *req)                                                 \
-	{                                                                                     \
-		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
-			  req, NULL, TC_RA());                                                \
-	}
+#define SCATTERV(...) SCATTERV_(__VA_ARGS__)
+#define SCATTERV_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)                     \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, const CT scounts[], const DT displs[], MPI_Datatype stype,   \
+	       void *rbuf, CT rcount, MPI_Datatype rtype, int root),                          \
+	      (sbuf, TC_VEC(VC, scounts), TC_VEC(VD, displs), stype, rbuf, rcount, rtype,    \
+	       root),                                                                         \
+	      large)
+
+#define X(name, iname, OP, lc, fn) SCATTERV(COLL_FORMS, name, iname, OP, fn, INTS)
+TC_CALLS_SCATTERV(X)
+#undef X
+
+#define ALLTOALLV(...) ALLTOALLV_(__VA_ARGS__)
+#define ALLTOALLV_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)                    \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, const CT scounts[], const DT sdispls[], MPI_Datatype stype,  \
+	       void *rbuf, const CT rcounts[], const DT rdispls[], MPI_Datatype rtype),       \
+	      (sbuf, TC_VEC(VC, scounts), TC_VEC(VD, sdispls), stype, rbuf,                  \
+	       TC_VEC(VC, rcounts), TC_VEC(VD, rdispls), rtype),                              \
+	      large)
+
+#define X(name, iname, OP, lc, fn) ALLTOALLV(COLL_FORMS, name, iname, OP, fn, INTS)
 TC_CALLS_ALLTOALLV(X)
 #undef X
 
-API int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		      const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
-{
-	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     NULL, NULL, TC_RA());
-}
+#define ALLTOALLW(...) ALLTOALLW_(__VA_ARGS__)
+#define ALLTOALLW_(FORMS, name, iname, OP, fn, sfx, CT, DT, VC, VD, large)                    \
+	FORMS(name, iname, OP, sfx, fn,                                                       \
+	      (const void *sbuf, const CT scounts[], const DT sdispls[],                      \
+	       const MPI_Datatype stypes[], void *rbuf, const CT rcounts[],                   \
+	       const DT rdispls[], const MPI_Datatype rtypes[]),                              \
+	      (sbuf, TC_VEC(VC, scounts), TC_VEC(VD, sdispls), stypes, rbuf,                 \
+	       TC_VEC(VC, rcounts), TC_VEC(VD, rdispls), rtypes),                             \
+	      large)
 
-API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
-		       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		       const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-		       MPI_Request *req)
-{
-	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     req, NULL, TC_RA());
-}
+/* the int bindings' displacements are the table's */
+#define X(name, iname, OP, lc, fn, DT, dm) \
+	ALLTOALLW(COLL_FORMS, name, iname, OP, fn, , int, DT, i, dm, false)
+TC_CALLS_ALLTOALLW(X)
+#undef X
 
 /* ---- neighbourhood collectives ---- */
 
@@ -381,24 +376,6 @@ API int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[
 	}
 TC_CALLS_NEIGHBOR(X)
 #undef X
-
-API int MPI_Neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-			       const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			       const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
-			       MPI_Comm comm)
-{
-	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, NULL, NULL, TC_RA());
-}
-
-API int MPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
-				const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-				const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
-				MPI_Comm comm, MPI_Request *req)
-{
-	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, req, NULL, TC_RA());
-}
 
 /* ---- communicators ---- */
 
@@ -563,36 +540,41 @@ API int MPI_Win_free(MPI_Win *win)
 TC_CALLS_PUT(X)
 #undef X
 
-API int MPI_Accumulate(const void *addr, int ocount, MPI_Datatype otype, int target,
-		       MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-	return tcw_accumulate(addr, ocount, otype, target, disp, tcount, ttype, op, win, NULL,
-			      TC_RA());
-}
+/*
+ * The accumulates, from their tables (calls.h): RMA_FORMS makes a call and
+ * its request form, whose parameters before the window are params, passing
+ * args before it to fn; their int bindings here, and (MPI-4) the
+ * large-count ones (suffix _c, MPI_Count counts) below.
+ */
+#define RMA_FORMS(name, rname, OP, sfx, fn, params, args, large)                           \
+	API int MPI_##name##sfx(TC_UNPAREN params, MPI_Win win)                              \
+	{                                                                                    \
+		return fn(TC_OP_##OP, TC_UNPAREN args, win, NULL, large, TC_RA());           \
+	}                                                                                    \
+	API int MPI_##rname##sfx(TC_UNPAREN params, MPI_Win win, MPI_Request *req)           \
+	{                                                                                    \
+		return fn(TC_OP_R##OP, TC_UNPAREN args, win, req, large, TC_RA());           \
+	}
+#define ACCUMULATE(name, rname, OP, sfx, CT, large)                                        \
+	RMA_FORMS(name, rname, OP, sfx, tcw_accumulate,                                      \
+		  (const void *addr, CT ocount, MPI_Datatype otype, int target,              \
+		   MPI_Aint disp, CT tcount, MPI_Datatype ttype, MPI_Op rop),                \
+		  (addr, ocount, otype, target, disp, tcount, ttype, rop), large)
+#define GET_ACCUMULATE(name, rname, OP, sfx, CT, large)                                    \
+	RMA_FORMS(name, rname, OP, sfx, tcw_get_accumulate,                                  \
+		  (const void *oaddr, CT ocount, MPI_Datatype otype, void *raddr, CT rcount, \
+		   MPI_Datatype rtype, int target, MPI_Aint disp, CT tcount,                 \
+		   MPI_Datatype ttype, MPI_Op rop),                                          \
+		  (oaddr, ocount, otype, raddr, rcount, rtype, target, disp, tcount, ttype,  \
+		   rop),                                                                     \
+		  large)
 
-API int MPI_Raccumulate(const void *addr, int ocount, MPI_Datatype otype, int target,
-			MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
-			MPI_Request *req)
-{
-	return tcw_accumulate(addr, ocount, otype, target, disp, tcount, ttype, op, win, req,
-			      TC_RA());
-}
-
-API int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-			   int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-			   MPI_Datatype ttype, MPI_Op op, MPI_Win win)
-{
-	return tcw_get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, disp,
-				  tcount, ttype, op, win, NULL, TC_RA());
-}
-
-API int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
-			    int rcount, MPI_Datatype rtype, int target, MPI_Aint disp, int tcount,
-			    MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
-{
-	return tcw_get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, target, disp,
-				  tcount, ttype, op, win, req, TC_RA());
-}
+#define X(name, rname, OP, lc) ACCUMULATE(name, rname, OP, , int, false)
+TC_CALLS_ACCUMULATE(X)
+#undef X
+#define X(name, rname, OP, lc) GET_ACCUMULATE(name, rname, OP, , int, false)
+TC_CALLS_GET_ACCUMULATE(X)
+#undef X
 
 API int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target,
 			 MPI_Aint disp, MPI_Op op, MPI_Win win)
@@ -1002,13 +984,9 @@ TC_CALLS_REDUCE_ROOT(X)
 TC_CALLS_REDUCE(X)
 #undef X
 
-API int MPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[],
-				MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
-				MPI_Request *req)
-{
-	return tcw_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req, &info, TC_RA());
-}
-
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(COLL_INIT, name, iname, OP, fn, INTS)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
 #define X(name, iname, OP, lc)                                                             \
 	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,          \
 				  void *rbuf, int rcount, MPI_Datatype rtype, int root,      \
@@ -1042,65 +1020,53 @@ TC_CALLS_ALLGATHER(X)
 TC_CALLS_NEIGHBOR(X)
 #undef X
 
-API int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-			 const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-			 MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-	return tcw_gatherv(TC_OP_GATHERV_INIT, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-			   root, comm, req, &info, TC_RA());
-}
-
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name##_init(const void *sbuf, int scount, MPI_Datatype stype,           \
-				  void *rbuf, const int rcounts[], const int displs[],        \
-				  MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,           \
-				  MPI_Request *req)                                           \
-	{                                                                                     \
-		return fn(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req,       \
-			  &info, TC_RA());                                                    \
-	}
-TC_CALLS_ALLGATHERV(X)
+#define X(name, iname, OP, lc, fn, rt) GATHERV(COLL_INIT, name, iname, OP, fn, rt, INTS)
+TC_CALLS_GATHERV(X)
 #undef X
 
-API int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[],
-			  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-			  MPI_Comm comm, MPI_Info info, MPI_Request *req)
-{
-	return tcw_scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req,
-			    &info, TC_RA());
-}
+#define X(name, iname, OP, lc, fn) SCATTERV(COLL_INIT, name, iname, OP, fn, INTS)
+TC_CALLS_SCATTERV(X)
+#undef X
 
-#define X(name, iname, OP, lc, fn)                                                         \
-	API int MPI_##name##_init(const void *sbuf, const int scounts[],                      \
-				  const int sdispls[], MPI_Datatype stype, void *rbuf,        \
-				  const int rcounts[], const int rdispls[],                   \
-				  MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,           \
-				  MPI_Request *req)                                           \
-	{                                                                                     \
-		return fn(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, \
-			  req, &info, TC_RA());                                               \
-	}
+#define X(name, iname, OP, lc, fn) ALLTOALLV(COLL_INIT, name, iname, OP, fn, INTS)
 TC_CALLS_ALLTOALLV(X)
 #undef X
 
-API int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[],
-			   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-			   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-			   MPI_Info info, MPI_Request *req)
-{
-	return tcw_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			     req, &info, TC_RA());
-}
+#define X(name, iname, OP, lc, fn, DT, dm) \
+	ALLTOALLW(COLL_INIT, name, iname, OP, fn, , int, DT, i, dm, false)
+TC_CALLS_ALLTOALLW(X)
+#undef X
 
-API int MPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
-				    const MPI_Aint sdispls[], const MPI_Datatype stypes[],
-				    void *rbuf, const int rcounts[], const MPI_Aint rdispls[],
-				    const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Info info,
-				    MPI_Request *req)
-{
-	return tcw_neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				      rtypes, comm, req, &info, TC_RA());
-}
+/* ---- MPI-4 large-count v- and w-collectives and accumulates: the table
+ * lines above with MPI_Count counts and MPI_Aint displacements ---- */
+
+#define LARGE _c, MPI_Count, MPI_Aint, c, a, true
+/* the three large-count forms of a table line of SHAPE */
+#define LARGE_FORMS(SHAPE, ...) \
+	SHAPE(COLL_FORMS, __VA_ARGS__, LARGE) SHAPE(COLL_INIT, __VA_ARGS__, LARGE)
+
+#define X(name, iname, OP, lc, fn, rt) LARGE_FORMS(GATHERV, name, iname, OP, fn, rt)
+TC_CALLS_GATHERV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) LARGE_FORMS(SCATTERV, name, iname, OP, fn)
+TC_CALLS_SCATTERV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) LARGE_FORMS(ALLTOALLV, name, iname, OP, fn)
+TC_CALLS_ALLTOALLV(X)
+#undef X
+#define X(name, iname, OP, lc, fn, DT, dm) LARGE_FORMS(ALLTOALLW, name, iname, OP, fn)
+TC_CALLS_ALLTOALLW(X)
+#undef X
+#define X(name, iname, OP, lc, fn) LARGE_FORMS(REDUCE_SCATTER, name, iname, OP, fn)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
+
+#define X(name, rname, OP, lc) ACCUMULATE(name, rname, OP, _c, MPI_Count, true)
+TC_CALLS_ACCUMULATE(X)
+#undef X
+#define X(name, rname, OP, lc) GET_ACCUMULATE(name, rname, OP, _c, MPI_Count, true)
+TC_CALLS_GET_ACCUMULATE(X)
+#undef X
 
 /* ---- MPI-4 partitioned communication, nonblocking sendrecv, communicators ---- */
 

@@ -235,6 +235,27 @@ static MPI_Datatype *types_in(MPI_Datatype **arr, size_t *alloc, const F *f, int
 	return *arr;
 }
 
+/*
+ * A Fortran string of len characters (blank padded, not terminated) as a
+ * C string, without its leading and trailing blanks; NULL without memory.
+ */
+static char *cstring(const char *f, size_t len)
+{
+	size_t b = 0, e = len;
+	char *s;
+
+	while (b < e && f[b] == ' ')
+		b++;
+	while (e > b && (f[e - 1] == ' ' || f[e - 1] == '\0'))
+		e--;
+	s = tc_cap_malloc(e - b + 1);
+	if (s) {
+		memcpy(s, f + b, e - b);
+		s[e - b] = '\0';
+	}
+	return s;
+}
+
 /* ---- naming ------------------------------------------------------------- */
 
 #define FDEF(lc, UC, params)                                            \
@@ -706,23 +727,6 @@ TC_CALLS_REDUCE_ROOT(X)
 TC_CALLS_REDUCE(X)
 #undef X
 
-FDEF(mpi_reduce_scatter, MPI_REDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt, F *op,
-					      F *comm, F *ierr))
-{
-	ret(ierr, tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
-				     COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER, (void *sbuf, void *rbuf, F *rcounts, F *dt,
-						F *op, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_reduce_scatter(fbuf(sbuf), fbuf(rbuf), rcounts, TYPE(dt), OP(op),
-				    COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
 
 #define X(name, iname, OP, lc)                                                                \
 	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcount,       \
@@ -775,78 +779,71 @@ TC_CALLS_NEIGHBOR(NEIGHBOR)
 #undef NEIGHBOR
 #undef X
 
-FDEF(mpi_gatherv, MPI_GATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
-				F *displs, F *rtype, F *root, F *comm, F *ierr))
-{
-	ret(ierr, tcw_gatherv(TC_OP_GATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			      rcounts, displs, TYPE(rtype), *root, COMM(comm), NULL, NULL, TC_RA()));
-}
-
-FDEF(mpi_igatherv, MPI_IGATHERV, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,
-				  F *displs, F *rtype, F *root, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_gatherv(TC_OP_IGATHERV, fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf),
-			     rcounts, displs, TYPE(rtype), *root, COMM(comm), &c, NULL, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-#define X(name, iname, OP, lc, fn)                                                            \
-	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,      \
-				  F *displs, F *rtype, F *comm, F *ierr))                       \
+/*
+ * The v- and w-collectives, from their tables (calls.h): FCOLL_FORMS makes
+ * the blocking and I- forms, FCOLL_INIT (MPI-4) the persistent one, of a
+ * binding whose parameters before the communicator are params, passing
+ * args before it to the recording function fn.
+ */
+#define FCOLL_FORMS(lc, OP, fn, params, args)                                                 \
+	FDEF(mpi_##lc, MPI_##OP, (TC_UNPAREN params, F *comm, F *ierr))                         \
 	{                                                                                       \
-		ret(ierr, fn(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs,     \
-			     TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));                    \
+		ret(ierr, fn(TC_OP_##OP, TC_UNPAREN args, COMM(comm), NULL, NULL, false,        \
+			     TC_RA()));                                                         \
 	}                                                                                       \
-	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts,    \
-				    F *displs, F *rtype, F *comm, F *req, F *ierr))             \
+	FDEF(mpi_i##lc, MPI_I##OP, (TC_UNPAREN params, F *comm, F *req, F *ierr))               \
 	{                                                                                       \
 		MPI_Request c;                                                                  \
-		int rc = fn(fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), rcounts, displs,      \
-			    TYPE(rtype), COMM(comm), &c, NULL, TC_RA());                        \
+		int rc = fn(TC_OP_I##OP, TC_UNPAREN args, COMM(comm), &c, NULL, false, TC_RA()); \
 		REQ_OUT(rc, c, req);                                                            \
 		ret(ierr, rc);                                                                  \
 	}
-TC_CALLS_ALLGATHERV(X)
+#define FCOLL_INIT(lc, OP, fn, params, args)                                                  \
+	FDEF(mpi_##lc##_init, MPI_##OP##_INIT, (TC_UNPAREN params, F *comm, F *info, F *req,    \
+						F *ierr))                                       \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = fn(TC_OP_##OP##_INIT, TC_UNPAREN args, COMM(comm), &c, &i, false,      \
+			    TC_RA());                                                           \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+
+#define REDUCE_SCATTER(FORMS, lc, UC, fn)                                                    \
+	FORMS(lc, UC, fn, (void *sbuf, void *rbuf, F *rcounts, F *dt, F *rop),                  \
+	      (fbuf(sbuf), fbuf(rbuf), TC_VI(rcounts), TYPE(dt), OP(rop)))
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(FCOLL_FORMS, lc, OP, fn)
+TC_CALLS_REDUCE_SCATTER(X)
 #undef X
 
-FDEF(mpi_scatterv, MPI_SCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
-				  F *rcount, F *rtype, F *root, F *comm, F *ierr))
-{
-	ret(ierr, tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
-			       TYPE(rtype), *root, COMM(comm), NULL, NULL, TC_RA()));
-}
+#define GATHERV(FORMS, lc, OP, fn, rt)                                                        \
+	FORMS(lc, OP, fn,                                                                       \
+	      (void *sbuf, F *scount, F *stype, void *rbuf, F *rcounts, F *displs,              \
+	       F *rtype rt(, F *root)),                                                         \
+	      (fbuf(sbuf), *scount, TYPE(stype), fbuf(rbuf), TC_VI(rcounts), TC_VI(displs),     \
+	       TYPE(rtype) rt(, *root)))
+#define X(name, iname, OP, lc, fn, rt) GATHERV(FCOLL_FORMS, lc, OP, fn, rt)
+TC_CALLS_GATHERV(X)
+#undef X
 
-FDEF(mpi_iscatterv, MPI_ISCATTERV, (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf,
-				    F *rcount, F *rtype, F *root, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_scatterv(fbuf(sbuf), scounts, displs, TYPE(stype), fbuf(rbuf), *rcount,
-			      TYPE(rtype), *root, COMM(comm), &c, NULL, TC_RA());
+#define SCATTERV(FORMS, lc, OP, fn)                                                           \
+	FORMS(lc, OP, fn,                                                                       \
+	      (void *sbuf, F *scounts, F *displs, F *stype, void *rbuf, F *rcount, F *rtype,    \
+	       F *root),                                                                        \
+	      (fbuf(sbuf), TC_VI(scounts), TC_VI(displs), TYPE(stype), fbuf(rbuf), *rcount,     \
+	       TYPE(rtype), *root))
+#define X(name, iname, OP, lc, fn) SCATTERV(FCOLL_FORMS, lc, OP, fn)
+TC_CALLS_SCATTERV(X)
+#undef X
 
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-#define X(name, iname, OP, lc, fn)                                                            \
-	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,     \
-				  F *rcounts, F *rdispls, F *rtype, F *comm, F *ierr))          \
-	{                                                                                       \
-		ret(ierr, fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,    \
-			     rdispls, TYPE(rtype), COMM(comm), NULL, NULL, TC_RA()));           \
-	}                                                                                       \
-	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf,   \
-				    F *rcounts, F *rdispls, F *rtype, F *comm, F *req,          \
-				    F *ierr))                                                   \
-	{                                                                                       \
-		MPI_Request c;                                                                  \
-		int rc = fn(fbuf(sbuf), scounts, sdispls, TYPE(stype), fbuf(rbuf), rcounts,     \
-			    rdispls, TYPE(rtype), COMM(comm), &c, NULL, TC_RA());               \
-		REQ_OUT(rc, c, req);                                                            \
-		ret(ierr, rc);                                                                  \
-	}
+#define ALLTOALLV(FORMS, lc, OP, fn)                                                          \
+	FORMS(lc, OP, fn,                                                                       \
+	      (void *sbuf, F *scounts, F *sdispls, F *stype, void *rbuf, F *rcounts,            \
+	       F *rdispls, F *rtype),                                                           \
+	      (fbuf(sbuf), TC_VI(scounts), TC_VI(sdispls), TYPE(stype), fbuf(rbuf),             \
+	       TC_VI(rcounts), TC_VI(rdispls), TYPE(rtype)))
+#define X(name, iname, OP, lc, fn) ALLTOALLV(FCOLL_FORMS, lc, OP, fn)
 TC_CALLS_ALLTOALLV(X)
 #undef X
 
@@ -862,54 +859,6 @@ static int peers_of(MPI_Comm comm)
 		PMPI_Comm_size(comm, &n);
 	return n;
 }
-
-/* (I)alltoallw; F_NOMEM without memory (the call not made). */
-static int alltoallw(void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf, F *rcounts,
-		     F *rdispls, F *rtypes, F *comm, MPI_Request *req, void *ra)
-{
-	MPI_Comm c = COMM(comm);
-	int n = peers_of(c);
-	void *s = fbuf(sbuf);
-	MPI_Datatype *st = s == MPI_IN_PLACE ? NULL
-					     : types_in(&fs.stypes, &fs.stypes_alloc, stypes, n);
-	MPI_Datatype *rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, n);
-
-	if ((!st && s != MPI_IN_PLACE) || !rt)
-		return F_NOMEM;
-	return tcw_alltoallw(s, scounts, sdispls, st, fbuf(rbuf), rcounts, rdispls, rt, c, req,
-			     NULL, ra);
-}
-
-FDEF(mpi_alltoallw, MPI_ALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes, void *rbuf,
-				    F *rcounts, F *rdispls, F *rtypes, F *comm, F *ierr))
-{
-	int rc = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			   NULL, TC_RA());
-
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_alltoallw_, (void *, F *, F *, F *, void *, F *, F *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr));
-	ret(ierr, rc);
-}
-
-FDEF(mpi_ialltoallw, MPI_IALLTOALLW, (void *sbuf, F *scounts, F *sdispls, F *stypes,
-				      void *rbuf, F *rcounts, F *rdispls, F *rtypes, F *comm,
-				      F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-			   &c, TC_RA());
-
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_ialltoallw_,
-		      (void *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req,
-		       ierr));
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-/* ---- neighbourhood collectives ------------------------------------------ */
 
 /* Out- and in-degree of comm's topology: the lengths of the type arrays. */
 static void degrees_of(MPI_Comm comm, int *in, int *out)
@@ -930,58 +879,72 @@ static void degrees_of(MPI_Comm comm, int *in, int *out)
 	}
 }
 
-/* (I)neighbor_alltoallw; F_NOMEM without memory (the call not made). */
-static int neighbor_alltoallw(void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf,
-			      F *rcounts, MPI_Aint *rdispls, F *rtypes, F *comm,
-			      MPI_Request *req, void *ra)
+/*
+ * Alltoallw, Neighbor_alltoallw and their I- and _init forms (op), recorded
+ * by fn once their type arrays are converted, as many as the peers, or as
+ * the in- and out-neighbours; F_NOMEM without memory (the call not made).
+ */
+static int alltoallw(unsigned op,
+		     int (*fn)(unsigned, const void *, union tc_vec, union tc_vec,
+			       const MPI_Datatype *, void *, union tc_vec, union tc_vec,
+			       const MPI_Datatype *, MPI_Comm, MPI_Request *, const MPI_Info *,
+			       bool, void *),
+		     void *sbuf, F *scounts, union tc_vec sdispls, F *stypes, void *rbuf,
+		     F *rcounts, union tc_vec rdispls, F *rtypes, F *comm, MPI_Request *req,
+		     const MPI_Info *init, void *ra)
 {
 	MPI_Comm c = COMM(comm);
-	MPI_Datatype *st, *rt;
+	void *s = fbuf(sbuf);
+	MPI_Datatype *st = NULL, *rt;
 	int in, out;
 
-	degrees_of(c, &in, &out);
-	st = types_in(&fs.stypes, &fs.stypes_alloc, stypes, out);
-	rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, in);
-	if (!st || !rt)
+	if (fn == tcw_neighbor_alltoallw)
+		degrees_of(c, &in, &out);
+	else
+		in = out = peers_of(c);
+	if (s != MPI_IN_PLACE && !(st = types_in(&fs.stypes, &fs.stypes_alloc, stypes, out)))
 		return F_NOMEM;
-	return tcw_neighbor_alltoallw(fbuf(sbuf), scounts, sdispls, st, fbuf(rbuf), rcounts,
-				      rdispls, rt, c, req, NULL, ra);
+	if (!(rt = types_in(&fs.rtypes, &fs.rtypes_alloc, rtypes, in)))
+		return F_NOMEM;
+	return fn(op, s, TC_VI(scounts), sdispls, st, fbuf(rbuf), TC_VI(rcounts), rdispls, rt, c,
+		  req, init, false, ra);
 }
 
-FDEF(mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW,
-     (void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf, F *rcounts,
-      MPI_Aint *rdispls, F *rtypes, F *comm, F *ierr))
-{
-	int rc = neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				    rtypes, comm, NULL, TC_RA());
+/*
+ * Their bindings, whose displacements are DT, member dm of union tc_vec;
+ * without memory for the types the MPI library's own binding does the call.
+ */
+#define WPARAMS(DT, ...) (void *, F *, DT *, F *, void *, F *, DT *, F *, F *, __VA_ARGS__)
+#define WARGS(DT, dm)                                                                         \
+	sbuf, scounts, TC_VEC(dm, sdispls), stypes, rbuf, rcounts, TC_VEC(dm, rdispls), rtypes, \
+		comm
+#define ALLTOALLW_FORMS(name, iname, OP, lc, fn, DT, dm)                                      \
+	FDEF(mpi_##lc, MPI_##OP, (void *sbuf, F *scounts, DT *sdispls, F *stypes, void *rbuf,   \
+				  F *rcounts, DT *rdispls, F *rtypes, F *comm, F *ierr))        \
+	{                                                                                       \
+		int rc = alltoallw(TC_OP_##OP, fn, WARGS(DT, dm), NULL, NULL, TC_RA());         \
+		if (rc == F_NOMEM)                                                              \
+			FNEXT(pmpi_##lc##_, WPARAMS(DT, F *),                                   \
+			      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,  \
+			       comm, ierr));                                                    \
+		ret(ierr, rc);                                                                  \
+	}                                                                                       \
+	FDEF(mpi_i##lc, MPI_I##OP, (void *sbuf, F *scounts, DT *sdispls, F *stypes, void *rbuf, \
+				    F *rcounts, DT *rdispls, F *rtypes, F *comm, F *req,        \
+				    F *ierr))                                                   \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = alltoallw(TC_OP_I##OP, fn, WARGS(DT, dm), &c, NULL, TC_RA());          \
+		if (rc == F_NOMEM)                                                              \
+			FNEXT(pmpi_i##lc##_, WPARAMS(DT, F *, F *),                             \
+			      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,  \
+			       comm, req, ierr));                                               \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_ALLTOALLW(ALLTOALLW_FORMS)
 
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_neighbor_alltoallw_,
-		      (void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, ierr));
-	ret(ierr, rc);
-}
-
-FDEF(mpi_ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW,
-     (void *sbuf, F *scounts, MPI_Aint *sdispls, F *stypes, void *rbuf, F *rcounts,
-      MPI_Aint *rdispls, F *rtypes, F *comm, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-				    rtypes, comm, &c, TC_RA());
-
-	if (rc == F_NOMEM)
-		FNEXT(pmpi_ineighbor_alltoallw_,
-		      (void *, F *, MPI_Aint *, F *, void *, F *, MPI_Aint *, F *, F *, F *, F *),
-		      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req,
-		       ierr));
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-/* ---- communicators ------------------------------------------------------ */
-
+/* ---- neighbourhood collectives ------------------------------------------ */
 #define NEWCOMM_OUT(rc, c, f)                            \
 	do {                                             \
 		if ((rc) == MPI_SUCCESS)                 \
@@ -1233,47 +1196,39 @@ FDEF(mpi_win_free, MPI_WIN_FREE, (F *win, F *ierr))
 TC_CALLS_PUT(X)
 #undef X
 
-FDEF(mpi_accumulate, MPI_ACCUMULATE, (void *addr, F *ocount, F *otype, F *target,
-				      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
-				      F *ierr))
-{
-	ret(ierr, tcw_accumulate(fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount,
-				 TYPE(ttype), OP(op), WIN(win), NULL, TC_RA()));
-}
-
-FDEF(mpi_raccumulate, MPI_RACCUMULATE, (void *addr, F *ocount, F *otype, F *target,
-					MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win,
-					F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_accumulate(fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount,
-				TYPE(ttype), OP(op), WIN(win), &c, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
-
-FDEF(mpi_get_accumulate, MPI_GET_ACCUMULATE,
-     (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype, F *target,
-      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win, F *ierr))
-{
-	ret(ierr, tcw_get_accumulate(fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount,
-				     TYPE(rtype), *target, *disp, *tcount, TYPE(ttype), OP(op),
-				     WIN(win), NULL, TC_RA()));
-}
-
-FDEF(mpi_rget_accumulate, MPI_RGET_ACCUMULATE,
-     (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype, F *target,
-      MPI_Aint *disp, F *tcount, F *ttype, F *op, F *win, F *req, F *ierr))
-{
-	MPI_Request c;
-	int rc = tcw_get_accumulate(fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount,
-				    TYPE(rtype), *target, *disp, *tcount, TYPE(ttype), OP(op),
-				    WIN(win), &c, TC_RA());
-
-	REQ_OUT(rc, c, req);
-	ret(ierr, rc);
-}
+/*
+ * The accumulates, from their tables (calls.h): FRMA_FORMS makes a call
+ * and its request form, whose parameters before the window are params,
+ * passing args before it to fn.
+ */
+#define FRMA_FORMS(lc, UC, fn, params, args)                                                  \
+	FDEF(mpi_##lc, MPI_##UC, (TC_UNPAREN params, F *win, F *ierr))                          \
+	{                                                                                       \
+		ret(ierr, fn(TC_OP_##UC, TC_UNPAREN args, WIN(win), NULL, false, TC_RA()));     \
+	}                                                                                       \
+	FDEF(mpi_r##lc, MPI_R##UC, (TC_UNPAREN params, F *win, F *req, F *ierr))                \
+	{                                                                                       \
+		MPI_Request c;                                                                  \
+		int rc = fn(TC_OP_R##UC, TC_UNPAREN args, WIN(win), &c, false, TC_RA());        \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+#define X(name, rname, UC, lc)                                                                \
+	FRMA_FORMS(lc, UC, tcw_accumulate,                                                      \
+		   (void *addr, F *ocount, F *otype, F *target, MPI_Aint *disp, F *tcount,      \
+		    F *ttype, F *rop),                                                          \
+		   (fbuf(addr), *ocount, TYPE(otype), *target, *disp, *tcount, TYPE(ttype),     \
+		    OP(rop)))
+TC_CALLS_ACCUMULATE(X)
+#undef X
+#define X(name, rname, UC, lc)                                                                \
+	FRMA_FORMS(lc, UC, tcw_get_accumulate,                                                  \
+		   (void *oaddr, F *ocount, F *otype, void *raddr, F *rcount, F *rtype,         \
+		    F *target, MPI_Aint *disp, F *tcount, F *ttype, F *rop),                    \
+		   (fbuf(oaddr), *ocount, TYPE(otype), fbuf(raddr), *rcount, TYPE(rtype),       \
+		    *target, *disp, *tcount, TYPE(ttype), OP(rop)))
+TC_CALLS_GET_ACCUMULATE(X)
+#undef X
 
 FDEF(mpi_fetch_and_op, MPI_FETCH_AND_OP, (void *oaddr, void *raddr, F *dt, F *target,
 					  MPI_Aint *disp, F *op, F *win, F *ierr))
@@ -1344,22 +1299,13 @@ FDEF(mpi_win_test, MPI_WIN_TEST, (F *win, F *flag, F *ierr))
 FDEF(mpi_file_open, MPI_FILE_OPEN, (F *comm, char *name, F *amode, F *info, F *fh, F *ierr,
 				    size_t len))
 {
-	char *cname;
-	size_t b = 0, e = len;
+	char *cname = cstring(name, len);
 	MPI_File c;
 	int rc;
 
-	/* a Fortran string: blank padded, not terminated */
-	while (b < e && name[b] == ' ')
-		b++;
-	while (e > b && (name[e - 1] == ' ' || name[e - 1] == '\0'))
-		e--;
-	cname = tc_cap_malloc(e - b + 1);
 	if (!cname)
 		FNEXT(pmpi_file_open_, (F *, char *, F *, F *, F *, F *, size_t),
 		      (comm, name, amode, info, fh, ierr, len));
-	memcpy(cname, name + b, e - b);
-	cname[e - b] = '\0';
 	rc = tcw_file_open(COMM(comm), cname, *amode, INFO(info), &c, TC_RA());
 	free(cname);
 	if (rc == MPI_SUCCESS)
@@ -1533,6 +1479,37 @@ TC_CALLS_NEIGHBOR(NEIGHBOR)
 #undef NEIGHBOR
 #undef X
 
+/* the persistent v- and w-collectives, from their tables */
+#define X(name, iname, OP, lc, fn, rt) GATHERV(FCOLL_INIT, lc, OP, fn, rt)
+TC_CALLS_GATHERV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) SCATTERV(FCOLL_INIT, lc, OP, fn)
+TC_CALLS_SCATTERV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) ALLTOALLV(FCOLL_INIT, lc, OP, fn)
+TC_CALLS_ALLTOALLV(X)
+#undef X
+#define X(name, iname, OP, lc, fn) REDUCE_SCATTER(FCOLL_INIT, lc, OP, fn)
+TC_CALLS_REDUCE_SCATTER(X)
+#undef X
+#define ALLTOALLW_INIT(name, iname, UC, lc, fn, DT, dm)                                        \
+	FDEF(mpi_##lc##_init, MPI_##UC##_INIT,                                                  \
+	     (void *sbuf, F *scounts, DT *sdispls, F *stypes, void *rbuf, F *rcounts,           \
+	      DT *rdispls, F *rtypes, F *comm, F *info, F *req, F *ierr))                       \
+	{                                                                                       \
+		MPI_Info i = INFO(info);                                                        \
+		MPI_Request c;                                                                  \
+		int rc = alltoallw(TC_OP_##UC##_INIT, fn, WARGS(DT, dm), &c, &i, TC_RA());      \
+		if (rc == F_NOMEM)                                                              \
+			FNEXT(pmpi_##lc##_init_, WPARAMS(DT, F *, F *, F *),                    \
+			      (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,  \
+			       comm, info, req, ierr));                                         \
+		REQ_OUT(rc, c, req);                                                            \
+		ret(ierr, rc);                                                                  \
+	}
+TC_CALLS_ALLTOALLW(ALLTOALLW_INIT)
+#undef ALLTOALLW_INIT
+
 FDEF(mpi_session_init, MPI_SESSION_INIT, (F *info, F *eh, F *session, F *ierr))
 {
 	MPI_Session c;
@@ -1552,6 +1529,58 @@ FDEF(mpi_session_finalize, MPI_SESSION_FINALIZE, (F *session, F *ierr))
 
 	if (rc == MPI_SUCCESS)
 		*session = PMPI_Session_c2f(c);
+	ret(ierr, rc);
+}
+
+/* the MPI-4 communicator constructors */
+FDEF(mpi_comm_idup_with_info, MPI_COMM_IDUP_WITH_INFO, (F *comm, F *info, F *newcomm, F *req,
+							F *ierr))
+{
+	MPI_Comm c;
+	MPI_Info ci = INFO(info);
+	MPI_Request r;
+	int rc = tcw_comm_dup(COMM(comm), &ci, &c, &r, TC_RA());
+
+	NEWCOMM_OUT(rc, c, newcomm);
+	REQ_OUT(rc, r, req);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_create_from_group, MPI_COMM_CREATE_FROM_GROUP,
+     (F *group, char *tag, F *info, F *eh, F *newcomm, F *ierr, size_t len))
+{
+	char *ctag = cstring(tag, len);
+	MPI_Comm c;
+	int rc;
+
+	if (!ctag)
+		FNEXT(pmpi_comm_create_from_group_, (F *, char *, F *, F *, F *, F *, size_t),
+		      (group, tag, info, eh, newcomm, ierr, len));
+	rc = tcw_comm_create_from_group(GROUP(group), ctag, INFO(info), PMPI_Errhandler_f2c(*eh),
+					&c, TC_RA());
+	free(ctag);
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_intercomm_create_from_groups, MPI_INTERCOMM_CREATE_FROM_GROUPS,
+     (F *local, F *local_leader, F *remote, F *remote_leader, char *tag, F *info, F *eh,
+      F *newcomm, F *ierr, size_t len))
+{
+	char *ctag = cstring(tag, len);
+	MPI_Comm c;
+	int rc;
+
+	if (!ctag)
+		FNEXT(pmpi_intercomm_create_from_groups_,
+		      (F *, F *, F *, F *, char *, F *, F *, F *, F *, size_t),
+		      (local, local_leader, remote, remote_leader, tag, info, eh, newcomm, ierr,
+		       len));
+	rc = tcw_intercomm_create_from_groups(GROUP(local), *local_leader, GROUP(remote),
+					      *remote_leader, ctag, INFO(info),
+					      PMPI_Errhandler_f2c(*eh), &c, TC_RA());
+	free(ctag);
+	NEWCOMM_OUT(rc, c, newcomm);
 	ret(ierr, rc);
 }
 

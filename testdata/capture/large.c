@@ -18,11 +18,179 @@
  * Gather_init_c (2 ints, root rank 3), each started and waited for twice,
  * then freed. With a file name argument: File_write_at_c of 4 ints at
  * int 16 * rank, File_read_at_c of them, File_iwrite_at_c of 2 ints after
- * them and its Wait. Last, another MPI-4 pair: MPI_Session_init and
+ * them and its Wait. Then vectors(): each v- and w-collective and each
+ * accumulate, first in its int form, then in its _c form with the same
+ * counts (see there). Last, another MPI-4 pair: MPI_Session_init and
  * MPI_Session_finalize.
  */
 #include <mpi.h>
 #include <stdio.h>
+
+#if MPI_VERSION >= 4
+/* the persistent request *q started and completed once, then freed */
+static void once(MPI_Request *q)
+{
+	MPI_Start(q);
+	MPI_Wait(q, MPI_STATUS_IGNORE);
+	MPI_Request_free(q);
+}
+
+/*
+ * On rev (rank r of p = 4), each call in its int form and then in its _c
+ * form, the same counts: Gatherv (rank r sends r+1 ints, root rank 1
+ * receives i+1 from rank i), Scatterv (root rank 2, the same counts),
+ * Allgatherv (the same), Alltoallv (r+j+1 ints from rank r to rank j),
+ * Alltoallw (the same in MPI_INTs), Reduce_scatter (i+1 ints to rank i,
+ * MPI_SUM); their I-forms, each with its Wait, and their _init forms, each
+ * started, waited for and freed; on a periodic ring of rev, the same of
+ * Neighbor_allgatherv (2 ints to each neighbour), Neighbor_alltoallv and
+ * Neighbor_alltoallw (1 int to the left, 2 to the right). Then in a
+ * lock_all epoch on the next rank's window: Accumulate (2 ints at 5,
+ * MPI_SUM), Get_accumulate (2 at 9, MPI_MAX), Raccumulate (3 at 12,
+ * MPI_REPLACE) and Rget_accumulate (4 at 20, MPI_NO_OP), the request ones
+ * waited for.
+ */
+static void vectors(MPI_Comm rev, int r, int n)
+{
+	int sb[64] = { 0 }, rb[64] = { 0 }, wb[64] = { 0 }, ic[4], id[4], is[4], ir[4], iw[4];
+	MPI_Count cc[4], cs[4], cr[4];
+	MPI_Aint ad[4], aw[4];
+	MPI_Datatype ty[4] = { MPI_INT, MPI_INT, MPI_INT, MPI_INT };
+	int nic[2] = { 2, 2 }, nis[2] = { 1, 2 }, nir[2] = { 2, 1 }, nid[2] = { 0, 8 };
+	MPI_Count ncc[2] = { 2, 2 }, ncs[2] = { 1, 2 }, ncr[2] = { 2, 1 };
+	MPI_Aint nad[2] = { 0, 8 }, naw[2] = { 0, 32 };
+	int dims[1] = { 4 }, periods[1] = { 1 };
+	MPI_Comm ring;
+	MPI_Request q;
+	MPI_Win win;
+
+	for (int i = 0; i < 4; i++) {
+		ic[i] = i + 1, cc[i] = i + 1;
+		is[i] = ir[i] = r + i + 1, cs[i] = cr[i] = r + i + 1;
+		id[i] = 8 * i, ad[i] = 8 * i;
+		iw[i] = 32 * i, aw[i] = 32 * i;
+	}
+	MPI_Gatherv(sb, r + 1, MPI_INT, rb, ic, id, MPI_INT, 1, rev);
+	MPI_Gatherv_c(sb, r + 1, MPI_INT, rb, cc, ad, MPI_INT, 1, rev);
+	MPI_Scatterv(sb, ic, id, MPI_INT, rb, r + 1, MPI_INT, 2, rev);
+	MPI_Scatterv_c(sb, cc, ad, MPI_INT, rb, r + 1, MPI_INT, 2, rev);
+	MPI_Allgatherv(sb, r + 1, MPI_INT, rb, ic, id, MPI_INT, rev);
+	MPI_Allgatherv_c(sb, r + 1, MPI_INT, rb, cc, ad, MPI_INT, rev);
+	MPI_Alltoallv(sb, is, id, MPI_INT, rb, ir, id, MPI_INT, rev);
+	MPI_Alltoallv_c(sb, cs, ad, MPI_INT, rb, cr, ad, MPI_INT, rev);
+	MPI_Alltoallw(sb, is, iw, ty, rb, ir, iw, ty, rev);
+	MPI_Alltoallw_c(sb, cs, aw, ty, rb, cr, aw, ty, rev);
+	MPI_Reduce_scatter(sb, rb, ic, MPI_INT, MPI_SUM, rev);
+	MPI_Reduce_scatter_c(sb, rb, cc, MPI_INT, MPI_SUM, rev);
+
+	MPI_Igatherv(sb, r + 1, MPI_INT, rb, ic, id, MPI_INT, 1, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Igatherv_c(sb, r + 1, MPI_INT, rb, cc, ad, MPI_INT, 1, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Iscatterv(sb, ic, id, MPI_INT, rb, r + 1, MPI_INT, 2, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Iscatterv_c(sb, cc, ad, MPI_INT, rb, r + 1, MPI_INT, 2, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Iallgatherv(sb, r + 1, MPI_INT, rb, ic, id, MPI_INT, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Iallgatherv_c(sb, r + 1, MPI_INT, rb, cc, ad, MPI_INT, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ialltoallv(sb, is, id, MPI_INT, rb, ir, id, MPI_INT, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ialltoallv_c(sb, cs, ad, MPI_INT, rb, cr, ad, MPI_INT, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ialltoallw(sb, is, iw, ty, rb, ir, iw, ty, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ialltoallw_c(sb, cs, aw, ty, rb, cr, aw, ty, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ireduce_scatter(sb, rb, ic, MPI_INT, MPI_SUM, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ireduce_scatter_c(sb, rb, cc, MPI_INT, MPI_SUM, rev, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+
+	MPI_Gatherv_init(sb, r + 1, MPI_INT, rb, ic, id, MPI_INT, 1, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Gatherv_init_c(sb, r + 1, MPI_INT, rb, cc, ad, MPI_INT, 1, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Scatterv_init(sb, ic, id, MPI_INT, rb, r + 1, MPI_INT, 2, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Scatterv_init_c(sb, cc, ad, MPI_INT, rb, r + 1, MPI_INT, 2, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Allgatherv_init(sb, r + 1, MPI_INT, rb, ic, id, MPI_INT, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Allgatherv_init_c(sb, r + 1, MPI_INT, rb, cc, ad, MPI_INT, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Alltoallv_init(sb, is, id, MPI_INT, rb, ir, id, MPI_INT, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Alltoallv_init_c(sb, cs, ad, MPI_INT, rb, cr, ad, MPI_INT, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Alltoallw_init(sb, is, iw, ty, rb, ir, iw, ty, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Alltoallw_init_c(sb, cs, aw, ty, rb, cr, aw, ty, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Reduce_scatter_init(sb, rb, ic, MPI_INT, MPI_SUM, rev, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Reduce_scatter_init_c(sb, rb, cc, MPI_INT, MPI_SUM, rev, MPI_INFO_NULL, &q);
+	once(&q);
+
+	MPI_Cart_create(rev, 1, dims, periods, 0, &ring);
+	MPI_Neighbor_allgatherv(sb, 2, MPI_INT, rb, nic, nid, MPI_INT, ring);
+	MPI_Neighbor_allgatherv_c(sb, 2, MPI_INT, rb, ncc, nad, MPI_INT, ring);
+	MPI_Neighbor_alltoallv(sb, nis, nid, MPI_INT, rb, nir, nid, MPI_INT, ring);
+	MPI_Neighbor_alltoallv_c(sb, ncs, nad, MPI_INT, rb, ncr, nad, MPI_INT, ring);
+	MPI_Neighbor_alltoallw(sb, nis, naw, ty, rb, nir, naw, ty, ring);
+	MPI_Neighbor_alltoallw_c(sb, ncs, naw, ty, rb, ncr, naw, ty, ring);
+	MPI_Ineighbor_allgatherv(sb, 2, MPI_INT, rb, nic, nid, MPI_INT, ring, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ineighbor_allgatherv_c(sb, 2, MPI_INT, rb, ncc, nad, MPI_INT, ring, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ineighbor_alltoallv(sb, nis, nid, MPI_INT, rb, nir, nid, MPI_INT, ring, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ineighbor_alltoallv_c(sb, ncs, nad, MPI_INT, rb, ncr, nad, MPI_INT, ring, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ineighbor_alltoallw(sb, nis, naw, ty, rb, nir, naw, ty, ring, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Ineighbor_alltoallw_c(sb, ncs, naw, ty, rb, ncr, naw, ty, ring, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Neighbor_allgatherv_init(sb, 2, MPI_INT, rb, nic, nid, MPI_INT, ring, MPI_INFO_NULL,
+				     &q);
+	once(&q);
+	MPI_Neighbor_allgatherv_init_c(sb, 2, MPI_INT, rb, ncc, nad, MPI_INT, ring, MPI_INFO_NULL,
+				       &q);
+	once(&q);
+	MPI_Neighbor_alltoallv_init(sb, nis, nid, MPI_INT, rb, nir, nid, MPI_INT, ring,
+				    MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Neighbor_alltoallv_init_c(sb, ncs, nad, MPI_INT, rb, ncr, nad, MPI_INT, ring,
+				      MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Neighbor_alltoallw_init(sb, nis, naw, ty, rb, nir, naw, ty, ring, MPI_INFO_NULL, &q);
+	once(&q);
+	MPI_Neighbor_alltoallw_init_c(sb, ncs, naw, ty, rb, ncr, naw, ty, ring, MPI_INFO_NULL,
+				      &q);
+	once(&q);
+	MPI_Comm_free(&ring);
+
+	MPI_Win_create(wb, sizeof(wb), sizeof(int), MPI_INFO_NULL, rev, &win);
+	MPI_Win_lock_all(0, win);
+	MPI_Accumulate(sb, 2, MPI_INT, n, 5, 2, MPI_INT, MPI_SUM, win);
+	MPI_Accumulate_c(sb, 2, MPI_INT, n, 5, 2, MPI_INT, MPI_SUM, win);
+	MPI_Get_accumulate(sb, 2, MPI_INT, rb, 2, MPI_INT, n, 9, 2, MPI_INT, MPI_MAX, win);
+	MPI_Get_accumulate_c(sb, 2, MPI_INT, rb, 2, MPI_INT, n, 9, 2, MPI_INT, MPI_MAX, win);
+	MPI_Raccumulate(sb, 3, MPI_INT, n, 12, 3, MPI_INT, MPI_REPLACE, win, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Raccumulate_c(sb, 3, MPI_INT, n, 12, 3, MPI_INT, MPI_REPLACE, win, &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Rget_accumulate(NULL, 0, MPI_INT, rb, 4, MPI_INT, n, 20, 4, MPI_INT, MPI_NO_OP, win,
+			    &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Rget_accumulate_c(NULL, 0, MPI_INT, rb, 4, MPI_INT, n, 20, 4, MPI_INT, MPI_NO_OP, win,
+			      &q);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Win_unlock_all(win);
+	MPI_Win_free(&win);
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -97,6 +265,7 @@ int main(int argc, char **argv)
 		MPI_Wait(&req, MPI_STATUS_IGNORE);
 		MPI_File_close(&fh);
 	}
+	vectors(rev, r, n);
 	MPI_Comm_free(&rev);
 
 	MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ses);

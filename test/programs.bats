@@ -47,6 +47,7 @@ setup_file() {
 	have_mpi || return 0
 	cd "$BATS_FILE_TMPDIR" || return 1
 	trace split 4
+	trace tags 6
 	trace cancel 4
 	trace subcomm 4
 	trace imbalance 4
@@ -105,6 +106,26 @@ print(d.get("accuracy", d)["match"][sys.argv[2] + "_pct"])' "$1" "$2"
 	assert_line --regexp '^matching: .*  TAG 100.00%  COMM 100.00%$'
 	run -0 tc compare --modes callpath,reference --csv --no-time "$d"
 	assert_line --index 0 --partial ",tag_pct,comm_pct,acc,"
+}
+
+@test "accuracy: rank-dependent message tags are kept (NPB BT's WEST + jp + kp*NCELLS)" {
+	local d m r
+	d=$(traced tags 6)
+	# the tags differ by rank where the peers' signatures do not
+	for m in callpath callpath-param kfarthest; do
+		run -0 tc accuracy --mode "$m" --json "$d"
+		[ "$(match_of "$output" tag)" = 100.0 ]
+	done
+	# the papers' merge, a lead's tags standing for its members', loses them
+	run -0 tc compress --mode callpath-param --lead-only --accuracy --report-json -o l.tct "$d"
+	awk -v t="$(match_of "$output" tag)" 'BEGIN { exit !(t < 100) }'
+	# each rank's sends expand from the global trace with its own tags
+	run -0 tc compress --mode callpath-param -o t.tct "$d"
+	for r in 0 4 5; do
+		diff <(tc expand --rank $r t.tct | grep -o 'MPI_Isend .* tag=[0-9]*' | sed 's/cs=[0-9]* //') \
+			<(tc dump "$d/rank-0000$r.tcr" | grep -o 'MPI_Isend .* tag=[0-9]*' | sed 's/cs=[0-9]* //')
+	done
+	[ "$(tc expand --rank 4 t.tct | grep -c 'MPI_Isend .* tag=1065')" = 5 ]
 }
 
 @test "cluster --verify: counts members whose split colour or key differ from their lead's" {

@@ -4,6 +4,7 @@
 # right; test/programs.bats traces them with the capture shim and checks
 # accuracy, cluster --verify, replay and heatmap on the traces:
 #   split    rank-dependent Comm_split colour and key (NPB FT)
+#   tags     rank-dependent message tags (NPB BT's WEST + jp + kp*NCELLS)
 #   cancel   Irecv(MPI_ANY_SOURCE) + Cancel + Wait (HPCC)
 #   subcomm  collectives on a dup, a split and a Cartesian communicator
 #   imbalance one behaviour with rank-dependent compute times (LULESH);
@@ -22,7 +23,7 @@
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split cancel subcomm imbalance jitter topo graph
+MPI_TEST_C := split tags cancel subcomm imbalance jitter topo graph
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

@@ -622,9 +622,13 @@ static void matrix_rank(size_t i, void *p)
 		tc_event_init(&ev);
 		if (!stream_next(&s, &ev))
 			break;
-		if (j->coll)
+		if (j->coll) {
 			c = t ? tc_evsrc_trace_comm(t, ev.comm, &mc) :
 				 tc_evsrc_comms_get(&tab, ev.comm, &mc);
+			if (!c && ev.comm != TC_COMM_WORLD && ev.comm != TC_COMM_SELF &&
+			    tc_op_valid(ev.op) && tc_op_kind(ev.op) == TC_K_COLL)
+				j->rows[i].unmapped++;
+		}
 		tc_matrix_add_event(&j->rows[i], j->ranks[i], &ev, j->metric, j->coll, c);
 	}
 	tc_evsrc_comms_release(&tab);

@@ -580,6 +580,11 @@ static int compute(struct hm_args *ha, struct tc_pool *pool, struct hm_data *d)
 			return err.code == TC_ERR_USAGE ? TC_EXIT_USAGE : TC_EXIT_FAIL;
 		}
 	}
+	if (d->orig.unmapped)
+		tc_warnf("'%s': %" PRIu64 " collectives on communicators other than "
+			 "MPI_COMM_WORLD left out: the trace does not say their members (a "
+			 "--lead-only or in-job global trace has no communicator table)",
+			 ha->path, d->orig.unmapped);
 	if (!ha->diff)
 		return 0;
 	d->a.what = ha->mode->name;

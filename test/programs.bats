@@ -202,6 +202,15 @@ CSV
 	tc heatmap --collectives --metric bytes --diff --mode callpath-param -f csv -o diff.csv "$d"
 	[ "$(wc -l <diff.csv)" = 13 ]
 	awk -F, 'NR > 1 && $5 != 0 { exit 1 }' diff.csv
+	# a global trace keeps the communicators' members: the same map, quietly
+	tc compress -q --mode callpath "$d" -o g.tct
+	run -0 --separate-stderr tc heatmap --collectives --metric bytes -f csv -o g.csv g.tct
+	[ -z "$stderr" ]
+	diff -u want.csv g.csv
+	# the papers' lead-only trace has none: what it cannot map it says
+	tc compress -q --mode callpath --lead-only "$d" -o l.tct
+	run -0 --separate-stderr tc heatmap --collectives --metric bytes -f csv -o l.csv l.tct
+	[[ "$stderr" == *"'l.tct': 16 collectives on communicators other than MPI_COMM_WORLD left out"* ]]
 }
 
 @test "accuracy: the replay-time error is split between the operations and the compute times" {

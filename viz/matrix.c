@@ -77,6 +77,7 @@ void tc_matrix_add(struct tc_matrix *m, int32_t src, int32_t dst, double v)
 
 void tc_matrix_append(struct tc_matrix *m, const struct tc_matrix *o)
 {
+	m->unmapped += o->unmapped;
 	for (size_t i = 0; i < o->ncells; i++)
 		tc_matrix_add(m, o->cells[i].src, o->cells[i].dst, o->cells[i].v);
 }

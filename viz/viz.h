@@ -30,6 +30,9 @@ struct tc_matrix {
 	struct tc_mcell *cells;
 	size_t ncells, alloc;
 	size_t compacted;        /* cells sorted and combined so far */
+	/* collectives left out: on a communicator other than the world
+	 * whose members the source does not say (tc_anl_matrix) */
+	uint64_t unmapped;
 };
 
 void tc_matrix_init(struct tc_matrix *m, int32_t n);

@@ -357,3 +357,24 @@ for r in d["ranks"]:
     assert fd is not None and fd["differs"], r
 ' "$output"
 }
+
+@test "replay (simulated): matched probes, one-sided, neighbourhood collectives, intercommunicators" {
+	local p d cap="$B/testdata/capture"
+	[ -x "$cap/mprobe" ] || skip "the capture test programs are not built"
+	for p in mprobe neigh intercomm; do
+		trace_as "$p" 4 "$cap/$p"
+	done
+	# Open MPI 4.1's default one-sided component needs RDMA hardware
+	(export OMPI_MCA_osc=sm,pt2pt; trace_as rma 4 "$cap/rma")
+	for p in mprobe rma neigh intercomm; do
+		d=$(traced "$p")
+		run -0 tc replay --json "$d"
+		python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not d["deadlock"] and not d["blocked"], d
+assert d["forced"] == 0 and d["unmatched_sends"] == 0, d
+assert d["events"] > 20 and d["messages"] + d["collectives"] > 0, d
+' "$output"
+	done
+}

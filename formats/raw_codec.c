@@ -207,17 +207,20 @@ void tc_raw_scratch_release(struct tc_raw_scratch *s)
 	memset(s, 0, sizeof(*s));
 }
 
-#define GET(v)                                                  \
-	do {                                                    \
-		p = tc_varint_get(p, end, &(v));                \
-		if (TC_UNLIKELY(!p))                            \
-			goto truncated;                         \
+/* Decoders of one varint: bounds-checked, or (ROOMY) for a record that
+ * starts far enough from its block's end that it cannot run past it. */
+#define GET(v)                                                          \
+	do {                                                            \
+		p = roomy ? tc_varint_get_roomy(p, end, &(v))           \
+			  : tc_varint_get(p, end, &(v));                \
+		if (TC_UNLIKELY(!p))                                    \
+			goto truncated;                                 \
 	} while (0)
-#define SGET(v)                                                 \
-	do {                                                    \
-		p = tc_svarint_get(p, end, &(v));               \
-		if (TC_UNLIKELY(!p))                            \
-			goto truncated;                         \
+#define SGET(v)                                                         \
+	do {                                                            \
+		uint64_t u_;                                            \
+		GET(u_);                                                \
+		(v) = tc_unzigzag(u_);                                  \
 	} while (0)
 #define FIT32(v)                                                \
 	do {                                                    \
@@ -259,25 +262,66 @@ static const uint8_t *get_counts(const uint8_t *p, const uint8_t *end,
 	return p;
 }
 
+/* Bytes a record's fixed part can take at most: the five varints every
+ * record has and the optional fields' eighteen, TC_VARINT_MAX each. A
+ * record that starts this far from its block's end is decoded without
+ * bounds checks up to its arrays; so is a completion (four varints) that
+ * starts 4 * TC_VARINT_MAX bytes from it. */
+#define ROOMY_RECORD (23 * TC_VARINT_MAX)
+#define ROOMY_COMPLETION (4 * TC_VARINT_MAX)
+
 static inline __attribute__((always_inline)) const uint8_t *
-decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct tc_raw_delta *d,
-	     struct tc_raw_scratch *s, const char **why)
+decode_completion(const uint8_t *p, const uint8_t *end, struct tc_completion *c,
+		  const struct tc_raw_delta *d, const bool roomy, const char **why)
 {
-	uint64_t v, f, count = 0;
+	uint64_t v;
 	int64_t sv;
 
-	tc_event_init(ev);
+	SGET(sv);
+	c->request = d->prev_request + (uint64_t)sv;
 	GET(v);
-	if (v == 0 || v >= TC_OP_MAX) {
+	if (!dec_peer(v, d->rank, &c->source))
+		goto range;
+	SGET(sv);
+	SFIT32(sv);
+	c->tag = (int32_t)sv;
+	GET(c->bytes);
+	return p;
+
+truncated:
+	*why = "truncated event record";
+	return NULL;
+range:
+	*why = "event field out of range";
+	return NULL;
+}
+
+/*
+ * Decode one record into ev, which holds its defaults (tc_event_init) or
+ * the event decoded into it before: the fields that event had and this
+ * one has not are set back to their defaults first, so that a run of
+ * events of one kind costs no stores for the fields none of them has.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct tc_raw_delta *d,
+	     struct tc_raw_scratch *s, const bool roomy, const char **why)
+{
+	uint64_t v, op, f, count = 0;
+	int64_t sv;
+
+	GET(op);
+	if (op == 0 || op >= TC_OP_MAX) {
 		*why = "bad op number";
 		return NULL;
 	}
-	ev->op = (uint32_t)v;
 	GET(f);
 	if (f & ~(uint64_t)TC_F_ALL) {
 		*why = "unknown event field bits";
 		return NULL;
 	}
+	if (ev->fields & ~(uint32_t)f)
+		tc_event_init(ev);
+	ev->op = (uint32_t)op;
 	ev->fields = (uint32_t)f;
 	GET(v);
 	if (v > UINT32_MAX) {
@@ -380,18 +424,12 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 			return NULL;
 		}
 		TC_ALLOC_GROW(s->compl, n, s->compl_alloc);
-		for (uint64_t i = 0; i < n; i++) {
-			struct tc_completion *c = &s->compl[i];
-			SGET(sv);
-			c->request = d->prev_request + (uint64_t)sv;
-			GET(v);
-			if (!dec_peer(v, d->rank, &c->source))
-				goto range;
-			SGET(sv);
-			SFIT32(sv);
-			c->tag = (int32_t)sv;
-			GET(c->bytes);
-		}
+		for (uint64_t i = 0; i < n && p; i++)
+			p = roomy && end - p >= ROOMY_COMPLETION
+				    ? decode_completion(p, end, &s->compl[i], d, true, why)
+				    : decode_completion(p, end, &s->compl[i], d, false, why);
+		if (!p)
+			return NULL;
 		ev->ncompl = (uint32_t)n;
 		ev->compl = s->compl;
 	}
@@ -421,7 +459,8 @@ const uint8_t *tc_raw_decode_event(const uint8_t *p, const uint8_t *end,
 				   struct tc_event *ev, struct tc_raw_delta *d,
 				   struct tc_raw_scratch *s, const char **why)
 {
-	return decode_event(p, end, ev, d, s, why);
+	tc_event_init(ev);
+	return decode_event(p, end, ev, d, s, false, why);
 }
 
 int tc_raw_decode_block(const uint8_t *p, const uint8_t *end, uint32_t records,
@@ -430,21 +469,29 @@ int tc_raw_decode_block(const uint8_t *p, const uint8_t *end, uint32_t records,
 			uint32_t *at, const char **why)
 {
 	struct tc_event ev;
+	uint32_t i;
+	int rc = 0;
 
-	for (uint32_t i = 0; i < records; i++) {
-		p = decode_event(p, end, &ev, d, s, why);
+	tc_event_init(&ev);
+	for (i = 0; i < records; i++) {
+		p = end - p >= ROOMY_RECORD ? decode_event(p, end, &ev, d, s, true, why)
+					    : decode_event(p, end, &ev, d, s, false, why);
 		if (!p) {
 			*at = i;
-			return -1;
+			rc = -1;
+			break;
 		}
-		(*nev)++;
-		if (cb && cb(ctx, &ev))
-			return TC_ERR_STOP;
+		if (cb && cb(ctx, &ev)) {
+			i++;
+			rc = TC_ERR_STOP;
+			break;
+		}
 	}
-	if (p != end) {
+	*nev += i;
+	if (!rc && p != end) {
 		*at = records;
 		*why = "event block has trailing bytes";
 		return -1;
 	}
-	return 0;
+	return rc;
 }

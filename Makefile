@@ -148,11 +148,11 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all bench-tools
-	@TC_BUILD=$(BUILD) sh test/bench.sh
+	@TC_BUILD=$(BUILD) bash test/bench.sh
 
 bench-quick: deps
 	@$(MAKE) --no-print-directory all bench-tools
-	@TC_BUILD=$(BUILD) BENCH_QUICK=1 sh test/bench.sh
+	@TC_BUILD=$(BUILD) BENCH_QUICK=1 bash test/bench.sh
 
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)

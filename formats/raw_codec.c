@@ -376,44 +376,49 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 	}
 	if (f & TC_F_BYTES)
 		GET(ev->bytes);
-	if (f & TC_F_REDOP) {
-		GET(v);
-		FIT32(v);
-		ev->redop = (uint32_t)v;
-	}
-	if (f & TC_F_ROOT) {
-		GET(v);
-		if (!dec_peer(v, d->rank, &ev->root))
-			goto range;
-	}
-	if (f & TC_F_COLOR) {
-		SGET(sv);
-		SFIT32(sv);
-		ev->color = (int32_t)sv;
-		SGET(sv);
-		SFIT32(sv);
-		ev->key = (int32_t)sv;
+	/* groups of fields most events lack: one test for each group */
+	if (f & (TC_F_REDOP | TC_F_ROOT | TC_F_COLOR)) {
+		if (f & TC_F_REDOP) {
+			GET(v);
+			FIT32(v);
+			ev->redop = (uint32_t)v;
+		}
+		if (f & TC_F_ROOT) {
+			GET(v);
+			if (!dec_peer(v, d->rank, &ev->root))
+				goto range;
+		}
+		if (f & TC_F_COLOR) {
+			SGET(sv);
+			SFIT32(sv);
+			ev->color = (int32_t)sv;
+			SGET(sv);
+			SFIT32(sv);
+			ev->key = (int32_t)sv;
+		}
 	}
 	if (f & TC_F_REQUEST) {
 		SGET(sv);
 		ev->request = d->prev_request + (uint64_t)sv;
 		d->prev_request = ev->request;
 	}
-	if (f & TC_F_NEWCOMM) {
-		GET(v);
-		FIT32(v);
-		ev->newcomm = (uint32_t)v;
-	}
-	if (f & TC_F_FILE) {
-		GET(v);
-		FIT32(v);
-		ev->file = (uint32_t)v;
-		GET(ev->offset);
-	}
-	if (f & TC_F_RESULT) {
-		SGET(sv);
-		SFIT32(sv);
-		ev->result = (int32_t)sv;
+	if (f & (TC_F_NEWCOMM | TC_F_FILE | TC_F_RESULT)) {
+		if (f & TC_F_NEWCOMM) {
+			GET(v);
+			FIT32(v);
+			ev->newcomm = (uint32_t)v;
+		}
+		if (f & TC_F_FILE) {
+			GET(v);
+			FIT32(v);
+			ev->file = (uint32_t)v;
+			GET(ev->offset);
+		}
+		if (f & TC_F_RESULT) {
+			SGET(sv);
+			SFIT32(sv);
+			ev->result = (int32_t)sv;
+		}
 	}
 	if (f & TC_F_COMPL) {
 		uint64_t n;
@@ -433,17 +438,19 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 		ev->ncompl = (uint32_t)n;
 		ev->compl = s->compl;
 	}
-	if (f & TC_F_SCOUNTS) {
-		p = get_counts(p, end, &s->scounts, &s->scounts_alloc, &ev->nscounts, why);
-		if (!p)
-			return NULL;
-		ev->scounts = s->scounts;
-	}
-	if (f & TC_F_RCOUNTS) {
-		p = get_counts(p, end, &s->rcounts, &s->rcounts_alloc, &ev->nrcounts, why);
-		if (!p)
-			return NULL;
-		ev->rcounts = s->rcounts;
+	if (f & (TC_F_SCOUNTS | TC_F_RCOUNTS)) {
+		if (f & TC_F_SCOUNTS) {
+			p = get_counts(p, end, &s->scounts, &s->scounts_alloc, &ev->nscounts, why);
+			if (!p)
+				return NULL;
+			ev->scounts = s->scounts;
+		}
+		if (f & TC_F_RCOUNTS) {
+			p = get_counts(p, end, &s->rcounts, &s->rcounts_alloc, &ev->nrcounts, why);
+			if (!p)
+				return NULL;
+			ev->rcounts = s->rcounts;
+		}
 	}
 	return p;
 

@@ -429,10 +429,13 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 			return NULL;
 		}
 		TC_ALLOC_GROW(s->compl, n, s->compl_alloc);
-		for (uint64_t i = 0; i < n && p; i++)
-			p = roomy && end - p >= ROOMY_COMPLETION
-				    ? decode_completion(p, end, &s->compl[i], d, true, why)
-				    : decode_completion(p, end, &s->compl[i], d, false, why);
+		if (roomy && (uint64_t)(end - p) >= n * ROOMY_COMPLETION) {
+			for (uint64_t i = 0; i < n && p; i++)
+				p = decode_completion(p, end, &s->compl[i], d, true, why);
+		} else {
+			for (uint64_t i = 0; i < n && p; i++)
+				p = decode_completion(p, end, &s->compl[i], d, false, why);
+		}
 		if (!p)
 			return NULL;
 		ev->ncompl = (uint32_t)n;

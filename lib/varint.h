@@ -72,6 +72,11 @@ static inline const uint8_t *tc_varint_get_roomy(const uint8_t *p, const uint8_t
 		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
 		return p + 2;
 	}
+	if (p[2] < 0x80) {
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 |
+		       (uint64_t)p[2] << 14;
+		return p + 3;
+	}
 	return tc_varint_get_slow(p, end, out);
 }
 

@@ -18,7 +18,7 @@
 TEST(varint_roundtrip)
 {
 	static const uint64_t vals[] = { 0, 1, 127, 128, 255, 300, 16383, 16384,
-					 UINT32_MAX, (1ULL << 56) - 1, 1ULL << 63, UINT64_MAX };
+					 (1 << 21) - 1, 1 << 21, UINT32_MAX, (1ULL << 56) - 1, 1ULL << 63, UINT64_MAX };
 	uint8_t buf[TC_VARINT_MAX];
 
 	for (size_t i = 0; i < TC_ARRAY_SIZE(vals); i++) {
@@ -28,6 +28,11 @@ TEST(varint_roundtrip)
 		CHECK(p == e);
 		CHECK_EQ_U64(out, vals[i]);
 		CHECK_EQ_U64((size_t)(e - buf), tc_varint_len(vals[i]));
+		/* the roomy decoder reads the same from a buffer with room */
+		out = 0;
+		memset(e, 0xff, (size_t)(buf + sizeof(buf) - e));
+		CHECK(tc_varint_get_roomy(buf, buf + sizeof(buf), &out) == e);
+		CHECK_EQ_U64(out, vals[i]);
 	}
 }
 

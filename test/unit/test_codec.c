@@ -173,8 +173,9 @@ static bool same_event(const struct tc_event *a, const struct tc_event *b)
 	for (uint32_t i = 0; i < a->ncompl; i++)
 		if (memcmp(&a->compl[i], &b->compl[i], sizeof(a->compl[i])))
 			return false;
-	return !memcmp(a->scounts, b->scounts, a->nscounts * sizeof(uint64_t)) &&
-	       !memcmp(a->rcounts, b->rcounts, a->nrcounts * sizeof(uint64_t));
+	/* the arrays are NULL when empty */
+	return (!a->nscounts || !memcmp(a->scounts, b->scounts, a->nscounts * sizeof(uint64_t))) &&
+	       (!a->nrcounts || !memcmp(a->rcounts, b->rcounts, a->nrcounts * sizeof(uint64_t)));
 }
 
 TEST(event_record_roundtrip_every_field)

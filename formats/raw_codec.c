@@ -232,6 +232,26 @@ void tc_raw_scratch_release(struct tc_raw_scratch *s)
 		if ((v) < INT32_MIN || (v) > INT32_MAX)         \
 			goto range;                             \
 	} while (0)
+/* A field into dst: an unsigned or signed one that must fit 32 bits, a
+ * peer (relative to the rank); v, sv and d are the decoder's. */
+#define GETU32(dst)                                             \
+	do {                                                    \
+		GET(v);                                         \
+		FIT32(v);                                       \
+		(dst) = (uint32_t)v;                            \
+	} while (0)
+#define GETS32(dst)                                             \
+	do {                                                    \
+		SGET(sv);                                       \
+		SFIT32(sv);                                     \
+		(dst) = (int32_t)sv;                            \
+	} while (0)
+#define GETPEER(dst)                                            \
+	do {                                                    \
+		GET(v);                                         \
+		if (!dec_peer(v, d->rank, &(dst)))              \
+			goto range;                             \
+	} while (0)
 
 static const uint8_t *get_counts(const uint8_t *p, const uint8_t *end,
 				 uint64_t **arr, size_t *alloc, uint32_t *n,
@@ -279,12 +299,8 @@ decode_completion(const uint8_t *p, const uint8_t *end, struct tc_completion *c,
 
 	SGET(sv);
 	c->request = d->prev_request + (uint64_t)sv;
-	GET(v);
-	if (!dec_peer(v, d->rank, &c->source))
-		goto range;
-	SGET(sv);
-	SFIT32(sv);
-	c->tag = (int32_t)sv;
+	GETPEER(c->source);
+	GETS32(c->tag);
 	GET(c->bytes);
 	return p;
 
@@ -335,28 +351,15 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 	GET(v);
 	ev->t_end = ev->t_start + v;
 
-	if (f & TC_F_COMM) {
-		GET(v);
-		FIT32(v);
-		ev->comm = (uint32_t)v;
-	}
-	if (f & TC_F_PEER) {
-		GET(v);
-		if (!dec_peer(v, d->rank, &ev->peer))
-			goto range;
-	}
-	if (f & TC_F_TAG) {
-		SGET(sv);
-		SFIT32(sv);
-		ev->tag = (int32_t)sv;
-	}
+	if (f & TC_F_COMM)
+		GETU32(ev->comm);
+	if (f & TC_F_PEER)
+		GETPEER(ev->peer);
+	if (f & TC_F_TAG)
+		GETS32(ev->tag);
 	if (f & TC_F_RPEER) {
-		GET(v);
-		if (!dec_peer(v, d->rank, &ev->rpeer))
-			goto range;
-		SGET(sv);
-		SFIT32(sv);
-		ev->rtag = (int32_t)sv;
+		GETPEER(ev->rpeer);
+		GETS32(ev->rtag);
 	}
 	/* count and size in registers: their product is the usual bytes */
 	if (f & TC_F_COUNT) {
@@ -365,9 +368,7 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 	}
 	if (f & TC_F_DTYPE) {
 		uint64_t size;
-		GET(v);
-		FIT32(v);
-		ev->dtype = (uint32_t)v;
+		GETU32(ev->dtype);
 		GET(size);
 		FIT32(size);
 		ev->dtype_size = (uint32_t)size;
@@ -378,23 +379,13 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 		GET(ev->bytes);
 	/* groups of fields most events lack: one test for each group */
 	if (f & (TC_F_REDOP | TC_F_ROOT | TC_F_COLOR)) {
-		if (f & TC_F_REDOP) {
-			GET(v);
-			FIT32(v);
-			ev->redop = (uint32_t)v;
-		}
-		if (f & TC_F_ROOT) {
-			GET(v);
-			if (!dec_peer(v, d->rank, &ev->root))
-				goto range;
-		}
+		if (f & TC_F_REDOP)
+			GETU32(ev->redop);
+		if (f & TC_F_ROOT)
+			GETPEER(ev->root);
 		if (f & TC_F_COLOR) {
-			SGET(sv);
-			SFIT32(sv);
-			ev->color = (int32_t)sv;
-			SGET(sv);
-			SFIT32(sv);
-			ev->key = (int32_t)sv;
+			GETS32(ev->color);
+			GETS32(ev->key);
 		}
 	}
 	if (f & TC_F_REQUEST) {
@@ -403,22 +394,14 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 		d->prev_request = ev->request;
 	}
 	if (f & (TC_F_NEWCOMM | TC_F_FILE | TC_F_RESULT)) {
-		if (f & TC_F_NEWCOMM) {
-			GET(v);
-			FIT32(v);
-			ev->newcomm = (uint32_t)v;
-		}
+		if (f & TC_F_NEWCOMM)
+			GETU32(ev->newcomm);
 		if (f & TC_F_FILE) {
-			GET(v);
-			FIT32(v);
-			ev->file = (uint32_t)v;
+			GETU32(ev->file);
 			GET(ev->offset);
 		}
-		if (f & TC_F_RESULT) {
-			SGET(sv);
-			SFIT32(sv);
-			ev->result = (int32_t)sv;
-		}
+		if (f & TC_F_RESULT)
+			GETS32(ev->result);
 	}
 	if (f & TC_F_COMPL) {
 		uint64_t n;

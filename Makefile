@@ -4,7 +4,8 @@
 #   make check      install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the main job
 #   make bench      benchmarks (figures and ratios against named baselines,
-#                   interleaved, PASS/FAIL per goal; about 10 minutes)
+#                   interleaved, PASS/FAIL per goal, time per section; at
+#                   most 10 minutes on 2 cores, FAIL beyond)
 #   make bench-quick the same on small sets (about a minute)
 #   make fuzz       fuzz every reader for FUZZ_SECONDS each (clang, libFuzzer)
 #   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
@@ -148,11 +149,11 @@ demo: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all bench-tools
-	@TC_BUILD=$(BUILD) sh test/bench.sh
+	@TC_BUILD=$(BUILD) bash test/bench.sh
 
 bench-quick: deps
 	@$(MAKE) --no-print-directory all bench-tools
-	@TC_BUILD=$(BUILD) BENCH_QUICK=1 sh test/bench.sh
+	@TC_BUILD=$(BUILD) BENCH_QUICK=1 bash test/bench.sh
 
 MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)

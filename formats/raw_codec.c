@@ -207,17 +207,20 @@ void tc_raw_scratch_release(struct tc_raw_scratch *s)
 	memset(s, 0, sizeof(*s));
 }
 
-#define GET(v)                                                  \
-	do {                                                    \
-		p = tc_varint_get(p, end, &(v));                \
-		if (TC_UNLIKELY(!p))                            \
-			goto truncated;                         \
+/* Decoders of one varint: bounds-checked, or (ROOMY) for a record that
+ * starts far enough from its block's end that it cannot run past it. */
+#define GET(v)                                                          \
+	do {                                                            \
+		p = roomy ? tc_varint_get_roomy(p, end, &(v))           \
+			  : tc_varint_get(p, end, &(v));                \
+		if (TC_UNLIKELY(!p))                                    \
+			goto truncated;                                 \
 	} while (0)
-#define SGET(v)                                                 \
-	do {                                                    \
-		p = tc_svarint_get(p, end, &(v));               \
-		if (TC_UNLIKELY(!p))                            \
-			goto truncated;                         \
+#define SGET(v)                                                         \
+	do {                                                            \
+		uint64_t u_;                                            \
+		GET(u_);                                                \
+		(v) = tc_unzigzag(u_);                                  \
 	} while (0)
 #define FIT32(v)                                                \
 	do {                                                    \
@@ -227,6 +230,26 @@ void tc_raw_scratch_release(struct tc_raw_scratch *s)
 #define SFIT32(v)                                               \
 	do {                                                    \
 		if ((v) < INT32_MIN || (v) > INT32_MAX)         \
+			goto range;                             \
+	} while (0)
+/* A field into dst: an unsigned or signed one that must fit 32 bits, a
+ * peer (relative to the rank); v, sv and d are the decoder's. */
+#define GETU32(dst)                                             \
+	do {                                                    \
+		GET(v);                                         \
+		FIT32(v);                                       \
+		(dst) = (uint32_t)v;                            \
+	} while (0)
+#define GETS32(dst)                                             \
+	do {                                                    \
+		SGET(sv);                                       \
+		SFIT32(sv);                                     \
+		(dst) = (int32_t)sv;                            \
+	} while (0)
+#define GETPEER(dst)                                            \
+	do {                                                    \
+		GET(v);                                         \
+		if (!dec_peer(v, d->rank, &(dst)))              \
 			goto range;                             \
 	} while (0)
 
@@ -259,25 +282,62 @@ static const uint8_t *get_counts(const uint8_t *p, const uint8_t *end,
 	return p;
 }
 
+/* Bytes a record's fixed part can take at most: the five varints every
+ * record has and the optional fields' eighteen, TC_VARINT_MAX each. A
+ * record that starts this far from its block's end is decoded without
+ * bounds checks up to its arrays; so is a completion (four varints) that
+ * starts 4 * TC_VARINT_MAX bytes from it. */
+#define ROOMY_RECORD (23 * TC_VARINT_MAX)
+#define ROOMY_COMPLETION (4 * TC_VARINT_MAX)
+
 static inline __attribute__((always_inline)) const uint8_t *
-decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct tc_raw_delta *d,
-	     struct tc_raw_scratch *s, const char **why)
+decode_completion(const uint8_t *p, const uint8_t *end, struct tc_completion *c,
+		  const struct tc_raw_delta *d, const bool roomy, const char **why)
 {
-	uint64_t v, f, count = 0;
+	uint64_t v;
 	int64_t sv;
 
-	tc_event_init(ev);
-	GET(v);
-	if (v == 0 || v >= TC_OP_MAX) {
+	SGET(sv);
+	c->request = d->prev_request + (uint64_t)sv;
+	GETPEER(c->source);
+	GETS32(c->tag);
+	GET(c->bytes);
+	return p;
+
+truncated:
+	*why = "truncated event record";
+	return NULL;
+range:
+	*why = "event field out of range";
+	return NULL;
+}
+
+/*
+ * Decode one record into ev, which holds its defaults (tc_event_init) or
+ * the event decoded into it before: the fields that event had and this
+ * one has not are set back to their defaults first, so that a run of
+ * events of one kind costs no stores for the fields none of them has.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct tc_raw_delta *d,
+	     struct tc_raw_scratch *s, const bool roomy, const char **why)
+{
+	uint64_t v, op, f, count = 0;
+	int64_t sv;
+
+	GET(op);
+	if (op == 0 || op >= TC_OP_MAX) {
 		*why = "bad op number";
 		return NULL;
 	}
-	ev->op = (uint32_t)v;
 	GET(f);
 	if (f & ~(uint64_t)TC_F_ALL) {
 		*why = "unknown event field bits";
 		return NULL;
 	}
+	if (ev->fields & ~(uint32_t)f)
+		tc_event_init(ev);
+	ev->op = (uint32_t)op;
 	ev->fields = (uint32_t)f;
 	GET(v);
 	if (v > UINT32_MAX) {
@@ -291,28 +351,15 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 	GET(v);
 	ev->t_end = ev->t_start + v;
 
-	if (f & TC_F_COMM) {
-		GET(v);
-		FIT32(v);
-		ev->comm = (uint32_t)v;
-	}
-	if (f & TC_F_PEER) {
-		GET(v);
-		if (!dec_peer(v, d->rank, &ev->peer))
-			goto range;
-	}
-	if (f & TC_F_TAG) {
-		SGET(sv);
-		SFIT32(sv);
-		ev->tag = (int32_t)sv;
-	}
+	if (f & TC_F_COMM)
+		GETU32(ev->comm);
+	if (f & TC_F_PEER)
+		GETPEER(ev->peer);
+	if (f & TC_F_TAG)
+		GETS32(ev->tag);
 	if (f & TC_F_RPEER) {
-		GET(v);
-		if (!dec_peer(v, d->rank, &ev->rpeer))
-			goto range;
-		SGET(sv);
-		SFIT32(sv);
-		ev->rtag = (int32_t)sv;
+		GETPEER(ev->rpeer);
+		GETS32(ev->rtag);
 	}
 	/* count and size in registers: their product is the usual bytes */
 	if (f & TC_F_COUNT) {
@@ -321,9 +368,7 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 	}
 	if (f & TC_F_DTYPE) {
 		uint64_t size;
-		GET(v);
-		FIT32(v);
-		ev->dtype = (uint32_t)v;
+		GETU32(ev->dtype);
 		GET(size);
 		FIT32(size);
 		ev->dtype_size = (uint32_t)size;
@@ -332,44 +377,31 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 	}
 	if (f & TC_F_BYTES)
 		GET(ev->bytes);
-	if (f & TC_F_REDOP) {
-		GET(v);
-		FIT32(v);
-		ev->redop = (uint32_t)v;
-	}
-	if (f & TC_F_ROOT) {
-		GET(v);
-		if (!dec_peer(v, d->rank, &ev->root))
-			goto range;
-	}
-	if (f & TC_F_COLOR) {
-		SGET(sv);
-		SFIT32(sv);
-		ev->color = (int32_t)sv;
-		SGET(sv);
-		SFIT32(sv);
-		ev->key = (int32_t)sv;
+	/* groups of fields most events lack: one test for each group */
+	if (f & (TC_F_REDOP | TC_F_ROOT | TC_F_COLOR)) {
+		if (f & TC_F_REDOP)
+			GETU32(ev->redop);
+		if (f & TC_F_ROOT)
+			GETPEER(ev->root);
+		if (f & TC_F_COLOR) {
+			GETS32(ev->color);
+			GETS32(ev->key);
+		}
 	}
 	if (f & TC_F_REQUEST) {
 		SGET(sv);
 		ev->request = d->prev_request + (uint64_t)sv;
 		d->prev_request = ev->request;
 	}
-	if (f & TC_F_NEWCOMM) {
-		GET(v);
-		FIT32(v);
-		ev->newcomm = (uint32_t)v;
-	}
-	if (f & TC_F_FILE) {
-		GET(v);
-		FIT32(v);
-		ev->file = (uint32_t)v;
-		GET(ev->offset);
-	}
-	if (f & TC_F_RESULT) {
-		SGET(sv);
-		SFIT32(sv);
-		ev->result = (int32_t)sv;
+	if (f & (TC_F_NEWCOMM | TC_F_FILE | TC_F_RESULT)) {
+		if (f & TC_F_NEWCOMM)
+			GETU32(ev->newcomm);
+		if (f & TC_F_FILE) {
+			GETU32(ev->file);
+			GET(ev->offset);
+		}
+		if (f & TC_F_RESULT)
+			GETS32(ev->result);
 	}
 	if (f & TC_F_COMPL) {
 		uint64_t n;
@@ -380,32 +412,31 @@ decode_event(const uint8_t *p, const uint8_t *end, struct tc_event *ev, struct t
 			return NULL;
 		}
 		TC_ALLOC_GROW(s->compl, n, s->compl_alloc);
-		for (uint64_t i = 0; i < n; i++) {
-			struct tc_completion *c = &s->compl[i];
-			SGET(sv);
-			c->request = d->prev_request + (uint64_t)sv;
-			GET(v);
-			if (!dec_peer(v, d->rank, &c->source))
-				goto range;
-			SGET(sv);
-			SFIT32(sv);
-			c->tag = (int32_t)sv;
-			GET(c->bytes);
+		if (roomy && (uint64_t)(end - p) >= n * ROOMY_COMPLETION) {
+			for (uint64_t i = 0; i < n && p; i++)
+				p = decode_completion(p, end, &s->compl[i], d, true, why);
+		} else {
+			for (uint64_t i = 0; i < n && p; i++)
+				p = decode_completion(p, end, &s->compl[i], d, false, why);
 		}
+		if (!p)
+			return NULL;
 		ev->ncompl = (uint32_t)n;
 		ev->compl = s->compl;
 	}
-	if (f & TC_F_SCOUNTS) {
-		p = get_counts(p, end, &s->scounts, &s->scounts_alloc, &ev->nscounts, why);
-		if (!p)
-			return NULL;
-		ev->scounts = s->scounts;
-	}
-	if (f & TC_F_RCOUNTS) {
-		p = get_counts(p, end, &s->rcounts, &s->rcounts_alloc, &ev->nrcounts, why);
-		if (!p)
-			return NULL;
-		ev->rcounts = s->rcounts;
+	if (f & (TC_F_SCOUNTS | TC_F_RCOUNTS)) {
+		if (f & TC_F_SCOUNTS) {
+			p = get_counts(p, end, &s->scounts, &s->scounts_alloc, &ev->nscounts, why);
+			if (!p)
+				return NULL;
+			ev->scounts = s->scounts;
+		}
+		if (f & TC_F_RCOUNTS) {
+			p = get_counts(p, end, &s->rcounts, &s->rcounts_alloc, &ev->nrcounts, why);
+			if (!p)
+				return NULL;
+			ev->rcounts = s->rcounts;
+		}
 	}
 	return p;
 
@@ -421,7 +452,8 @@ const uint8_t *tc_raw_decode_event(const uint8_t *p, const uint8_t *end,
 				   struct tc_event *ev, struct tc_raw_delta *d,
 				   struct tc_raw_scratch *s, const char **why)
 {
-	return decode_event(p, end, ev, d, s, why);
+	tc_event_init(ev);
+	return decode_event(p, end, ev, d, s, false, why);
 }
 
 int tc_raw_decode_block(const uint8_t *p, const uint8_t *end, uint32_t records,
@@ -430,21 +462,29 @@ int tc_raw_decode_block(const uint8_t *p, const uint8_t *end, uint32_t records,
 			uint32_t *at, const char **why)
 {
 	struct tc_event ev;
+	uint32_t i;
+	int rc = 0;
 
-	for (uint32_t i = 0; i < records; i++) {
-		p = decode_event(p, end, &ev, d, s, why);
+	tc_event_init(&ev);
+	for (i = 0; i < records; i++) {
+		p = end - p >= ROOMY_RECORD ? decode_event(p, end, &ev, d, s, true, why)
+					    : decode_event(p, end, &ev, d, s, false, why);
 		if (!p) {
 			*at = i;
-			return -1;
+			rc = -1;
+			break;
 		}
-		(*nev)++;
-		if (cb && cb(ctx, &ev))
-			return TC_ERR_STOP;
+		if (cb && cb(ctx, &ev)) {
+			i++;
+			rc = TC_ERR_STOP;
+			break;
+		}
 	}
-	if (p != end) {
+	*nev += i;
+	if (!rc && p != end) {
 		*at = records;
 		*why = "event block has trailing bytes";
 		return -1;
 	}
-	return 0;
+	return rc;
 }

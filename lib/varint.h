@@ -58,6 +58,28 @@ static inline const uint8_t *tc_varint_get(const uint8_t *p, const uint8_t *end,
 	return tc_varint_get_slow(p, end, out);
 }
 
+/* tc_varint_get for a caller that knows at least TC_VARINT_MAX bytes
+ * are readable at p (p + TC_VARINT_MAX <= end): the same result, without
+ * a bounds check on the fast paths. */
+static inline const uint8_t *tc_varint_get_roomy(const uint8_t *p, const uint8_t *end,
+						 uint64_t *out)
+{
+	if (TC_LIKELY(p[0] < 0x80)) {
+		*out = p[0];
+		return p + 1;
+	}
+	if (TC_LIKELY(p[1] < 0x80)) {
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
+	if (p[2] < 0x80) {
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 |
+		       (uint64_t)p[2] << 14;
+		return p + 3;
+	}
+	return tc_varint_get_slow(p, end, out);
+}
+
 static inline const uint8_t *tc_svarint_get(const uint8_t *p, const uint8_t *end,
 					    int64_t *out)
 {

@@ -150,6 +150,7 @@ s="$work/gtrace-stencil2d-65536"
 [ -f "$s/truth.json" ] || "$tc" synth --pattern stencil2d --ranks 65536 --force -q -o "$s"
 s4="$work/mem-stencil2d-4096"
 [ -f "$s4/truth.json" ] || "$tc" synth --pattern stencil2d --ranks 4096 --force -q -o "$s4"
+base=$(rss "$tc" info "$s")
 for cmd in compress cluster; do
 	if [ $cmd = compress ]; then
 		k=$(rss "$tc" compress -q "$s" -o "$work/mem.tct")
@@ -158,7 +159,6 @@ for cmd in compress cluster; do
 		k=$(rss "$tc" cluster "$s")
 		k4=$(rss "$tc" cluster "$s4")
 	fi
-	base=$(rss "$tc" info "$s")
 	per=$(awk -v a="$k" -v b="$k4" 'BEGIN { printf "%.0f", (a - b) * 1024 / (65536 - 4096) }')
 	printf "%-8s %6.1f MB (info %5.1f MB: %sx)  %s;  %5s bytes per rank (4096 -> 65,536)  %s\n" \
 		"$cmd" "$(awk -v k="$k" 'BEGIN { print k / 1024 }')" "$(awk -v k="$base" 'BEGIN { print k / 1024 }')" \

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # make bench, in-job clustering (TRACECLUSTER_ONLINE): what a job leaves on
 # disk with and without clustering at MPI_Finalize, and the time the
 # clustering adds to MPI_Finalize, on the halo exchange of testdata and on
@@ -44,29 +44,65 @@ if [ "$quick" != 1 ]; then
 		[ -x "$work/npb/$b.S.x" ] && progs="$progs $b:$work/npb/$b.S.x"
 	done
 fi
-printf "  %-6s %12s %14s %10s %12s %10s %s\n" program "raw bytes" "leads' raw+gt" "global" "left/raw" "clusters" "seconds (median of $reps)"
+# Each round of a program runs it plain (its raw bytes, and the wall time
+# Chameleon's is set against), with callpath-param at MPI_Finalize, then
+# with Chameleon: the plain and Chameleon runs interleaved.
 : >"$work/online-secs"
+: >"$work/cham-fin"
+: >"$work/online-rows"
+: >"$work/cham-rows"
+now() { date +%s.%N; }
+med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 for p in $progs; do
 	name=${p%%:*} prog=${p#*:}
-	ON= KEEP= job "$name" "$work/on-$name-raw" "$prog"
-	raw=$(sum_bytes "$work/on-$name-raw"/rank-*.tcr)
 	: >"$work/online-$name.secs"
+	: >"$work/cham-$name.plain"
+	: >"$work/cham-$name.on"
+	: >"$work/cham-$name.fin"
+	: >"$work/cham-$name.mk"
 	i=0
 	while [ $i -lt "$reps" ]; do
+		t0=$(now)
+		ON= KEEP= job "$name" "$work/ch-$name-raw" "$prog"
+		t1=$(now)
 		ON=callpath-param KEEP=leads job "$name" "$work/on-$name" "$prog"
 		jf "$work/on-$name/online.json" seconds >>"$work/online-$name.secs"
+		t2=$(now)
+		ON=chameleon KEEP=leads job "$name" "$work/ch-$name" "$prog"
+		t3=$(now)
+		awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >>"$work/cham-$name.plain"
+		awk -v a="$t2" -v b="$t3" 'BEGIN { print b - a }' >>"$work/cham-$name.on"
+		jf "$work/ch-$name/online.json" seconds_at_finalize >>"$work/cham-$name.fin"
+		jf "$work/ch-$name/online.json" seconds_at_markers >>"$work/cham-$name.mk"
 		i=$((i + 1))
 	done
+	raw=$(sum_bytes "$work/ch-$name-raw"/rank-*.tcr)
+
 	left=$(sum_bytes "$work/on-$name"/rank-*.tcr "$work/on-$name/global.tct")
 	gt=$(sum_bytes "$work/on-$name/global.tct")
 	cl=$(jf "$work/on-$name/online.json" clusters)
-	sec=$(sort -g "$work/online-$name.secs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	sec=$(med <"$work/online-$name.secs")
 	echo "$sec" >>"$work/online-secs"
 	printf "  %-6s %12s %14s %10s %12s %10s %s (%s)\n" "$name" "$raw" "$left" "$gt" \
 		"$(awk -v a="$left" -v b="$raw" 'BEGIN { printf "%.3f", a / b }')" "$cl" "$sec" \
-		"$(sort -g "$work/online-$name.secs" | tr '\n' ' ' | sed 's/ $//')"
+		"$(sort -g "$work/online-$name.secs" | tr '\n' ' ' | sed 's/ $//')" >>"$work/online-rows"
+
+	o="$work/ch-$name/online.json"
+	wr=$(jf "$o" raw_bytes_written)
+	mk=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); m = d["marker"]; s = d["in_state"]; print("%s(%d) %d/%d" % (m["op"].replace("MPI_", "") or "none", m["calls"], s["C"], s["L"]))' "$o")
+	fin=$(med <"$work/cham-$name.fin")
+	echo "$fin" >>"$work/cham-fin"
+	printf "  %-6s %10s %10s %7s %7s %-22s %8s %9s %9s %8s %8s\n" "$name" "$raw" "$wr" \
+		"$(awk -v a="$wr" -v b="$raw" 'BEGIN { printf "%.3f", a / b }')" \
+		"$(sum_bytes "$work/ch-$name/global.tct")" "${mk% *}" "${mk##* }" \
+		"$(med <"$work/cham-$name.mk")" "$fin" \
+		"$(med <"$work/cham-$name.plain" | xargs printf '%.2f')" \
+		"$(med <"$work/cham-$name.on" | xargs printf '%.2f')" >>"$work/cham-rows"
 done
-med=$(sort -g "$work/online-secs" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+
+printf "  %-6s %12s %14s %10s %12s %10s %s\n" program "raw bytes" "leads' raw+gt" "global" "left/raw" "clusters" "seconds (median of $reps)"
+cat "$work/online-rows"
+med=$(med <"$work/online-secs")
 echo "(raw bytes: the job without TRACECLUSTER_ONLINE; with TRACECLUSTER_ONLINE=callpath-param the job"
 echo " writes the same raw files while it runs, then keeps the leads' and the global trace; KEEP=none"
 echo " leaves the global trace alone)"
@@ -79,41 +115,7 @@ echo "   written: bytes of raw files the job wrote (non-leads stop writing in L)
 echo "   time without / with it, interleaved, medians of $reps"
 printf "  %-6s %10s %10s %7s %7s %-22s %8s %9s %9s %8s %8s\n" program "raw" "written" "w/raw" "global" \
 	"marker (calls)" "C/L" "markers s" "finalize s" "job s" "job+ s"
-: >"$work/cham-fin"
-now() { date +%s.%N; }
-med() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-for p in $progs; do
-	name=${p%%:*} prog=${p#*:}
-	: >"$work/cham-$name.plain"
-	: >"$work/cham-$name.on"
-	: >"$work/cham-$name.fin"
-	: >"$work/cham-$name.mk"
-	i=0
-	while [ $i -lt "$reps" ]; do
-		t0=$(now)
-		ON= KEEP= job "$name" "$work/ch-$name-raw" "$prog"
-		t1=$(now)
-		ON=chameleon KEEP=leads job "$name" "$work/ch-$name" "$prog"
-		t2=$(now)
-		awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >>"$work/cham-$name.plain"
-		awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }' >>"$work/cham-$name.on"
-		jf "$work/ch-$name/online.json" seconds_at_finalize >>"$work/cham-$name.fin"
-		jf "$work/ch-$name/online.json" seconds_at_markers >>"$work/cham-$name.mk"
-		i=$((i + 1))
-	done
-	raw=$(sum_bytes "$work/ch-$name-raw"/rank-*.tcr)
-	o="$work/ch-$name/online.json"
-	wr=$(jf "$o" raw_bytes_written)
-	mk=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); m = d["marker"]; s = d["in_state"]; print("%s(%d) %d/%d" % (m["op"].replace("MPI_", "") or "none", m["calls"], s["C"], s["L"]))' "$o")
-	fin=$(med <"$work/cham-$name.fin")
-	echo "$fin" >>"$work/cham-fin"
-	printf "  %-6s %10s %10s %7s %7s %-22s %8s %9s %9s %8s %8s\n" "$name" "$raw" "$wr" \
-		"$(awk -v a="$wr" -v b="$raw" 'BEGIN { printf "%.3f", a / b }')" \
-		"$(sum_bytes "$work/ch-$name/global.tct")" "${mk% *}" "${mk##* }" \
-		"$(med <"$work/cham-$name.mk")" "$fin" \
-		"$(med <"$work/cham-$name.plain" | xargs printf '%.2f')" \
-		"$(med <"$work/cham-$name.on" | xargs printf '%.2f')"
-done
+cat "$work/cham-rows"
 echo "(markers s: the time the ranks spent at marker calls, the slowest rank; finalize s: the last"
 echo " clustering, the merge and writing at MPI_Finalize; a program without a blocking collective"
 echo " over all ranks in its timestep loop has no marker: one clustering at MPI_Finalize)"

@@ -12,7 +12,9 @@ now() { date +%s.%N; }
 
 # children_cpu FILE: CPU seconds (user + system) of the finished children
 # of this shell so far, from the times builtin (run here, not in a
-# subshell, whose children would be its own), into FILE
+# subshell, whose children would be its own), into FILE. The scripts run
+# under bash, whose times reads getrusage to the millisecond; a POSIX sh
+# such as dash counts clock ticks (10 ms, 3% of a 0.3 s run).
 children_cpu() {
 	times >"$1.raw"
 	awk 'NR == 2 {
@@ -71,6 +73,17 @@ spread() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+
+# pair_ratios A B [cpu]: the ratios A/B of the runs of one round each
+# (run i of A against run i of B, interleaved, so that both saw the same
+# load), into $work/A-B.ratios; pair_med and pair_spread read them
+pair_ratios() {
+	paste "$work/$1.${3:-times}" "$work/$2.${3:-times}" |
+		awk '{ printf "%.6f\n", $1 / $2 }' >"$work/$1-$2.ratios"
+}
+pair_med() { pair_ratios "$@" && med "$1-$2" ratios | xargs printf "%.3f"; }
+pair_spread() { pair_ratios "$@" && sort -g "$work/$1-$2.ratios" |
+	awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f-%.3f", lo, hi }'; }
 rate() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a / b }'; }
 
 # row LABEL NAME [EVENTS]: a table line: median wall time and spread, CPU
@@ -102,4 +115,21 @@ d = json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."):
     d = d[k]
 print(d)' "$1" "$2"
+}
+
+# section TITLE: the wall time of the bench so far is split into
+# sections, each from its section call to the next; TITLE "" ends the
+# last. section_report WHAT LIMIT prints them, the total and the goal
+# that WHAT (make bench) ran within LIMIT seconds.
+section() {
+	echo "$(now) $1" >>"$work/sections"
+}
+section_report() {
+	section ""
+	echo
+	echo "== time per section (wall seconds; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
+	awk 'NR > 1 { printf "  %-60s %7.1f\n", title, $1 - t } { t = $1; title = substr($0, index($0, " ") + 1) }' \
+		"$work/sections"
+	total=$(awk 'NR == 1 { s = $1 } { e = $1 } END { printf "%.0f", e - s }' "$work/sections")
+	goal "$1 wall time, seconds" "$total" "<=" "$2"
 }

@@ -63,6 +63,7 @@ setup_file() {
 		trace mixed 4 "$TP/mixed"
 		(export OMPI_MCA_osc=sm,pt2pt
 		 trace fmpi3 4 "$TP/mpi3_usempi" "$BATS_FILE_TMPDIR/fmpi3.dat")
+		trace fconnect 4 "$TP/connect_usempi" spawn
 	fi
 }
 
@@ -434,6 +435,45 @@ setup() {
 	assert_line --regexp "op=MPI_File_close .* file=0 "
 	# the blank-padded Fortran file name was trimmed
 	[ "$(stat -c %s "$BATS_FILE_TMPDIR/f08io.dat")" = 64 ]
+}
+
+# connect_events NAME RANK: the events of a connect run without call
+# sites, times and datatype names (MPI_INT in C, MPI_INTEGER in Fortran);
+# the port name's Bcast without its count (MPI_MAX_PORT_NAME differs)
+connect_events() {
+	ev "$1" "$2" | grep '^E ' | sed -E 's/ (cs|t|d|dtype)=[^ ]*//g' |
+		sed -E '/op=MPI_Bcast /s/ (count|bytes)=[^ ]*//g'
+}
+
+@test "capture: Fortran Comm_accept/connect and Comm_spawn record the events of the C program, at the Fortran call sites" {
+	[ -x "$TP/connect_usempi" ] || skip "no Fortran compiler"
+	local r k d="$BATS_FILE_TMPDIR/fconnect" sig
+	ran_ok fconnect 4
+	ran_ok connect 4
+	for r in 0 1 2 3; do
+		diff <(connect_events connect $r) <(connect_events fconnect $r)
+		diff <(ev connect $r | grep '^M ') <(ev fconnect $r | grep '^M ')
+		run ev fconnect $r
+		for op in accept connect spawn disconnect; do
+			[ $op = accept ] && [ $((r % 2)) = 1 ] && continue
+			[ $op = connect ] && [ $((r % 2)) = 0 ] && continue
+			# every call of the op at a line of the Fortran main program
+			for sig in $(ev fconnect $r | grep "^E op=MPI_Comm_$op " | sed -E 's/.* cs=([^ ]*) .*/\1/'); do
+				ev fconnect $r | grep "^C id=.* sig=$sig " | tail -1 |
+					grep -q " f0=connect_usempi+0x[0-9a-f]*:MAIN__+0x"
+			done
+		done
+	done
+	[ "$(nev fconnect 0 "op=MPI_Comm_(accept|spawn|disconnect) ")" = 6 ]
+	[ "$(nev fconnect 1 "op=MPI_Comm_(connect|spawn|disconnect) ")" = 6 ]
+	# the spawned processes: MPI_ARGV_NULL, then the argument vector
+	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
+	"$EV" "$d/spawn-1/rank-00000.tcr" | grep -qE "^H .* program=.*/connect_usempi$"
+	for k in 2 3; do
+		run "$EV" "$d/spawn-$k/rank-00000.tcr"
+		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect_usempi child two words$"
+		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
+	done
 }
 
 @test "capture: Fortran use mpi: matched probes, neighbourhood collectives, one-sided, MPI-IO requests, intercommunicators" {

@@ -38,7 +38,7 @@ setup_file() {
 	trace anysrc 4 "$TP/anysrc"
 	trace mprobe 4 "$TP/mprobe"
 	trace neigh 4 "$TP/neigh"
-	trace rma 4 "$TP/rma"
+	trace rma 4 "$TP/rma" test
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
 	trace large 4 "$TP/large" "$BATS_FILE_TMPDIR/large.dat"

@@ -49,7 +49,7 @@ setup_file() {
 	trace mprobe 4 "$TP/mprobe"
 	trace neigh 4 "$TP/neigh"
 	# Open MPI 4.1's default one-sided component needs RDMA hardware
-	(export OMPI_MCA_osc=sm,pt2pt; trace rma 4 "$TP/rma")
+	(export OMPI_MCA_osc=sm,pt2pt; trace rma 4 "$TP/rma" test)
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
 	trace connect 4 "$TP/connect" spawn

@@ -64,6 +64,8 @@ setup_file() {
 		(export OMPI_MCA_osc=sm,pt2pt
 		 trace fmpi3 4 "$TP/mpi3_usempi" "$BATS_FILE_TMPDIR/fmpi3.dat")
 		trace fconnect 4 "$TP/connect_usempi" spawn
+		(export OMPI_MCA_osc=sm,pt2pt
+		 trace frmaio 4 "$TP/rma_io_usempi" "$BATS_FILE_TMPDIR/frmaio.dat")
 	fi
 }
 
@@ -473,6 +475,54 @@ connect_events() {
 		run "$EV" "$d/spawn-$k/rank-00000.tcr"
 		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect_usempi child two words$"
 		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
+	done
+}
+
+@test "capture: Fortran use mpi: PSCW, lock_all epochs, atomics, Win_allocate, Dist_graph_create, shared and ordered MPI-IO" {
+	[ -x "$TP/rma_io_usempi" ] || skip "no Fortran compiler"
+	local r n p op c
+	ran_ok frmaio 4
+	for r in 0 1 2 3; do
+		n=$(((r + 1) % 4)) p=$(((r + 3) % 4))
+		run ev frmaio $r
+		assert_line --regexp "op=MPI_Win_allocate .* comm=0 count=4 bytes=64 file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_post .* comm=0 count=1 file=0 off=0 sc=$p t="
+		assert_line --regexp "op=MPI_Win_start .* comm=0 count=1 file=0 off=0 sc=$n t="
+		assert_line --regexp "op=MPI_Put .* comm=0 peer=$n count=2 dtype=MPI_INTEGER dsize=4 bytes=8 file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_complete .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_wait .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_lock_all .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Rput .* comm=0 peer=$n count=3 dtype=MPI_INTEGER .* req=1 file=0 off=4 t="
+		assert_line --regexp "op=MPI_Rget .* comm=0 peer=$p count=2 dtype=MPI_INTEGER .* req=2 file=0 off=8 t="
+		assert_line --regexp "op=MPI_Win_flush .* comm=0 peer=$n file=0 "
+		assert_line --regexp "op=MPI_Fetch_and_op .* comm=0 peer=$n count=1 dtype=MPI_INTEGER .* redop=MPI_SUM file=0 off=12 t="
+		assert_line --regexp "op=MPI_Compare_and_swap .* comm=0 peer=$n count=1 dtype=MPI_INTEGER .* file=0 off=13 t="
+		assert_line --regexp "op=MPI_Win_flush_all .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_unlock_all .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_free .* comm=0 file=0 "
+		assert_line "M id=2 parent=0 creator=MPI_Dist_graph_create size=4 members=0,1,2,3"
+		assert_line --regexp "op=MPI_Dist_graph_create .* comm=0 newcomm=2 t="
+		# the shared pointer: the ranks in turn, 8 bytes each
+		assert_line --regexp "op=MPI_File_write_shared .* count=2 dtype=MPI_INTEGER dsize=4 bytes=8 file=0 off=$((8 * r)) t="
+		assert_line --regexp "op=MPI_File_read_shared .* count=2 dtype=MPI_INTEGER .* file=0 off=$((8 * r)) t="
+		assert_line --regexp "op=MPI_File_write_ordered .* count=4 dtype=MPI_INTEGER dsize=4 bytes=16 file=0 off=0 t="
+		assert_line --regexp "op=MPI_File_read_ordered .* count=4 dtype=MPI_INTEGER .* file=0 off=0 t="
+		# each once, at a call site in the Fortran program
+		for op in Win_allocate Win_post Win_start Put Win_complete Win_wait Win_lock_all Rput Rget \
+			Win_flush Fetch_and_op Compare_and_swap Win_flush_all Win_unlock_all Win_free \
+			Dist_graph_create File_write_shared File_read_shared File_write_ordered File_read_ordered; do
+			[ "$(nev frmaio $r "op=MPI_$op ")" = 1 ] || { echo "rank $r: $op"; return 1; }
+			c=$(ev frmaio $r | grep "^E op=MPI_$op " | sed -E 's/.* cs=([0-9a-f]+) .*/\1/')
+			ev frmaio $r | grep "^C .* sig=$c " | tail -1 | grep -q " f0=rma_io_usempi+0x[0-9a-f]*:MAIN__+0x" ||
+				{ echo "rank $r: $op"; ev frmaio $r | grep "^C .* sig=$c "; return 1; }
+		done
+	done
+	# and by name in the dump
+	run -0 tc dump --rank 2 "$BATS_FILE_TMPDIR/frmaio"
+	for op in Win_post Win_start Win_complete Win_wait Win_lock_all Win_flush Rput Rget \
+		Fetch_and_op Compare_and_swap Win_allocate Dist_graph_create File_write_shared \
+		File_read_shared File_write_ordered File_read_ordered; do
+		assert_output --partial "MPI_$op"
 	done
 }
 

@@ -199,7 +199,7 @@ check_neigh() {
 	done
 }
 
-# check_rma NAME: testdata/capture/rma on 4 ranks (communicator 2 has the
+# check_rma NAME: testdata/capture/rma test on 4 ranks (communicator 2 has the
 # world ranks reversed: window rank k is world rank 3-k)
 check_rma() {
 	local t=$1 w k n pr
@@ -222,6 +222,7 @@ check_rma() {
 		assert_line --regexp "op=MPI_Rput .* peer=$n count=6 .* bytes=24 req=1 file=0 off=10 t="
 		assert_line --regexp "op=MPI_Rget .* peer=$n count=5 .* bytes=20 req=2 file=0 off=20 t="
 		assert_line --regexp "op=MPI_Waitall .* count=2 compl=1:-1:-1:0,2:-1:-1:0 "
+		assert_line --regexp "op=MPI_Win_flush_local .* comm=2 peer=$n file=0 "
 		assert_line --regexp "op=MPI_Win_flush .* comm=2 peer=$n file=0 "
 		assert_line --regexp "op=MPI_Win_unlock .* comm=2 peer=$n file=0 "
 		assert_line --regexp "op=MPI_Win_lock_all .* comm=2 file=0 "
@@ -231,12 +232,18 @@ check_rma() {
 		assert_line --regexp "op=MPI_Waitall .* count=2 compl=3:-1:-1:0,4:-1:-1:0 "
 		assert_line --regexp "op=MPI_Win_flush_local_all .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_flush_all .* comm=2 file=0 "
+		assert_line --regexp "op=MPI_Win_sync .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_unlock_all .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_post .* comm=2 count=2 file=0 off=0 sc=$n,$pr t="
 		assert_line --regexp "op=MPI_Win_start .* comm=2 count=2 file=0 off=0 sc=$n,$pr t="
 		assert_line --regexp "op=MPI_Put .* peer=$n count=1 .* file=0 off=50 t="
 		assert_line --regexp "op=MPI_Win_complete .* comm=2 file=0 "
-		assert_line --regexp "op=MPI_Win_wait .* comm=2 file=0 "
+		[ "$(nev "$t" $w "op=MPI_Win_wait .* comm=2 file=0 ")" = 1 ]
+		# the second epoch: as many Win_test as it took, the last one yes
+		[ "$(nev "$t" $w "op=MPI_Win_(post|start) .* comm=2 count=2 file=0 off=0 sc=$n,$pr t=")" = 4 ]
+		[ "$(nev "$t" $w "op=MPI_Win_complete .* comm=2 file=0 ")" = 2 ]
+		ev "$t" $w | grep '^E op=MPI_Win_test ' | tail -1 | grep -qE " comm=2 count=1 file=0 "
+		[ "$(nev "$t" $w "op=MPI_Win_test .* count=1 ")" = 1 ]
 		assert_line --regexp "op=MPI_Win_free .* comm=2 file=0 "
 		assert_line --regexp "op=MPI_Win_allocate .* comm=2 count=4 bytes=256 file=1 "
 		assert_line --regexp "op=MPI_Win_free .* comm=2 file=1 "

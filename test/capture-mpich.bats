@@ -38,7 +38,7 @@ setup_file() {
 	trace anysrc 4 "$TP/anysrc"
 	trace mprobe 4 "$TP/mprobe"
 	trace neigh 4 "$TP/neigh"
-	trace rma 4 "$TP/rma"
+	trace rma 4 "$TP/rma" test
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
 	trace large 4 "$TP/large" "$BATS_FILE_TMPDIR/large.dat"
@@ -146,26 +146,38 @@ setup() {
 	done
 }
 
-@test "capture-mpich: MPI-4 large-count v- and w-collectives and accumulates recorded as their int forms" {
-	local w k n op q c
+@test "capture-mpich: every other large-count (_c) function the shim defines is called by large and recorded as its int form" {
+	command -v nm >/dev/null || skip "no nm"
+	local w k n pr op q c ops missing h
 	ran_ok large 4
-	local ops="Gatherv Igatherv Gatherv_init Scatterv Iscatterv Scatterv_init
-		Allgatherv Iallgatherv Allgatherv_init Alltoallv Ialltoallv Alltoallv_init
-		Alltoallw Ialltoallw Alltoallw_init Reduce_scatter Ireduce_scatter Reduce_scatter_init
-		Neighbor_allgatherv Ineighbor_allgatherv Neighbor_allgatherv_init
-		Neighbor_alltoallv Ineighbor_alltoallv Neighbor_alltoallv_init
-		Neighbor_alltoallw Ineighbor_alltoallw Neighbor_alltoallw_init
-		Accumulate Raccumulate Get_accumulate Rget_accumulate"
-	[ "$(echo $ops | wc -w)" = 31 ]
+	# the _c functions that main() of large calls without their int forms
+	# (checked one by one by the test above)
+	local alone="Isend Recv Irecv Send Bcast Allreduce Reduce Allgather Alltoall Iallreduce
+		Win_create Put Sendrecv Sendrecv_replace Isendrecv Isendrecv_replace Mrecv Imrecv
+		Allreduce_init Bcast_init Gather_init File_write_at File_read_at File_iwrite_at"
+	nm -D --defined-only "$SHIM" | awk '$3 ~ /^MPI_[A-Za-z_]+_c$/ { print $3 }' | sort -u >exported
+	nm -D --undefined-only "$TP/large" | awk '{ sub(/@.*/, "", $2); print $2 }' | sort -u >called
+	[ "$(wc -l <exported)" -ge 100 ]
+	# every one the shim defines is called by the program
+	missing=$(comm -23 exported called)
+	[ -z "$missing" ] || { echo "not called by large:" $missing; return 1; }
+	for op in $alone; do
+		grep -qx "MPI_${op}_c" exported || { echo "$op: no MPI_${op}_c in the shim"; return 1; }
+	done
+	ops=$(sed -E 's/^MPI_//; s/_c$//' exported | grep -vxF -f <(printf '%s\n' $alone))
+	[ "$(echo $ops | wc -w)" = $(($(wc -l <exported) - $(echo $alone | wc -w))) ]
 	for w in 0 1 2 3; do
 		# rank k of communicator 2, whose ranks are the world's reversed
-		k=$((3 - w)) n=$((3 - (k + 1) % 4))
+		k=$((3 - w)) n=$((3 - (k + 1) % 4)) pr=$((3 - (k + 3) % 4))
 		for op in $ops; do
-			# the int call, then its _c form: the same event but for call
-			# site and request id
-			ev large $w | grep "^E op=MPI_$op " | sed -E 's/ (cs|req)=[0-9a-f]+//g; s/ t=.*//' >pair
-			[ "$(wc -l <pair)" = 2 ] || { echo "rank $w: not 2 of $op"; cat pair; return 1; }
-			[ "$(sed -n 1p pair)" = "$(sed -n 2p pair)" ] || { echo "rank $w:"; cat pair; return 1; }
+			# the int calls, then the _c forms in the same order: the same
+			# events but for call site and request id (and a new window's id)
+			ev large $w | grep "^E op=MPI_$op " | sed -E 's/ (cs|req)=[0-9a-f]+//g; s/ t=.*//' |
+				sed -E '/op=MPI_Win_allocate/s/ file=[0-9]+//' >pair
+			h=$(($(wc -l <pair) / 2))
+			[ "$h" -ge 1 ] && [ $((2 * h)) = "$(wc -l <pair)" ] ||
+				{ echo "rank $w: $op not in pairs"; cat pair; return 1; }
+			diff <(head -n $h pair) <(tail -n $h pair) || { echo "rank $w: $op"; return 1; }
 		done
 		# with the counts of the calls
 		c="$((k + 1)),$((k + 2)),$((k + 3)),$((k + 4))"
@@ -187,6 +199,25 @@ setup() {
 		[ "$(nev large $w "op=MPI_Wait .* compl=$q:-1:-1:0 ")" = 1 ]
 		q=$(ev large $w | grep '^E op=MPI_Raccumulate ' | tail -1 | sed -E 's/.* req=([0-9]+) .*/\1/')
 		[ "$(nev large $w "op=MPI_Wait .* compl=$q:")" = 1 ]
+		# pairs() and fpairs(): the peers, counts and offsets of the calls
+		[ "$(nev large $w "op=MPI_Rsend .* comm=2 peer=$n tag=23 count=4 dtype=MPI_INT ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Ibsend .* comm=2 peer=$n tag=24 count=5 .* req=[0-9]+ t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Recv_init .* comm=2 peer=$pr tag=30 count=11 .* req=[0-9]+ t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Ssend_init .* comm=2 peer=$n tag=29 count=10 .* req=[0-9]+ t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Scatter .* comm=2 count=3 dtype=MPI_INT .* root=1 t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Ireduce .* comm=2 count=7 .* redop=MPI_SUM root=1 req=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Reduce_scatter_block_init .* count=3 .* redop=MPI_SUM req=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Get .* comm=2 peer=$n count=2 dtype=MPI_INT .* file=2 off=4 t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Rget .* comm=2 peer=$n count=3 .* req=[0-9]+ file=2 off=8 t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_Win_allocate .* comm=2 count=4 bytes=64 file=[34] ")" = 2 ]
+		[ "$(nev large $w "op=MPI_Win_allocate_shared .* comm=2 count=8 bytes=32 file=[56] ")" = 2 ]
+		[ "$(nev large $w "op=MPI_File_write .* count=3 dtype=MPI_INT .* file=0 off=$((512 + 64 * k)) t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_File_iread_all .* count=3 .* req=[0-9]+ file=0 off=$((512 + 64 * k)) t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_File_iread_at_all .* count=6 .* req=[0-9]+ file=0 off=$((1024 + 64 * k)) t=")" = 2 ]
+		# the shared file pointer: the ranks in turn, 20 bytes each
+		[ "$(nev large $w "op=MPI_File_write_shared .* count=2 .* file=0 off=$((2048 + 20 * k)) t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_File_iread_shared .* count=3 .* file=0 off=$((2056 + 20 * k)) t=")" = 2 ]
+		[ "$(nev large $w "op=MPI_File_write_ordered .* count=4 .* file=0 off=0 t=")" = 2 ]
 	done
 }
 

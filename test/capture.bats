@@ -49,7 +49,7 @@ setup_file() {
 	trace mprobe 4 "$TP/mprobe"
 	trace neigh 4 "$TP/neigh"
 	# Open MPI 4.1's default one-sided component needs RDMA hardware
-	(export OMPI_MCA_osc=sm,pt2pt; trace rma 4 "$TP/rma")
+	(export OMPI_MCA_osc=sm,pt2pt; trace rma 4 "$TP/rma" test)
 	trace ionb 4 "$TP/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace intercomm 4 "$TP/intercomm"
 	trace connect 4 "$TP/connect" spawn
@@ -63,6 +63,9 @@ setup_file() {
 		trace mixed 4 "$TP/mixed"
 		(export OMPI_MCA_osc=sm,pt2pt
 		 trace fmpi3 4 "$TP/mpi3_usempi" "$BATS_FILE_TMPDIR/fmpi3.dat")
+		trace fconnect 4 "$TP/connect_usempi" spawn
+		(export OMPI_MCA_osc=sm,pt2pt
+		 trace frmaio 4 "$TP/rma_io_usempi" "$BATS_FILE_TMPDIR/frmaio.dat")
 	fi
 }
 
@@ -434,6 +437,93 @@ setup() {
 	assert_line --regexp "op=MPI_File_close .* file=0 "
 	# the blank-padded Fortran file name was trimmed
 	[ "$(stat -c %s "$BATS_FILE_TMPDIR/f08io.dat")" = 64 ]
+}
+
+# connect_events NAME RANK: the events of a connect run without call
+# sites, times and datatype names (MPI_INT in C, MPI_INTEGER in Fortran);
+# the port name's Bcast without its count (MPI_MAX_PORT_NAME differs)
+connect_events() {
+	ev "$1" "$2" | grep '^E ' | sed -E 's/ (cs|t|d|dtype)=[^ ]*//g' |
+		sed -E '/op=MPI_Bcast /s/ (count|bytes)=[^ ]*//g'
+}
+
+@test "capture: Fortran Comm_accept/connect and Comm_spawn record the events of the C program, at the Fortran call sites" {
+	[ -x "$TP/connect_usempi" ] || skip "no Fortran compiler"
+	local r k d="$BATS_FILE_TMPDIR/fconnect" sig
+	ran_ok fconnect 4
+	ran_ok connect 4
+	for r in 0 1 2 3; do
+		diff <(connect_events connect $r) <(connect_events fconnect $r)
+		diff <(ev connect $r | grep '^M ') <(ev fconnect $r | grep '^M ')
+		run ev fconnect $r
+		for op in accept connect spawn disconnect; do
+			[ $op = accept ] && [ $((r % 2)) = 1 ] && continue
+			[ $op = connect ] && [ $((r % 2)) = 0 ] && continue
+			# every call of the op at a line of the Fortran main program
+			for sig in $(ev fconnect $r | grep "^E op=MPI_Comm_$op " | sed -E 's/.* cs=([^ ]*) .*/\1/'); do
+				ev fconnect $r | grep "^C id=.* sig=$sig " | tail -1 |
+					grep -q " f0=connect_usempi+0x[0-9a-f]*:MAIN__+0x"
+			done
+		done
+	done
+	[ "$(nev fconnect 0 "op=MPI_Comm_(accept|spawn|disconnect) ")" = 6 ]
+	[ "$(nev fconnect 1 "op=MPI_Comm_(connect|spawn|disconnect) ")" = 6 ]
+	# the spawned processes: MPI_ARGV_NULL, then the argument vector
+	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
+	"$EV" "$d/spawn-1/rank-00000.tcr" | grep -qE "^H .* program=.*/connect_usempi$"
+	for k in 2 3; do
+		run "$EV" "$d/spawn-$k/rank-00000.tcr"
+		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect_usempi child two words$"
+		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
+	done
+}
+
+@test "capture: Fortran use mpi: PSCW, lock_all epochs, atomics, Win_allocate, Dist_graph_create, shared and ordered MPI-IO" {
+	[ -x "$TP/rma_io_usempi" ] || skip "no Fortran compiler"
+	local r n p op c
+	ran_ok frmaio 4
+	for r in 0 1 2 3; do
+		n=$(((r + 1) % 4)) p=$(((r + 3) % 4))
+		run ev frmaio $r
+		assert_line --regexp "op=MPI_Win_allocate .* comm=0 count=4 bytes=64 file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_post .* comm=0 count=1 file=0 off=0 sc=$p t="
+		assert_line --regexp "op=MPI_Win_start .* comm=0 count=1 file=0 off=0 sc=$n t="
+		assert_line --regexp "op=MPI_Put .* comm=0 peer=$n count=2 dtype=MPI_INTEGER dsize=4 bytes=8 file=0 off=0 t="
+		assert_line --regexp "op=MPI_Win_complete .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_wait .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_lock_all .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Rput .* comm=0 peer=$n count=3 dtype=MPI_INTEGER .* req=1 file=0 off=4 t="
+		assert_line --regexp "op=MPI_Rget .* comm=0 peer=$p count=2 dtype=MPI_INTEGER .* req=2 file=0 off=8 t="
+		assert_line --regexp "op=MPI_Win_flush .* comm=0 peer=$n file=0 "
+		assert_line --regexp "op=MPI_Fetch_and_op .* comm=0 peer=$n count=1 dtype=MPI_INTEGER .* redop=MPI_SUM file=0 off=12 t="
+		assert_line --regexp "op=MPI_Compare_and_swap .* comm=0 peer=$n count=1 dtype=MPI_INTEGER .* file=0 off=13 t="
+		assert_line --regexp "op=MPI_Win_flush_all .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_unlock_all .* comm=0 file=0 "
+		assert_line --regexp "op=MPI_Win_free .* comm=0 file=0 "
+		assert_line "M id=2 parent=0 creator=MPI_Dist_graph_create size=4 members=0,1,2,3"
+		assert_line --regexp "op=MPI_Dist_graph_create .* comm=0 newcomm=2 t="
+		# the shared pointer: the ranks in turn, 8 bytes each
+		assert_line --regexp "op=MPI_File_write_shared .* count=2 dtype=MPI_INTEGER dsize=4 bytes=8 file=0 off=$((8 * r)) t="
+		assert_line --regexp "op=MPI_File_read_shared .* count=2 dtype=MPI_INTEGER .* file=0 off=$((8 * r)) t="
+		assert_line --regexp "op=MPI_File_write_ordered .* count=4 dtype=MPI_INTEGER dsize=4 bytes=16 file=0 off=0 t="
+		assert_line --regexp "op=MPI_File_read_ordered .* count=4 dtype=MPI_INTEGER .* file=0 off=0 t="
+		# each once, at a call site in the Fortran program
+		for op in Win_allocate Win_post Win_start Put Win_complete Win_wait Win_lock_all Rput Rget \
+			Win_flush Fetch_and_op Compare_and_swap Win_flush_all Win_unlock_all Win_free \
+			Dist_graph_create File_write_shared File_read_shared File_write_ordered File_read_ordered; do
+			[ "$(nev frmaio $r "op=MPI_$op ")" = 1 ] || { echo "rank $r: $op"; return 1; }
+			c=$(ev frmaio $r | grep "^E op=MPI_$op " | sed -E 's/.* cs=([0-9a-f]+) .*/\1/')
+			ev frmaio $r | grep "^C .* sig=$c " | tail -1 | grep -q " f0=rma_io_usempi+0x[0-9a-f]*:MAIN__+0x" ||
+				{ echo "rank $r: $op"; ev frmaio $r | grep "^C .* sig=$c "; return 1; }
+		done
+	done
+	# and by name in the dump
+	run -0 tc dump --rank 2 "$BATS_FILE_TMPDIR/frmaio"
+	for op in Win_post Win_start Win_complete Win_wait Win_lock_all Win_flush Rput Rget \
+		Fetch_and_op Compare_and_swap Win_allocate Dist_graph_create File_write_shared \
+		File_read_shared File_write_ordered File_read_ordered; do
+		assert_output --partial "MPI_$op"
+	done
 }
 
 @test "capture: Fortran use mpi: matched probes, neighbourhood collectives, one-sided, MPI-IO requests, intercommunicators" {

@@ -56,7 +56,7 @@ CAPTURE_LIBS = $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz) -ldl -
 # test programs (testdata/capture/) and the trace checker
 CAPTURE_TEST_C := ring halo2d coll split persist anysrc io mt bench mprobe neigh rma ionb phases \
 	intercomm large connect fork grow
-CAPTURE_TEST_F := ring_mpifh halo_usempi coll_f08 mpi3_usempi
+CAPTURE_TEST_F := ring_mpifh halo_usempi coll_f08 mpi3_usempi connect_usempi rma_io_usempi
 CAPTURE_TESTPROGS := $(CAPTURE_TEST_C:%=$(BUILD)/testdata/capture/%)
 ifeq ($(HAVE_MPIFC),yes)
 CAPTURE_TESTPROGS += $(CAPTURE_TEST_F:%=$(BUILD)/testdata/capture/%) \

@@ -51,11 +51,15 @@ SENTINEL(mpi_fortran_status_ignore)
 SENTINEL(mpi_fortran_statuses_ignore)
 SENTINEL(mpi_fortran_unweighted)
 SENTINEL(mpi_fortran_weights_empty)
+SENTINEL(mpi_fortran_argv_null)
+SENTINEL(mpi_fortran_errcodes_ignore)
 #undef SENTINEL
 /* MPICH keeps the addresses of its Fortran sentinels in these */
 extern void *MPIR_F_MPI_BOTTOM __attribute__((weak));
 extern void *MPIR_F_MPI_IN_PLACE __attribute__((weak));
 extern void *MPI_F_MPI_UNWEIGHTED __attribute__((weak));
+extern void *MPI_F_ARGV_NULL __attribute__((weak));
+extern void *MPI_F_ERRCODES_IGNORE __attribute__((weak));
 
 #define IS(p, x) ((&x##_ && (const void *)(p) == (const void *)&x##_) || \
 		  (&x && (const void *)(p) == (const void *)&x) ||       \
@@ -1025,6 +1029,114 @@ FDEF(mpi_comm_disconnect, MPI_COMM_DISCONNECT, (F *comm, F *ierr))
 
 	NEWCOMM_OUT(rc, c, comm);
 	ret(ierr, rc);
+}
+
+/*
+ * The C argument vector of the Fortran one f (strings of len characters,
+ * ended by a blank one) in *out: MPI_ARGV_NULL for Fortran's; false
+ * without memory. Free *out with free_argv.
+ */
+static bool argv_in(const char *f, size_t len, char ***out)
+{
+	size_t n = 0;
+	char **v;
+
+	*out = MPI_ARGV_NULL;
+	if (IS(f, mpi_fortran_argv_null) || IS_MPICH(f, MPI_F_ARGV_NULL))
+		return true;
+	for (;;) {
+		size_t i = 0;
+
+		while (i < len && (f[n * len + i] == ' ' || f[n * len + i] == '\0'))
+			i++;
+		if (i == len)
+			break;
+		n++;
+	}
+	v = tc_cap_malloc((n + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		v[k] = cstring(f + k * len, len);
+		if (!v[k]) {
+			while (k--)
+				free(v[k]);
+			free(v);
+			return false;
+		}
+	}
+	v[n] = NULL;
+	*out = v;
+	return true;
+}
+
+static void free_argv(char **v)
+{
+	if (v == MPI_ARGV_NULL)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+FDEF(mpi_comm_spawn, MPI_COMM_SPAWN,
+     (char *command, char *argv, F *maxprocs, F *info, F *root, F *comm, F *intercomm,
+      F *errcodes, F *ierr, size_t cmd_len, size_t arg_len))
+{
+	char *ccmd = cstring(command, cmd_len);
+	char **cargv = MPI_ARGV_NULL;
+	int *cerr = errcodes;
+	MPI_Comm c;
+	int rc;
+
+	if (!ccmd || !argv_in(argv, arg_len, &cargv)) {
+		free(ccmd);
+		FNEXT(pmpi_comm_spawn_,
+		      (char *, char *, F *, F *, F *, F *, F *, F *, F *, size_t, size_t),
+		      (command, argv, maxprocs, info, root, comm, intercomm, errcodes, ierr,
+		       cmd_len, arg_len));
+	}
+	if (IS(errcodes, mpi_fortran_errcodes_ignore) || IS_MPICH(errcodes, MPI_F_ERRCODES_IGNORE))
+		cerr = MPI_ERRCODES_IGNORE;
+	rc = tcw_comm_spawn(ccmd, cargv, *maxprocs, INFO(info), *root, COMM(comm), &c, cerr,
+			    TC_RA());
+	free(ccmd);
+	free_argv(cargv);
+	NEWCOMM_OUT(rc, c, intercomm);
+	ret(ierr, rc);
+}
+
+/* Comm_connect (accept false) and Comm_accept */
+static void fconnect(bool accept, char *port, F *info, F *root, F *comm, F *newcomm, F *ierr,
+		     size_t len, void *ra)
+{
+	char *cport = cstring(port, len);
+	MPI_Comm c;
+	int rc;
+
+	if (!cport) {
+		if (accept)
+			FNEXT(pmpi_comm_accept_, (char *, F *, F *, F *, F *, F *, size_t),
+			      (port, info, root, comm, newcomm, ierr, len));
+		FNEXT(pmpi_comm_connect_, (char *, F *, F *, F *, F *, F *, size_t),
+		      (port, info, root, comm, newcomm, ierr, len));
+	}
+	rc = tcw_comm_connect(accept, cport, INFO(info), *root, COMM(comm), &c, ra);
+	free(cport);
+	NEWCOMM_OUT(rc, c, newcomm);
+	ret(ierr, rc);
+}
+
+FDEF(mpi_comm_connect, MPI_COMM_CONNECT,
+     (char *port, F *info, F *root, F *comm, F *newcomm, F *ierr, size_t len))
+{
+	fconnect(false, port, info, root, comm, newcomm, ierr, len, TC_RA());
+}
+
+FDEF(mpi_comm_accept, MPI_COMM_ACCEPT,
+     (char *port, F *info, F *root, F *comm, F *newcomm, F *ierr, size_t len))
+{
+	fconnect(true, port, info, root, comm, newcomm, ierr, len, TC_RA());
 }
 
 FDEF(mpi_cart_create, MPI_CART_CREATE, (F *comm, F *ndims, F *dims, F *periods, F *reorder,

@@ -18,9 +18,13 @@
  * Gather_init_c (2 ints, root rank 3), each started and waited for twice,
  * then freed. With a file name argument: File_write_at_c of 4 ints at
  * int 16 * rank, File_read_at_c of them, File_iwrite_at_c of 2 ints after
- * them and its Wait. Then vectors(): each v- and w-collective and each
- * accumulate, first in its int form, then in its _c form with the same
- * counts (see there). Last, another MPI-4 pair: MPI_Session_init and
+ * them and its Wait, then fpairs() on the file. Then vectors(): each v-
+ * and w-collective and each accumulate, first in its int form, then in
+ * its _c form with the same counts (see there), and pairs(): every other
+ * large-count function likewise. Each op called in pairs() or fpairs()
+ * (or vectors()) is called nowhere else here: its events are the int
+ * forms' followed by as many of the _c forms', equal but for call site
+ * and request. Last, another MPI-4 pair: MPI_Session_init and
  * MPI_Session_finalize.
  */
 #include <mpi.h>
@@ -190,6 +194,268 @@ static void vectors(MPI_Comm rev, int r, int n)
 	MPI_Win_unlock_all(win);
 	MPI_Win_free(&win);
 }
+/* each call of the int form x, then of its _c form xc, on the same arguments */
+#define BOTH(x, xc, ...) \
+	do {             \
+		x(__VA_ARGS__);  \
+		xc(__VA_ARGS__); \
+	} while (0)
+/* x or, where c, xc, on the same arguments */
+#define EITHER(c, x, xc, ...) ((c) ? xc(__VA_ARGS__) : x(__VA_ARGS__))
+/* the same, each completing its request *q */
+#define BOTH_WAIT(x, xc, q, ...)                \
+	do {                                    \
+		x(__VA_ARGS__);                 \
+		MPI_Wait(q, MPI_STATUS_IGNORE); \
+		xc(__VA_ARGS__);                \
+		MPI_Wait(q, MPI_STATUS_IGNORE); \
+	} while (0)
+/* the same, starting the persistent request *q once and freeing it */
+#define BOTH_ONCE(x, xc, q, ...) \
+	do {                     \
+		x(__VA_ARGS__);  \
+		once(q);         \
+		xc(__VA_ARGS__); \
+		once(q);         \
+	} while (0)
+
+/*
+ * On rev (rank r of p = 4, n the next rank, pr the previous one), each
+ * remaining large-count function after its int form with the same
+ * arguments. To n, from pr (the receive posted first): Bsend (2 ints,
+ * tag 21), Ssend (3, tag 22), Rsend (4, tag 23); Ibsend, Issend and
+ * Irsend (5, 6, 7 ints, tags 24-26) and Send_init, Bsend_init,
+ * Ssend_init and Rsend_init (8-11 ints, tags 27-30) received by Recv_init
+ * (each started once). Collectives: Gather (2 ints, root 1), Scatter (3,
+ * root 2), Scan and Exscan (4 and 5 ints, MPI_SUM), Reduce_scatter_block
+ * (2 ints a rank, MPI_MAX); Igather (1, root 3), Iscatter (2, root 0),
+ * Iallgather (3), Ialltoall (1), Ibcast (6, root 3), Ireduce (7, MPI_SUM,
+ * root 2), Iscan (2), Iexscan (3), Ireduce_scatter_block (1 a rank), each
+ * waited for; the _init forms Allgather_init (2), Alltoall_init (1),
+ * Reduce_init (3, MPI_MIN, root 1), Scan_init (4), Exscan_init (5),
+ * Scatter_init (2, root 3), Reduce_scatter_block_init (3 a rank); on a
+ * periodic ring of rev, Neighbor_allgather (2 ints), Neighbor_alltoall
+ * (1 int), their I-forms and _init forms. In a lock_all epoch on the next
+ * rank's window: Get (2 ints at 4), Rget (3 at 8), Rput (4 at 16), the
+ * request ones waited for. Win_allocate (64 bytes, unit 4) and
+ * Win_allocate_shared (32 bytes, unit 8), each window freed.
+ */
+static void pairs(MPI_Comm rev, int r, int n, int pr)
+{
+	int sb[64] = { 0 }, rb[64] = { 0 }, wb[64] = { 0 }, dims[1] = { 4 }, periods[1] = { 1 };
+	static char bbuf[4096];
+	void *bp, *base;
+	int bsize;
+	MPI_Comm ring;
+	MPI_Request q, rq;
+	MPI_Win win;
+
+	MPI_Buffer_attach(bbuf, sizeof(bbuf));
+	MPI_Irecv(rb, 2, MPI_INT, pr, 21, rev, &rq);
+	MPI_Bsend(sb, 2, MPI_INT, n, 21, rev);
+	MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	MPI_Irecv(rb, 2, MPI_INT, pr, 21, rev, &rq);
+	MPI_Bsend_c(sb, 2, MPI_INT, n, 21, rev);
+	MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	for (int c = 0; c < 2; c++) {
+		MPI_Irecv(rb, 3, MPI_INT, pr, 22, rev, &rq);
+		EITHER(c, MPI_Ssend, MPI_Ssend_c, sb, 3, MPI_INT, n, 22, rev);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		MPI_Irecv(rb, 4, MPI_INT, pr, 23, rev, &rq);
+		MPI_Barrier(rev);
+		EITHER(c, MPI_Rsend, MPI_Rsend_c, sb, 4, MPI_INT, n, 23, rev);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	}
+	for (int c = 0; c < 2; c++) {
+		MPI_Irecv(rb, 5, MPI_INT, pr, 24, rev, &rq);
+		EITHER(c, MPI_Ibsend, MPI_Ibsend_c, sb, 5, MPI_INT, n, 24, rev, &q);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		MPI_Irecv(rb, 6, MPI_INT, pr, 25, rev, &rq);
+		EITHER(c, MPI_Issend, MPI_Issend_c, sb, 6, MPI_INT, n, 25, rev, &q);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+		MPI_Irecv(rb, 7, MPI_INT, pr, 26, rev, &rq);
+		MPI_Barrier(rev);
+		EITHER(c, MPI_Irsend, MPI_Irsend_c, sb, 7, MPI_INT, n, 26, rev, &q);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+		MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	}
+	for (int c = 0; c < 2; c++) {
+		int (*sinit[4])(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm,
+				MPI_Request *) = { MPI_Send_init_c, MPI_Bsend_init_c,
+						   MPI_Ssend_init_c, MPI_Rsend_init_c };
+		int (*iinit[4])(const void *, int, MPI_Datatype, int, int, MPI_Comm,
+				MPI_Request *) = { MPI_Send_init, MPI_Bsend_init, MPI_Ssend_init,
+						   MPI_Rsend_init };
+
+		for (int k = 0; k < 4; k++) {
+			if (c)
+				MPI_Recv_init_c(rb, 8 + k, MPI_INT, pr, 27 + k, rev, &rq);
+			else
+				MPI_Recv_init(rb, 8 + k, MPI_INT, pr, 27 + k, rev, &rq);
+			MPI_Start(&rq);
+			MPI_Barrier(rev);
+			if (c)
+				sinit[k](sb, 8 + k, MPI_INT, n, 27 + k, rev, &q);
+			else
+				iinit[k](sb, 8 + k, MPI_INT, n, 27 + k, rev, &q);
+			once(&q);
+			MPI_Wait(&rq, MPI_STATUS_IGNORE);
+			MPI_Request_free(&rq);
+		}
+	}
+	MPI_Buffer_detach(&bp, &bsize);
+
+	BOTH(MPI_Gather, MPI_Gather_c, sb, 2, MPI_INT, rb, 2, MPI_INT, 1, rev);
+	BOTH(MPI_Scatter, MPI_Scatter_c, sb, 3, MPI_INT, rb, 3, MPI_INT, 2, rev);
+	BOTH(MPI_Scan, MPI_Scan_c, sb, rb, 4, MPI_INT, MPI_SUM, rev);
+	BOTH(MPI_Exscan, MPI_Exscan_c, sb, rb, 5, MPI_INT, MPI_SUM, rev);
+	BOTH(MPI_Reduce_scatter_block, MPI_Reduce_scatter_block_c, sb, rb, 2, MPI_INT, MPI_MAX,
+	     rev);
+	BOTH_WAIT(MPI_Igather, MPI_Igather_c, &q, sb, 1, MPI_INT, rb, 1, MPI_INT, 3, rev, &q);
+	BOTH_WAIT(MPI_Iscatter, MPI_Iscatter_c, &q, sb, 2, MPI_INT, rb, 2, MPI_INT, 0, rev, &q);
+	BOTH_WAIT(MPI_Iallgather, MPI_Iallgather_c, &q, sb, 3, MPI_INT, rb, 3, MPI_INT, rev, &q);
+	BOTH_WAIT(MPI_Ialltoall, MPI_Ialltoall_c, &q, sb, 1, MPI_INT, rb, 1, MPI_INT, rev, &q);
+	BOTH_WAIT(MPI_Ibcast, MPI_Ibcast_c, &q, sb, 6, MPI_INT, 3, rev, &q);
+	BOTH_WAIT(MPI_Ireduce, MPI_Ireduce_c, &q, sb, rb, 7, MPI_INT, MPI_SUM, 2, rev, &q);
+	BOTH_WAIT(MPI_Iscan, MPI_Iscan_c, &q, sb, rb, 2, MPI_INT, MPI_SUM, rev, &q);
+	BOTH_WAIT(MPI_Iexscan, MPI_Iexscan_c, &q, sb, rb, 3, MPI_INT, MPI_SUM, rev, &q);
+	BOTH_WAIT(MPI_Ireduce_scatter_block, MPI_Ireduce_scatter_block_c, &q, sb, rb, 1, MPI_INT,
+		  MPI_SUM, rev, &q);
+	BOTH_ONCE(MPI_Allgather_init, MPI_Allgather_init_c, &q, sb, 2, MPI_INT, rb, 2, MPI_INT,
+		  rev, MPI_INFO_NULL, &q);
+	BOTH_ONCE(MPI_Alltoall_init, MPI_Alltoall_init_c, &q, sb, 1, MPI_INT, rb, 1, MPI_INT, rev,
+		  MPI_INFO_NULL, &q);
+	BOTH_ONCE(MPI_Reduce_init, MPI_Reduce_init_c, &q, sb, rb, 3, MPI_INT, MPI_MIN, 1, rev,
+		  MPI_INFO_NULL, &q);
+	BOTH_ONCE(MPI_Scan_init, MPI_Scan_init_c, &q, sb, rb, 4, MPI_INT, MPI_SUM, rev,
+		  MPI_INFO_NULL, &q);
+	BOTH_ONCE(MPI_Exscan_init, MPI_Exscan_init_c, &q, sb, rb, 5, MPI_INT, MPI_SUM, rev,
+		  MPI_INFO_NULL, &q);
+	BOTH_ONCE(MPI_Scatter_init, MPI_Scatter_init_c, &q, sb, 2, MPI_INT, rb, 2, MPI_INT, 3, rev,
+		  MPI_INFO_NULL, &q);
+	BOTH_ONCE(MPI_Reduce_scatter_block_init, MPI_Reduce_scatter_block_init_c, &q, sb, rb, 3,
+		  MPI_INT, MPI_SUM, rev, MPI_INFO_NULL, &q);
+
+	MPI_Cart_create(rev, 1, dims, periods, 0, &ring);
+	BOTH(MPI_Neighbor_allgather, MPI_Neighbor_allgather_c, sb, 2, MPI_INT, rb, 2, MPI_INT,
+	     ring);
+	BOTH(MPI_Neighbor_alltoall, MPI_Neighbor_alltoall_c, sb, 1, MPI_INT, rb, 1, MPI_INT, ring);
+	BOTH_WAIT(MPI_Ineighbor_allgather, MPI_Ineighbor_allgather_c, &q, sb, 2, MPI_INT, rb, 2,
+		  MPI_INT, ring, &q);
+	BOTH_WAIT(MPI_Ineighbor_alltoall, MPI_Ineighbor_alltoall_c, &q, sb, 1, MPI_INT, rb, 1,
+		  MPI_INT, ring, &q);
+	BOTH_ONCE(MPI_Neighbor_allgather_init, MPI_Neighbor_allgather_init_c, &q, sb, 2, MPI_INT,
+		  rb, 2, MPI_INT, ring, MPI_INFO_NULL, &q);
+	BOTH_ONCE(MPI_Neighbor_alltoall_init, MPI_Neighbor_alltoall_init_c, &q, sb, 1, MPI_INT, rb,
+		  1, MPI_INT, ring, MPI_INFO_NULL, &q);
+	MPI_Comm_free(&ring);
+
+	MPI_Win_create(wb, sizeof(wb), sizeof(int), MPI_INFO_NULL, rev, &win);
+	MPI_Win_lock_all(0, win);
+	BOTH(MPI_Get, MPI_Get_c, rb, 2, MPI_INT, n, 4, 2, MPI_INT, win);
+	BOTH_WAIT(MPI_Rget, MPI_Rget_c, &q, rb, 3, MPI_INT, n, 8, 3, MPI_INT, win, &q);
+	BOTH_WAIT(MPI_Rput, MPI_Rput_c, &q, sb, 4, MPI_INT, n, 16, 4, MPI_INT, win, &q);
+	MPI_Win_unlock_all(win);
+	MPI_Win_free(&win);
+	MPI_Win_allocate(64, 4, MPI_INFO_NULL, rev, &base, &win);
+	MPI_Win_free(&win);
+	MPI_Win_allocate_c(64, 4, MPI_INFO_NULL, rev, &base, &win);
+	MPI_Win_free(&win);
+	MPI_Win_allocate_shared(32, 8, MPI_INFO_NULL, rev, &base, &win);
+	MPI_Win_free(&win);
+	MPI_Win_allocate_shared_c(32, 8, MPI_INFO_NULL, rev, &base, &win);
+	MPI_Win_free(&win);
+	(void)r;
+}
+
+/*
+ * On fh (opened by the p ranks of rev, r this one's), each MPI-IO large-count
+ * function after its int form with the same arguments, the file pointers
+ * set back to where they were before the int form: individual pointer at
+ * byte 512 + 64 r: File_read, _write, _read_all, _write_all (2, 3, 4, 5
+ * ints) and File_iread, _iwrite, _iread_all, _iwrite_all (1, 2, 3, 4),
+ * each waited for; the explicit offsets 1024 + 64 r: File_read_at_all,
+ * _write_at_all (2, 3) and File_iread_at, _iwrite_at_all, _iread_at_all
+ * (4, 5, 6); the shared pointer at 2048, one rank after the other:
+ * File_write_shared (2 ints), File_read_shared (2), File_iwrite_shared (3),
+ * File_iread_shared (3); then File_write_ordered and _read_ordered (4).
+ */
+static void fpairs(MPI_File fh, int r, int p)
+{
+	int buf[8] = { 0 };
+	MPI_Offset pos = 512 + 64 * r, at = 1024 + 64 * r;
+	MPI_Request q;
+
+#define SEEK_BOTH(x, xc, ...)                             \
+	do {                                              \
+		MPI_File_seek(fh, pos, MPI_SEEK_SET);     \
+		x(__VA_ARGS__);                           \
+		MPI_File_seek(fh, pos, MPI_SEEK_SET);     \
+		xc(__VA_ARGS__);                          \
+	} while (0)
+#define SEEK_BOTH_WAIT(x, xc, ...)                        \
+	do {                                              \
+		MPI_File_seek(fh, pos, MPI_SEEK_SET);     \
+		x(__VA_ARGS__);                           \
+		MPI_Wait(&q, MPI_STATUS_IGNORE);          \
+		MPI_File_seek(fh, pos, MPI_SEEK_SET);     \
+		xc(__VA_ARGS__);                          \
+		MPI_Wait(&q, MPI_STATUS_IGNORE);          \
+	} while (0)
+	SEEK_BOTH(MPI_File_write, MPI_File_write_c, fh, buf, 3, MPI_INT, MPI_STATUS_IGNORE);
+	SEEK_BOTH(MPI_File_read, MPI_File_read_c, fh, buf, 2, MPI_INT, MPI_STATUS_IGNORE);
+	SEEK_BOTH(MPI_File_write_all, MPI_File_write_all_c, fh, buf, 5, MPI_INT,
+		  MPI_STATUS_IGNORE);
+	SEEK_BOTH(MPI_File_read_all, MPI_File_read_all_c, fh, buf, 4, MPI_INT, MPI_STATUS_IGNORE);
+	SEEK_BOTH_WAIT(MPI_File_iwrite, MPI_File_iwrite_c, fh, buf, 2, MPI_INT, &q);
+	SEEK_BOTH_WAIT(MPI_File_iread, MPI_File_iread_c, fh, buf, 1, MPI_INT, &q);
+	SEEK_BOTH_WAIT(MPI_File_iwrite_all, MPI_File_iwrite_all_c, fh, buf, 4, MPI_INT, &q);
+	SEEK_BOTH_WAIT(MPI_File_iread_all, MPI_File_iread_all_c, fh, buf, 3, MPI_INT, &q);
+#undef SEEK_BOTH
+#undef SEEK_BOTH_WAIT
+	BOTH(MPI_File_write_at_all, MPI_File_write_at_all_c, fh, at, buf, 3, MPI_INT,
+	     MPI_STATUS_IGNORE);
+	BOTH(MPI_File_read_at_all, MPI_File_read_at_all_c, fh, at, buf, 2, MPI_INT,
+	     MPI_STATUS_IGNORE);
+	BOTH_WAIT(MPI_File_iwrite_at_all, MPI_File_iwrite_at_all_c, &q, fh, at, buf, 5, MPI_INT,
+		  &q);
+	BOTH_WAIT(MPI_File_iread_at, MPI_File_iread_at_c, &q, fh, at, buf, 4, MPI_INT, &q);
+	BOTH_WAIT(MPI_File_iread_at_all, MPI_File_iread_at_all_c, &q, fh, at, buf, 6, MPI_INT, &q);
+
+	/* the shared pointer: each rank in turn, each form from 2048 */
+	for (int c = 0; c < 2; c++) {
+		MPI_File_seek_shared(fh, 2048, MPI_SEEK_SET);
+		for (int i = 0; i < p; i++) {
+			if (i == r) {
+				EITHER(c, MPI_File_write_shared, MPI_File_write_shared_c, fh, buf, 2,
+				       MPI_INT, MPI_STATUS_IGNORE);
+				EITHER(c, MPI_File_iwrite_shared, MPI_File_iwrite_shared_c, fh, buf, 3,
+				       MPI_INT, &q);
+				MPI_Wait(&q, MPI_STATUS_IGNORE);
+			}
+			MPI_Barrier(MPI_COMM_WORLD);
+		}
+		MPI_File_seek_shared(fh, 2048, MPI_SEEK_SET);
+		for (int i = 0; i < p; i++) {
+			if (i == r) {
+				EITHER(c, MPI_File_read_shared, MPI_File_read_shared_c, fh, buf, 2, MPI_INT,
+				       MPI_STATUS_IGNORE);
+				EITHER(c, MPI_File_iread_shared, MPI_File_iread_shared_c, fh, buf, 3, MPI_INT,
+				       &q);
+				MPI_Wait(&q, MPI_STATUS_IGNORE);
+			}
+			MPI_Barrier(MPI_COMM_WORLD);
+		}
+		MPI_File_seek_shared(fh, 2048, MPI_SEEK_SET);
+		EITHER(c, MPI_File_write_ordered, MPI_File_write_ordered_c, fh, buf, 4, MPI_INT,
+		       MPI_STATUS_IGNORE);
+		MPI_File_seek_shared(fh, 2048, MPI_SEEK_SET);
+		EITHER(c, MPI_File_read_ordered, MPI_File_read_ordered_c, fh, buf, 4, MPI_INT,
+		       MPI_STATUS_IGNORE);
+	}
+}
 #endif
 
 int main(int argc, char **argv)
@@ -263,9 +529,11 @@ int main(int argc, char **argv)
 		MPI_File_read_at_c(fh, 64 * r, rbuf, 4, MPI_INT, MPI_STATUS_IGNORE);
 		MPI_File_iwrite_at_c(fh, 64 * r + 16, ibuf, 2, MPI_INT, &req);
 		MPI_Wait(&req, MPI_STATUS_IGNORE);
+		fpairs(fh, r, p);
 		MPI_File_close(&fh);
 	}
 	vectors(rev, r, n);
+	pairs(rev, r, n, pr);
 	MPI_Comm_free(&rev);
 
 	MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ses);

@@ -7,10 +7,12 @@
  * previous rank at displacement 1, an Accumulate (MPI_SUM, 2 ints) to the
  * next; then passive target on it: Win_lock of the next rank, Fetch_and_op,
  * Compare_and_swap, Get_accumulate, Rput + Rget completed by Waitall,
- * Win_flush, Win_unlock; Win_lock_all, Raccumulate + Rget_accumulate,
- * Win_flush_local_all, Win_flush_all, Win_unlock_all; a general active
- * target epoch (post/start/complete/wait) with the next and previous
- * ranks; Win_allocate and Win_allocate_shared (on MPI_COMM_SELF) and
+ * Win_flush_local, Win_flush, Win_unlock; Win_lock_all, Raccumulate +
+ * Rget_accumulate, Win_flush_local_all, Win_flush_all, Win_sync,
+ * Win_unlock_all; a general active target epoch (post/start/complete/wait)
+ * with the next and previous ranks, then, with an argument, another one
+ * ended by Win_test until it says yes instead of Win_wait (which a replay
+ * cannot repeat: it is timing); Win_allocate and Win_allocate_shared (on MPI_COMM_SELF) and
  * Win_create_dynamic, each freed.
  */
 #include <mpi.h>
@@ -19,7 +21,7 @@
 int main(int argc, char **argv)
 {
 	int r, p, n, pr, buf[64] = { 0 }, res[64] = { 0 }, one = 1, cmp = 0;
-	int *mem, *shm, ranks[2];
+	int *mem, *shm, ranks[2], flag;
 	MPI_Comm rev;
 	MPI_Win win, wa, ws, wd;
 	MPI_Group g, peers;
@@ -46,6 +48,7 @@ int main(int argc, char **argv)
 	MPI_Rput(res, 6, MPI_INT, n, 10, 6, MPI_INT, win, &req[0]);
 	MPI_Rget(res + 16, 5, MPI_INT, n, 20, 5, MPI_INT, win, &req[1]);
 	MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+	MPI_Win_flush_local(n, win);
 	MPI_Win_flush(n, win);
 	MPI_Win_unlock(n, win);
 	MPI_Barrier(rev);
@@ -57,6 +60,7 @@ int main(int argc, char **argv)
 	MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
 	MPI_Win_flush_local_all(win);
 	MPI_Win_flush_all(win);
+	MPI_Win_sync(win);
 	MPI_Win_unlock_all(win);
 	MPI_Barrier(rev);
 
@@ -69,6 +73,14 @@ int main(int argc, char **argv)
 	MPI_Put(res, 1, MPI_INT, n, 50, 1, MPI_INT, win);
 	MPI_Win_complete(win);
 	MPI_Win_wait(win);
+	if (argc > 1) {
+		MPI_Win_post(peers, 0, win);
+		MPI_Win_start(peers, 0, win);
+		MPI_Win_complete(win);
+		do
+			MPI_Win_test(win, &flag);
+		while (!flag);
+	}
 	MPI_Group_free(&peers);
 	MPI_Group_free(&g);
 	MPI_Win_free(&win);

@@ -625,6 +625,21 @@ d = json.load(sys.stdin)
 assert d["other_load"] >= 0, d'
 	run -2 --separate-stderr "$RP" --other-load lots st
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --other-load: expected now or a number >= 0, not lots"
+	# the job's share of the node when recorded: a small one means the
+	# gaps had little CPU time; now: measured, in (0, 1]
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --node-share 0.01 st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute"] == "cpu" and d["node_share"] == 0.01, d
+assert d["makespan_s"] < '"$t1"', d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --node-share now st
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert 0 < d["node_share"] <= 1 and d["other_load"] == 0, d'
+	run -2 --separate-stderr "$RP" --node-share 0 st
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --node-share: expected now or a number in (0, 1], not 0"
 }
 
 @test "a replay that cannot proceed is reported with rank, event and operation" {

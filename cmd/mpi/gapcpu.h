@@ -10,7 +10,8 @@
 
 /* The node the gaps were recorded on. */
 struct tc_gapcpu_node {
-	int cores;                /* C, > 0 */
+	double cores;             /* C, > 0: cores, or the share of them the
+				   * job had (other jobs took the rest) */
 	double other;             /* tasks of other jobs competing for the cores */
 	double head;              /* ns a rank keeps its core after its MPI call
 				   * returns (the rest of its scheduler slice) */

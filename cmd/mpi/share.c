@@ -102,6 +102,38 @@ double tc_replay_other_load(void)
 	return load;
 }
 
+/* spinning to measure the node's share: every rank for PROBE_NS */
+#define PROBE_NS 50000000u
+
+double tc_replay_node_share(void)
+{
+	MPI_Comm node;
+	double cpu, sum = 0, t[2], span[2], share;
+	uint64_t c0, w0, w1;
+	int size, ranks, cores = tc_replay_node_cores(&ranks);
+
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				 &node) != MPI_SUCCESS)
+		return 1;
+	PMPI_Comm_size(node, &size);
+	PMPI_Barrier(node);
+	c0 = tc_rp_cpu_ns();
+	w0 = tc_rp_wall_ns();
+	while ((w1 = tc_rp_wall_ns()) - w0 < PROBE_NS)
+		;
+	/* the CPU time the ranks had over the span from the first start to
+	 * the last end (they leave the barrier in turns), against the cores
+	 * they could have had */
+	cpu = (double)(tc_rp_cpu_ns() - c0);
+	t[0] = -(double)w0;
+	t[1] = (double)w1;
+	PMPI_Allreduce(&cpu, &sum, 1, MPI_DOUBLE, MPI_SUM, node);
+	PMPI_Allreduce(t, span, 2, MPI_DOUBLE, MPI_MAX, node);
+	PMPI_Comm_free(&node);
+	share = sum / ((span[0] + span[1]) * (size < cores ? size : cores));
+	return share > 1 ? 1 : share < 0.01 ? 0.01 : share;
+}
+
 /* The time a task runs before the scheduler may give its core to another,
  * ns: Linux's base slice (0.75 ms times 1 + log2 of the cores, as the
  * kernel scales it), read where the kernel tells it. */
@@ -156,7 +188,8 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	bool ok = false;
 
 	model.cores = tc_replay_node_cores(&ranks);
-	model.head = base_slice(model.cores) / 2;
+	model.head = base_slice((int)model.cores) / 2;
+	model.cores *= s->o->node_share > 0 ? s->o->node_share : 1;
 	n = own_gaps(s->evs, &mine, &at);
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node) != MPI_SUCCESS) {

@@ -495,6 +495,13 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 	s->buf_bytes = need;
 	s->sbuf = tc_xcalloc(1, need);
 	s->rbuf = tc_xcalloc(1, need);
+	/* the application's buffers were in memory, written by its computing:
+	 * so are these, before the replay, and not faulted in by its first
+	 * calls (a large calloc maps pages only as they are touched) */
+	for (size_t k = 0; k < need; k += 4096) {
+		((volatile char *)s->sbuf)[k] = 0;
+		((volatile char *)s->rbuf)[k] = 0;
+	}
 	if (bsend) {
 		s->bsend = tc_xmalloc(bsend);
 		PMPI_Buffer_attach(s->bsend, (int)(bsend > INT32_MAX ? INT32_MAX : bsend));

@@ -102,35 +102,37 @@ double tc_replay_other_load(void)
 	return load;
 }
 
-/* spinning to measure the node's share: every rank for PROBE_NS */
+/* measuring the node's share: every rank spins from a moment PROBE_LEAD_NS
+ * ahead, when all are runnable, for PROBE_NS more */
+#define PROBE_LEAD_NS 30000000u
 #define PROBE_NS 50000000u
 
 double tc_replay_node_share(void)
 {
 	MPI_Comm node;
-	double cpu, sum = 0, t[2], span[2], share;
-	uint64_t c0, w0, w1;
-	int size, ranks, cores = tc_replay_node_cores(&ranks);
+	double cpu, sum = 0, share;
+	uint64_t c0, t0 = 0;
+	int size, me, ranks, cores = tc_replay_node_cores(&ranks);
 
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node) != MPI_SUCCESS)
 		return 1;
 	PMPI_Comm_size(node, &size);
-	PMPI_Barrier(node);
-	c0 = tc_rp_cpu_ns();
-	w0 = tc_rp_wall_ns();
-	while ((w1 = tc_rp_wall_ns()) - w0 < PROBE_NS)
+	PMPI_Comm_rank(node, &me);
+	/* one clock for the node's ranks: the window is the same for all */
+	if (me == 0)
+		t0 = tc_rp_wall_ns() + PROBE_LEAD_NS;
+	PMPI_Bcast(&t0, 1, MPI_UINT64_T, 0, node);
+	while (tc_rp_wall_ns() < t0)
 		;
-	/* the CPU time the ranks had over the span from the first start to
-	 * the last end (they leave the barrier in turns), against the cores
-	 * they could have had */
+	c0 = tc_rp_cpu_ns();
+	while (tc_rp_wall_ns() < t0 + PROBE_NS)
+		;
+	/* the CPU time the ranks had in the window against the cores' */
 	cpu = (double)(tc_rp_cpu_ns() - c0);
-	t[0] = -(double)w0;
-	t[1] = (double)w1;
 	PMPI_Allreduce(&cpu, &sum, 1, MPI_DOUBLE, MPI_SUM, node);
-	PMPI_Allreduce(t, span, 2, MPI_DOUBLE, MPI_MAX, node);
 	PMPI_Comm_free(&node);
-	share = sum / ((span[0] + span[1]) * (size < cores ? size : cores));
+	share = sum / ((double)PROBE_NS * (size < cores ? size : cores));
 	return share > 1 ? 1 : share < 0.01 ? 0.01 : share;
 }
 

@@ -17,7 +17,12 @@
 # the cores the job gets before the replay taken to be the one the
 # application had); the first is the one judged. MPIRUN_ARGS are added
 # to every mpirun, the application's and the replays' alike (e.g.
-# "--mca mpi_yield_when_idle 1").
+# "--mca mpi_yield_when_idle 1"). QUIET=N (environment) waits, before
+# each run of the application, until at most N tasks of other jobs are
+# runnable (up to QUIET_WAIT seconds, default 600), so that runs are made
+# in a shared machine's quiet moments; a run is counted quiet when at
+# most N were also after its replays, and the line "quiet runs" says how
+# many were.
 #
 # The application's time is its span from MPI_Init to MPI_Finalize as
 # traced (the largest over ranks), the same span the replay re-enacts.
@@ -74,8 +79,22 @@ jget() {
 	python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
 }
 
+QUIET=${QUIET:-}
+QUIET_WAIT=${QUIET_WAIT:-600}
 status=0
+quiet=0
+runs_made=0
 judged=${MODES%% *}
+# until at most QUIET tasks of other jobs are runnable, QUIET_WAIT
+# seconds at most
+wait_quiet() {
+	[ -n "$QUIET" ] || return 0
+	waited=0
+	while [ "$(others)" -gt "$QUIET" ] && [ $waited -lt "$QUIET_WAIT" ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+}
 # the machine's load before and after: other jobs on a shared machine
 # change both times, the application's and the replay's
 load() {
@@ -104,7 +123,9 @@ for b in $LIST; do
 	for m in $MODES; do : >"$W/t.$m"; : >"$W/r.$m"; done
 	for r in $(seq "$REPS"); do
 		d="$W/$b.$r"
-		others >>"$W/other"
+		wait_quiet
+		o1=$(others)
+		echo "$o1" >>"$W/other"
 		# shellcheck disable=SC2086
 		(cd "$W" && "$TC" run -f -o "$d" -- mpirun $MPIRUN_ARGS -np "$P" "$x" >"$d.out" 2>&1) ||
 			{ echo "bench-replay: $b failed (see $d.out)" >&2; status=1; continue 2; }
@@ -119,6 +140,10 @@ for b in $LIST; do
 			jget ratio <"$d.$m.json" >>"$W/r.$m"
 		done
 		jget recorded_makespan_s <"$d.$judged.json" >>"$W/app"
+		o2=$(others)
+		runs_made=$((runs_made + 1))
+		[ -n "$QUIET" ] && [ "$o1" -le "$QUIET" ] && [ "$o2" -le "$QUIET" ] &&
+			quiet=$((quiet + 1))
 	done
 	ev=$(jget events <"$W/$b.1.$judged.json")
 	# exactness: the replay of the first trace, traced, per rank and event
@@ -150,5 +175,6 @@ for b in $LIST; do
 	done
 done
 echo "within 10% (--compute $judged): $pass of $judgedn"
+[ -z "$QUIET" ] || echo "quiet runs (at most $QUIET other tasks before and after): $quiet of $runs_made"
 echo "load average after: $(load)"
 exit $status

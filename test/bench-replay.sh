@@ -13,9 +13,16 @@
 # MODES (environment) lists the --compute modes replayed (default
 # "cpu spin sleep"; cpu-now is cpu with --other-load now: the tasks of
 # other jobs counted before the replay taken to have competed with the
-# application too); the first is the one judged. MPIRUN_ARGS are added
+# application too; cpu-node is cpu with --node-share now: the share of
+# the cores the job gets before the replay taken to be the one the
+# application had); the first is the one judged. MPIRUN_ARGS are added
 # to every mpirun, the application's and the replays' alike (e.g.
-# "--mca mpi_yield_when_idle 1").
+# "--mca mpi_yield_when_idle 1"). QUIET=N (environment) waits, before
+# each run of the application, until at most N tasks of other jobs are
+# runnable (up to QUIET_WAIT seconds, default 600), so that runs are made
+# in a shared machine's quiet moments; a run is counted quiet when at
+# most N were also after its replays, and the line "quiet runs" says how
+# many were.
 #
 # The application's time is its span from MPI_Init to MPI_Finalize as
 # traced (the largest over ranks), the same span the replay re-enacts.
@@ -24,8 +31,13 @@
 # A run's ratio is its replay's time over its application's time; the
 # table gives the median application and replay times, the median of the
 # runs' ratios and every run's ratio, and PASS when the median ratio is
-# within 10% of 1 (FAIL otherwise). The global trace is written in its
-# text form.
+# within 10% of 1 (FAIL otherwise), and the last line counts the
+# programs within 10%. Column "other" is the median, over the runs, of the
+# tasks of other jobs runnable just before the application ran (sampled
+# from /proc/loadavg while none of the benchmark's own runs): on a shared
+# machine a run beside other jobs' tasks is not the run the replay is
+# compared with the next time. The global trace is written in its text
+# form.
 #
 # Exit status: 0 all exact and every judged ratio within 10%; 1 a run or
 # replay failed or a replay differs from its trace; 3 exact, but a judged
@@ -55,6 +67,7 @@ done
 mode_args() {
 	case $1 in
 	cpu-now) echo "cpu --other-load now" ;;
+	cpu-node) echo "cpu --node-share now" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -66,25 +79,53 @@ jget() {
 	python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
 }
 
+QUIET=${QUIET:-}
+QUIET_WAIT=${QUIET_WAIT:-600}
 status=0
+quiet=0
+runs_made=0
 judged=${MODES%% *}
+# until at most QUIET tasks of other jobs are runnable, QUIET_WAIT
+# seconds at most
+wait_quiet() {
+	[ -n "$QUIET" ] || return 0
+	waited=0
+	while [ "$(others)" -gt "$QUIET" ] && [ $waited -lt "$QUIET_WAIT" ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+}
 # the machine's load before and after: other jobs on a shared machine
 # change both times, the application's and the replay's
 load() {
 	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown
 }
+# the tasks of other jobs runnable now: /proc/loadavg's running count,
+# less its reader, the median of 5 samples 20 ms apart
+others() {
+	for _ in 1 2 3 4 5; do
+		cut -d' ' -f4 /proc/loadavg 2>/dev/null | cut -d/ -f1
+		sleep 0.02
+	done | awk '{ print ($1 > 0 ? $1 - 1 : 0) }' | median
+}
 echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
 echo "load average before: $(load)"
 echo "${MPIRUN_ARGS:+mpirun $MPIRUN_ARGS; }judged: --compute $judged, |ratio - 1| <= 0.10"
-printf '%-5s %-6s %8s %8s %8s %7s  %-22s %-4s %s\n' bench mode events app_s replay_s ratio \
-	runs time exact
+printf '%-5s %-7s %8s %5s %8s %8s %7s  %-22s %-4s %s\n' bench mode events other app_s \
+	replay_s ratio runs time exact
+pass=0
+judgedn=0
 for b in $LIST; do
 	x="$NPB/$b.S.x"
 	[ -x "$x" ] || { echo "bench-replay: $x is missing" >&2; status=1; continue; }
 	: >"$W/app"
+	: >"$W/other"
 	for m in $MODES; do : >"$W/t.$m"; : >"$W/r.$m"; done
 	for r in $(seq "$REPS"); do
 		d="$W/$b.$r"
+		wait_quiet
+		o1=$(others)
+		echo "$o1" >>"$W/other"
 		# shellcheck disable=SC2086
 		(cd "$W" && "$TC" run -f -o "$d" -- mpirun $MPIRUN_ARGS -np "$P" "$x" >"$d.out" 2>&1) ||
 			{ echo "bench-replay: $b failed (see $d.out)" >&2; status=1; continue 2; }
@@ -99,6 +140,10 @@ for b in $LIST; do
 			jget ratio <"$d.$m.json" >>"$W/r.$m"
 		done
 		jget recorded_makespan_s <"$d.$judged.json" >>"$W/app"
+		o2=$(others)
+		runs_made=$((runs_made + 1))
+		[ -n "$QUIET" ] && [ "$o1" -le "$QUIET" ] && [ "$o2" -le "$QUIET" ] &&
+			quiet=$((quiet + 1))
 	done
 	ev=$(jget events <"$W/$b.1.$judged.json")
 	# exactness: the replay of the first trace, traced, per rank and event
@@ -116,15 +161,20 @@ for b in $LIST; do
 		i=$((i + 1))
 	done
 	app=$(median <"$W/app")
+	other=$(median <"$W/other")
 	for m in $MODES; do
 		ratio=$(median <"$W/r.$m")
 		verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.9 && r <= 1.1) ? "PASS" : "FAIL" }')
 		[ "$m" = "$judged" ] || verdict=-
 		[ "$verdict" = FAIL ] && [ $status -eq 0 ] && status=3
+		[ "$verdict" = "-" ] || judgedn=$((judgedn + 1))
+		[ "$verdict" = PASS ] && pass=$((pass + 1))
 		runs=$(awk '{ printf "%s%.3f", (NR > 1 ? "," : ""), $1 }' "$W/r.$m")
-		printf '%-5s %-6s %8s %8.3f %8.3f %7.3f  %-22s %-4s %s\n' "$b" "$m" "$ev" "$app" \
-			"$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$exact"
+		printf '%-5s %-7s %8s %5s %8.3f %8.3f %7.3f  %-22s %-4s %s\n' "$b" "$m" "$ev" \
+			"$other" "$app" "$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$exact"
 	done
 done
+echo "within 10% (--compute $judged): $pass of $judgedn"
+[ -z "$QUIET" ] || echo "quiet runs (at most $QUIET other tasks before and after): $quiet of $runs_made"
 echo "load average after: $(load)"
 exit $status

@@ -610,21 +610,26 @@ assert d["compute"] == "cpu" and "cpu_share" not in d, d
 assert d["makespan_s"] >= 0.024 and d["makespan_s"] > '"$t0"', d'
 	run -2 --separate-stderr "$RP" --compute cpu --cpu-share 1.5 st
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --cpu-share: expected a number in (0, 1], not 1.5"
-	# other jobs' tasks when recorded: given, or counted now; either way
-	# the cores go to more tasks, so a gap had less CPU time than without
-	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --other-load 1000 st
-	echo "$output" | python3 -c '
+	# other jobs when recorded: their tasks, or the job's share of the
+	# node, given (then a gap had less CPU time than without) or measured
+	# now (other_load >= 0, node_share in (0, 1])
+	for o in "other-load 1000 other_load" "node-share 0.01 node_share" \
+		"other-load now other_load" "node-share now node_share"; do
+		set -- $o
+		run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --"$1" "$2" st
+		echo "$output" | python3 -c '
 import json, sys
-d = json.load(sys.stdin)
-assert d["compute"] == "cpu" and d["other_load"] == 1000, d
-assert d["makespan_s"] < '"$t1"', d'
-	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --other-load now st
-	echo "$output" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-assert d["other_load"] >= 0, d'
+d, key, given = json.load(sys.stdin), sys.argv[1], sys.argv[2]
+assert d["compute"] == "cpu" and "other_load" in d and "node_share" in d, d
+if given == "now":
+    assert d[key] >= 0 and d["node_share"] <= 1 and d["node_share"] > 0, d
+else:
+    assert d[key] == float(given) and d["makespan_s"] < '"$t1"', d' "$3" "$2"
+	done
 	run -2 --separate-stderr "$RP" --other-load lots st
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --other-load: expected now or a number >= 0, not lots"
+	run -2 --separate-stderr "$RP" --node-share 0 st
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --node-share: expected now or a number in (0, 1], not 0"
 }
 
 @test "a replay that cannot proceed is reported with rank, event and operation" {

@@ -70,6 +70,11 @@ MPI_Op tc_rp_predef_op(unsigned redop);
 struct tc_rreq *tc_rp_req_add(struct tc_replay_mpi *s, uint64_t id);
 struct tc_rreq *tc_rp_req_find(struct tc_replay_mpi *s, uint64_t id);
 
+/* The calling thread's CPU time (a system call) and the monotonic
+ * clock, ns. */
+uint64_t tc_rp_cpu_ns(void);
+uint64_t tc_rp_wall_ns(void);
+
 static inline bool tc_rp_fits_int(uint64_t v)
 {
 	return v <= INT32_MAX;

@@ -4,7 +4,8 @@
 # is found, against the core library; the tracecluster command itself
 # never needs MPI. Installed beside the capture shim by make install.
 
-REPLAY_MPI_SRCS := cmd/mpi/replay.c cmd/mpi/ops.c cmd/mpi/rma.c cmd/mpi/io.c cmd/mpi/share.c
+REPLAY_MPI_SRCS := cmd/mpi/replay.c cmd/mpi/ops.c cmd/mpi/rma.c cmd/mpi/io.c cmd/mpi/share.c \
+	cmd/mpi/gapcpu.c
 REPLAY_MPI_OBJS := $(REPLAY_MPI_SRCS:%.c=$(BUILD)/mpi/%.o)
 REPLAY_MPI := $(BUILD)/tracecluster-replay
 
@@ -35,6 +36,15 @@ uninstall-replay:
 .PHONY: install-replay uninstall-replay
 
 -include $(REPLAY_MPI_OBJS:.o=.d)
+
+# the model of the compute gaps' CPU time needs no MPI: its unit test
+# links it, built with the C compiler, whether or not MPI is there
+UNIT_TESTS += test/unit/test_gapcpu.c
+$(BUILD)/test/unit/test_gapcpu: $(BUILD)/test/unit/test_gapcpu.o $(BUILD)/test/unit/unit.o \
+		$(BUILD)/cmd/mpi/gapcpu.o $(LIBTC)
+	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $^ $(TC_LIBS)
+
+-include $(BUILD)/cmd/mpi/gapcpu.d
 
 # tracecluster-mpi: the tracecluster command line run in the first process
 # of an MPI job, the other processes reading shares of the trace set

@@ -495,6 +495,13 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 	s->buf_bytes = need;
 	s->sbuf = tc_xcalloc(1, need);
 	s->rbuf = tc_xcalloc(1, need);
+	/* the application's buffers were in memory, written by its computing:
+	 * so are these, before the replay, and not faulted in by its first
+	 * calls (a large calloc maps pages only as they are touched) */
+	for (size_t k = 0; k < need; k += 4096) {
+		((volatile char *)s->sbuf)[k] = 0;
+		((volatile char *)s->rbuf)[k] = 0;
+	}
 	if (bsend) {
 		s->bsend = tc_xmalloc(bsend);
 		PMPI_Buffer_attach(s->bsend, (int)(bsend > INT32_MAX ? INT32_MAX : bsend));
@@ -1697,8 +1704,7 @@ const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at)
 /* the last stretch of a gap that is spun without yielding */
 #define SPIN_NEAR_NS 1000000
 
-/* CPU time of the calling thread, ns (a system call) */
-static uint64_t cpu_ns(void)
+uint64_t tc_rp_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -1706,7 +1712,7 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t wall_ns(void)
+uint64_t tc_rp_wall_ns(void)
 {
 	struct timespec ts;
 
@@ -1722,13 +1728,13 @@ static uint64_t wall_ns(void)
  * longer as the rank was without a core meanwhile. */
 static void spin_cpu(uint64_t ns)
 {
-	uint64_t c0 = ns >= CPU_CHECK_NS ? cpu_ns() : 0, used = 0, end;
+	uint64_t c0 = ns >= CPU_CHECK_NS ? tc_rp_cpu_ns() : 0, used = 0, end;
 
 	do {
-		end = wall_ns() + (ns - used);
-		while (wall_ns() < end)
+		end = tc_rp_wall_ns() + (ns - used);
+		while (tc_rp_wall_ns() < end)
 			;
-	} while (c0 && (used = cpu_ns() - c0) < ns);
+	} while (c0 && (used = tc_rp_cpu_ns() - c0) < ns);
 }
 
 static void compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)

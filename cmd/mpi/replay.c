@@ -36,7 +36,8 @@
 
 static const char usage[] =
 	"usage: mpirun -np P tracecluster-replay [--compute cpu|spin|sleep] [--cpu-share F]\n"
-	"                                        [--other-load N|now] [--no-compute]\n"
+	"                                        [--other-load N|now] [--node-share F|now]\n"
+	"                                        [--no-compute]\n"
 	"                                        [--any-source recorded|any]\n"
 	"                                        [--timeout S]\n"
 	"                                        [--json] [-q] TRACE\n"
@@ -59,6 +60,10 @@ static const char usage[] =
 	"                      competed for the node's cores when it was recorded; now:\n"
 	"                      as many as compete now, counted before the replay\n"
 	"                      (default 0)\n"
+	"      --node-share F  --compute cpu from the timeline: the job had the share F\n"
+	"                      of the node's cores when it was recorded, other jobs the\n"
+	"                      rest; now: the share it gets now, measured before the\n"
+	"                      replay by spinning every rank (default 1)\n"
 	"      --no-compute    no compute gaps: the communication alone\n"
 	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
 	"                      it matched in the trace (the default); any: as recorded\n"
@@ -375,8 +380,10 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_str(doc, "compute", compute_names[o->compute]);
 	if (o->compute == TC_COMPUTE_CPU && !o->timeline)
 		tc_json_set_real(doc, "cpu_share", o->cpu_share);
-	if (o->compute == TC_COMPUTE_CPU && o->timeline)
+	if (o->compute == TC_COMPUTE_CPU && o->timeline) {
 		tc_json_set_real(doc, "other_load", o->other_load);
+		tc_json_set_real(doc, "node_share", o->node_share);
+	}
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
 	for (int i = 0; i < world; i++) {
 		struct tc_json *e = tc_json_object();
@@ -403,8 +410,8 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, r->events,
 	       r->skips);
 	if (o->compute == TC_COMPUTE_CPU && o->timeline)
-		printf("compute:  cpu (shares from the recorded timeline, %.1f other tasks)\n",
-		       o->other_load);
+		printf("compute:  cpu (shares from the recorded timeline, %.1f other tasks, "
+		       "%.3f of the node)\n", o->other_load, o->node_share);
 	else if (o->compute == TC_COMPUTE_CPU)
 		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
 	else
@@ -422,6 +429,7 @@ int main(int argc, char **argv)
 		{ "compute", required_argument, NULL, 'c' },
 		{ "cpu-share", required_argument, NULL, 's' },
 		{ "other-load", required_argument, NULL, 'L' },
+		{ "node-share", required_argument, NULL, 'N' },
 		{ "no-compute", no_argument, NULL, 'n' },
 		{ "any-source", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -431,7 +439,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_replay_opts o = { .compute = TC_COMPUTE_CPU, .any_recorded = true };
+	struct tc_replay_opts o = { .compute = TC_COMPUTE_CPU, .node_share = 1,
+				    .any_recorded = true };
 	struct tc_replay_mpi s;
 	struct tc_revents evs;
 	struct tc_error err;
@@ -440,7 +449,7 @@ int main(int argc, char **argv)
 	size_t at = 0;
 	struct results res = { 0 };
 	uint64_t nev, skipped;
-	bool json = false, other_now = false;
+	bool json = false, other_now = false, share_now = false;
 	int c, rank = 0, world = 1, ok, all_ok, status = 0;
 	char *end;
 	pthread_t wd;
@@ -474,6 +483,15 @@ int main(int argc, char **argv)
 			o.other_load = strtod(optarg, &end);
 			if (*end || end == optarg || !(o.other_load >= 0 && o.other_load <= 1e6))
 				return usage_error(0, "--other-load: expected now or a number >= 0, not",
+						   optarg), 2;
+			break;
+		case 'N':
+			share_now = !strcmp(optarg, "now");
+			if (share_now)
+				break;
+			o.node_share = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.node_share > 0 && o.node_share <= 1))
+				return usage_error(0, "--node-share: expected now or a number in (0, 1], not",
 						   optarg), 2;
 			break;
 		case 'n':
@@ -545,6 +563,8 @@ int main(int argc, char **argv)
 	if (o.compute == TC_COMPUTE_CPU && share <= 0) {
 		if (other_now)
 			o.other_load = tc_replay_other_load();
+		if (share_now)
+			o.node_share = tc_replay_node_share();
 		o.timeline = tc_replay_mpi_shares(&s);
 	}
 	/* refused before anything is replayed, by every rank alike */

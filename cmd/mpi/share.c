@@ -2,22 +2,16 @@
  * share.c - the CPU time of each recorded compute gap (--compute cpu).
  *
  * A gap's recorded time is wall-clock time: on a node with more ranks
- * than cores it includes the time the rank waited for a core. What it
- * computed is the gap's time times the share of a core it had, and that
- * share is estimated from the recorded timeline of the node's ranks: at
- * any moment the cores are divided among the ranks that are computing (in
- * a gap) then, a rank waiting in MPI taken to yield its core (Open MPI's
- * mpi_yield_when_idle, on by default when a node is oversubscribed);
- * the rank runs on uninterrupted for the rest of the scheduler's slice it
- * was in when its MPI call returned (half of one on average), and at that
- * share after.
- * Each rank's timeline starts at the end of its MPI_Init, which the ranks
- * leave together. The replay then spins for that CPU time, and the
- * scheduler stretches it back to wall time as it stretched the
- * application's computing.
+ * than cores it includes the time the rank waited for a core. Its CPU
+ * time is estimated from the recorded timeline of the node's ranks
+ * (gapcpu.c, the model), gathered here: each rank's gaps, its timeline
+ * starting at the end of its MPI_Init, which the ranks leave together.
+ * The replay then spins for that CPU time, and the scheduler stretches
+ * it back to wall time as it stretched the application's computing.
  */
 #include "lib/compat.h"
 #include "cmd/mpi/internal.h"
+#include "cmd/mpi/gapcpu.h"
 #include "lib/event.h"
 #include "lib/xalloc.h"
 
@@ -30,25 +24,6 @@
 
 /* gaps gathered from the node at most, else a share for all (memory) */
 #define MAX_NODE_GAPS (1u << 23)
-
-struct edge {
-	int64_t t;
-	int d;         /* +1 a gap starts, -1 one ends */
-};
-
-static int edge_cmp(const void *a, const void *b)
-{
-	const struct edge *x = a, *y = b;
-
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-static int time_cmp(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
 
 int tc_replay_node_cores(int *ranks)
 {
@@ -127,6 +102,40 @@ double tc_replay_other_load(void)
 	return load;
 }
 
+/* measuring the node's share: every rank spins from a moment PROBE_LEAD_NS
+ * ahead, when all are runnable, for PROBE_NS more */
+#define PROBE_LEAD_NS 30000000u
+#define PROBE_NS 50000000u
+
+double tc_replay_node_share(void)
+{
+	MPI_Comm node;
+	double cpu, sum = 0, share;
+	uint64_t c0, t0 = 0;
+	int size, me, ranks, cores = tc_replay_node_cores(&ranks);
+
+	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				 &node) != MPI_SUCCESS)
+		return 1;
+	PMPI_Comm_size(node, &size);
+	PMPI_Comm_rank(node, &me);
+	/* one clock for the node's ranks: the window is the same for all */
+	if (me == 0)
+		t0 = tc_rp_wall_ns() + PROBE_LEAD_NS;
+	PMPI_Bcast(&t0, 1, MPI_UINT64_T, 0, node);
+	while (tc_rp_wall_ns() < t0)
+		;
+	c0 = tc_rp_cpu_ns();
+	while (tc_rp_wall_ns() < t0 + PROBE_NS)
+		;
+	/* the CPU time the ranks had in the window against the cores' */
+	cpu = (double)(tc_rp_cpu_ns() - c0);
+	PMPI_Allreduce(&cpu, &sum, 1, MPI_DOUBLE, MPI_SUM, node);
+	PMPI_Comm_free(&node);
+	share = sum / ((double)PROBE_NS * (size < cores ? size : cores));
+	return share > 1 ? 1 : share < 0.01 ? 0.01 : share;
+}
+
 /* The time a task runs before the scheduler may give its core to another,
  * ns: Linux's base slice (0.75 ms times 1 + log2 of the cores, as the
  * kernel scales it), read where the kernel tells it. */
@@ -173,18 +182,16 @@ static size_t own_gaps(const struct tc_revents *e, int64_t **out, size_t **at)
 bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 {
 	MPI_Comm node;
-	int64_t *mine, *all = NULL, *times = NULL;
-	double *cum = NULL;
-	struct edge *edges = NULL;
-	size_t *at, n, total = 0, nt = 0;
-	int64_t busy = 0;
-	double slice;
-	int size, cores, ranks, *counts, *displs, in;
-	double ext = s->o->other_load;
+	int64_t *mine, *all = NULL;
+	double *cpu = NULL;
+	size_t *at, n, total = 0;
+	int size, me = 0, ranks, *counts, *displs, in;
+	struct tc_gapcpu_node model = { .other = s->o->other_load };
 	bool ok = false;
 
-	cores = tc_replay_node_cores(&ranks);
-	slice = base_slice(cores);
+	model.cores = tc_replay_node_cores(&ranks);
+	model.head = base_slice((int)model.cores) / 2;
+	model.cores *= s->o->node_share > 0 ? s->o->node_share : 1;
 	n = own_gaps(s->evs, &mine, &at);
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node) != MPI_SUCCESS) {
@@ -193,6 +200,7 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 		return false;
 	}
 	PMPI_Comm_size(node, &size);
+	PMPI_Comm_rank(node, &me);
 	counts = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*counts)));
 	displs = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*displs)));
 	in = n > MAX_NODE_GAPS ? -1 : (int)(2 * n);
@@ -205,53 +213,18 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	}
 	all = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*all)));
 	PMPI_Allgatherv(mine, in, MPI_INT64_T, all, counts, displs, MPI_INT64_T, node);
-	/* the number of ranks in a gap between consecutive edges, and the
-	 * share of a core each had, summed from the first edge on */
-	edges = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*edges)));
-	for (size_t k = 0; k < total; k++) {
-		edges[k].t = all[k];
-		edges[k].d = k % 2 ? -1 : 1;
-	}
-	qsort(edges, total, sizeof(*edges), edge_cmp);
-	times = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*times)));
-	cum = tc_xmalloc(tc_st_mult(total ? total : 1, sizeof(*cum)));
-	for (size_t k = 0; k < total; k++) {
-		if (!nt || edges[k].t != times[nt - 1]) {
-			double c = nt ? cum[nt - 1] : 0;
-			if (nt && busy)
-				c += (double)(edges[k].t - times[nt - 1]) *
-			     (busy + ext > cores ? (double)cores / ((double)busy + ext) : 1.0);
-			times[nt] = edges[k].t;
-			cum[nt++] = c;
-		}
-		busy += edges[k].d;
-	}
+	cpu = tc_xmalloc(tc_st_mult(total / 2 ? total / 2 : 1, sizeof(*cpu)));
+	tc_gapcpu(all, total / 2, &model, cpu);
 	s->gap_cpu = tc_xcalloc(s->evs->n ? s->evs->n : 1, sizeof(*s->gap_cpu));
-	for (size_t j = 0; j < n; j++) {
-		const int64_t *a = bsearch(&mine[2 * j], times, nt, sizeof(*times), time_cmp);
-		const int64_t *b = bsearch(&mine[2 * j + 1], times, nt, sizeof(*times), time_cmp);
-		double g = (double)(mine[2 * j + 1] - mine[2 * j]), c;
-		if (!a || !b)
-			continue;
-		/* the rest of the slice the rank was in when its MPI call
-		 * returned (half of one, on average) runs uninterrupted; the
-		 * rest of the gap at the gap's mean share */
-		c = cum[b - times] - cum[a - times];
-		if (g <= slice / 2)
-			c = g;
-		else
-			c = slice / 2 + (g - slice / 2) * (c / g);
-		s->gap_cpu[at[j]] = (uint64_t)c;
-	}
+	for (size_t j = 0; j < n; j++)
+		s->gap_cpu[at[j]] = (uint64_t)cpu[(size_t)displs[me] / 2 + j];
 	ok = true;
 out:
 	PMPI_Comm_free(&node);
 	free(mine);
 	free(at);
 	free(all);
-	free(edges);
-	free(times);
-	free(cum);
+	free(cpu);
 	free(counts);
 	free(displs);
 	return ok;

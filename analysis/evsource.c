@@ -191,6 +191,15 @@ void tc_evsrc_comms_init(struct tc_evsrc_comms *t, const struct tc_gtrace *g, in
 			t->c[t->n++] = &g->comms[i];
 }
 
+/* *mc as a view of communicator c: a global trace's table entry and a
+ * rank trace's communicator have these fields alike. Returns mc. */
+#define MATRIX_COMM(mc, c)                                                 \
+	((mc)->size = (int32_t)(c)->size, (mc)->members = (c)->members,     \
+	 (mc)->ndims = (c)->ndims, (mc)->dims = (c)->dims,                  \
+	 (mc)->periods = (c)->periods, (mc)->graph = (c)->graph,            \
+	 (mc)->nout = (c)->nout,                                            \
+	 (mc)->out = (c)->edges ? (c)->edges + (c)->nin : NULL, (mc))
+
 const struct tc_matrix_comm *tc_evsrc_comms_get(const struct tc_evsrc_comms *t, uint32_t id,
 						struct tc_matrix_comm *mc)
 {
@@ -198,15 +207,7 @@ const struct tc_matrix_comm *tc_evsrc_comms_get(const struct tc_evsrc_comms *t, 
 		const struct tc_gcomm *gc = t->c[i];
 		if (gc->id != id || !gc->size || gc->size > INT32_MAX)
 			continue;
-		mc->size = (int32_t)gc->size;
-		mc->members = gc->members;
-		mc->ndims = gc->ndims;
-		mc->dims = gc->dims;
-		mc->periods = gc->periods;
-		mc->graph = gc->graph;
-		mc->nout = gc->nout;
-		mc->out = gc->edges ? gc->edges + gc->nin : NULL;
-		return mc;
+		return MATRIX_COMM(mc, gc);
 	}
 	return NULL;
 }
@@ -225,15 +226,7 @@ const struct tc_matrix_comm *tc_evsrc_trace_comm(const struct tc_rank_trace *t, 
 
 	if (id == TC_COMM_WORLD || !t || !(tc = tc_rank_trace_comm(t, id)) || tc->size > INT32_MAX)
 		return NULL;
-	mc->size = (int32_t)tc->size;
-	mc->members = tc->members;
-	mc->ndims = tc->ndims;
-	mc->dims = tc->dims;
-	mc->periods = tc->periods;
-	mc->graph = tc->graph;
-	mc->nout = tc->nout;
-	mc->out = tc->edges ? tc->edges + tc->nin : NULL;
-	return mc;
+	return MATRIX_COMM(mc, tc);
 }
 
 struct g_job {

@@ -1601,7 +1601,7 @@ static size_t pow2_at_least(size_t n)
 	return c;
 }
 
-static void pack_stat(struct tc_strbuf *sb, const struct tc_rsd_stat *s)
+void tc_rsd_stat_pack(struct tc_strbuf *sb, const struct tc_rsd_stat *s)
 {
 	tc_pack_u64(sb, s->n);
 	tc_pack_s64(sb, s->min);
@@ -1610,7 +1610,7 @@ static void pack_stat(struct tc_strbuf *sb, const struct tc_rsd_stat *s)
 	tc_pack_f64(sb, s->m2);
 }
 
-static void unpack_stat(struct tc_unpack *u, struct tc_rsd_stat *s)
+void tc_rsd_stat_unpack(struct tc_unpack *u, struct tc_rsd_stat *s)
 {
 	s->n = tc_unpack_u64(u);
 	s->min = tc_unpack_s64(u);
@@ -1682,8 +1682,8 @@ static void pack_node(struct tc_strbuf *sb, const struct tc_rsd_node *nd)
 		return;
 	}
 	tc_pack_u64(sb, nd->event);
-	pack_stat(sb, &nd->comp);
-	pack_stat(sb, &nd->comm);
+	tc_rsd_stat_pack(sb, &nd->comp);
+	tc_rsd_stat_pack(sb, &nd->comm);
 	tc_pack_u64(sb, nd->vals != NULL);
 	if (nd->vals)
 		pack_vals(sb, nd->vals);
@@ -1713,8 +1713,8 @@ static void unpack_node(struct tc_unpack *u, const struct tc_rsd *r, struct tc_r
 		return;
 	}
 	nd->event = tc_unpack_u32(u);
-	unpack_stat(u, &nd->comp);
-	unpack_stat(u, &nd->comm);
+	tc_rsd_stat_unpack(u, &nd->comp);
+	tc_rsd_stat_unpack(u, &nd->comm);
 	if (tc_unpack_u64(u))
 		nd->vals = unpack_vals(u, (uint32_t)r->nevs, depth + 1);
 	if (nd->event >= r->nevs ||

@@ -99,6 +99,11 @@ void tc_rsd_stat_add(struct tc_rsd_stat *s, int64_t x);
 void tc_rsd_stat_merge(struct tc_rsd_stat *s, const struct tc_rsd_stat *o);
 /* Population standard deviation; 0 for fewer than two samples. */
 double tc_rsd_stat_stddev(const struct tc_rsd_stat *s);
+/* In lib/pack.h's encoding, and back (the global trace's packer too). */
+struct tc_strbuf;
+struct tc_unpack;
+void tc_rsd_stat_pack(struct tc_strbuf *sb, const struct tc_rsd_stat *s);
+void tc_rsd_stat_unpack(struct tc_unpack *u, struct tc_rsd_stat *s);
 
 /* ---- compressed events and nodes -------------------------------------- */
 

@@ -227,6 +227,25 @@ int tcmpi_fail_result(const struct tcmpi_fail *f, struct tc_error *err)
 	return f->rc;
 }
 
+bool tcmpi_unpack_head(struct tc_unpack *u, size_t nfiles, size_t *lo, size_t *n,
+		       struct tcmpi_fail *f, pthread_mutex_t *lock, bool *failed)
+{
+	size_t bad;
+
+	*lo = tc_unpack_u64(u);
+	*n = tc_unpack_count(u, 0);
+	bad = tc_unpack_u64(u);
+	*failed = bad != 0;
+	if (bad && !u->bad) {
+		if (lock)
+			pthread_mutex_lock(lock);
+		tcmpi_fail_unpack(f, u, bad - 1);
+		if (lock)
+			pthread_mutex_unlock(lock);
+	}
+	return !u->bad && *lo <= nfiles && *n <= nfiles - *lo;
+}
+
 struct recv_job {
 	const struct tc_traceset *ts;
 	tc_load_fn fn;
@@ -280,18 +299,10 @@ static void give_one(size_t k, void *p)
 static size_t give_chunk(struct recv_job *j, struct tc_pool *pool, const void *msg, size_t len)
 {
 	struct tc_unpack u;
-	size_t failed;
+	bool failed;
 
 	tc_unpack_init(&u, msg, len);
-	j->lo = tc_unpack_u64(&u);
-	j->n = tc_unpack_count(&u, 1);
-	failed = tc_unpack_u64(&u);
-	if (failed) {
-		pthread_mutex_lock(&j->lock);
-		tcmpi_fail_unpack(&j->fail, &u, failed - 1);
-		pthread_mutex_unlock(&j->lock);
-	}
-	if (u.bad || j->lo > j->ts->nfiles || j->n > j->ts->nfiles - j->lo) {
+	if (!tcmpi_unpack_head(&u, j->ts->nfiles, &j->lo, &j->n, &j->fail, &j->lock, &failed)) {
 		fprintf(stderr, "tracecluster-mpi: a damaged chunk message (%zu bytes)\n", len);
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
@@ -611,11 +622,8 @@ static int stats_range(const struct tc_traceset *ts, size_t first, size_t n, boo
 	return rc;
 }
 
-/* The head of a statistics or header chunk: lo, n, the failed file's
- * index + 1 (0: none) with its code and error; true when it failed (the
- * message is complete then). */
-static bool pack_chunk_head(struct tc_strbuf *sb, size_t lo, size_t n, int rc, size_t bad,
-			    const struct tc_error *err)
+bool tcmpi_pack_head(struct tc_strbuf *sb, size_t lo, size_t n, int rc, size_t bad,
+		     const struct tc_error *err)
 {
 	tc_strbuf_reset(sb);
 	tc_pack_u64(sb, lo);
@@ -634,7 +642,7 @@ static bool pack_chunk_head(struct tc_strbuf *sb, size_t lo, size_t n, int rc, s
 static void pack_stats(struct tc_strbuf *sb, size_t lo, size_t n, const struct tc_file_stats *st,
 		       int rc, size_t bad, const struct tc_error *err)
 {
-	if (pack_chunk_head(sb, lo, n, rc, bad, err))
+	if (tcmpi_pack_head(sb, lo, n, rc, bad, err))
 		return;
 	for (size_t k = 0; k < n; k++) {
 		struct tc_file_stats c = st[k];
@@ -655,20 +663,16 @@ struct stats_job {
 static size_t give_stats(struct stats_job *j, const void *msg, size_t len)
 {
 	struct tc_unpack u;
-	size_t lo, n, failed;
+	size_t lo, n;
+	bool failed;
 
 	tc_unpack_init(&u, msg, len);
-	lo = tc_unpack_u64(&u);
-	n = tc_unpack_count(&u, 0);
-	failed = tc_unpack_u64(&u);
-	if (u.bad || lo > j->ts->nfiles || n > j->ts->nfiles - lo) {
+	if (!tcmpi_unpack_head(&u, j->ts->nfiles, &lo, &n, &j->fail, NULL, &failed)) {
 		fprintf(stderr, "tracecluster-mpi: a damaged statistics message (%zu bytes)\n", len);
 		MPI_Abort(MPI_COMM_WORLD, 70);
 	}
-	if (failed) {
-		tcmpi_fail_unpack(&j->fail, &u, failed - 1);
+	if (failed)
 		return n;
-	}
 	for (size_t k = 0; k < n && !u.bad; k++) {
 		struct tc_file_stats *f = &j->st[lo + k];
 		size_t sn;
@@ -797,7 +801,7 @@ static void serve_chunks(const struct req *rq, size_t step, int tag, chunk_fn fn
 static void pack_headers(struct tc_strbuf *sb, const struct tc_traceset *ts, size_t first,
 			 size_t lo, size_t n, int rc, size_t bad, const struct tc_error *err)
 {
-	if (pack_chunk_head(sb, lo, n, rc, bad, err))
+	if (tcmpi_pack_head(sb, lo, n, rc, bad, err))
 		return;
 	for (size_t k = 0; k < n; k++) {
 		const struct tc_traceset_file *f = &ts->files[first + k];
@@ -818,18 +822,14 @@ static size_t give_headers(struct tc_traceset *ts, struct stats_job *j, const vo
 			   size_t len)
 {
 	struct tc_unpack u;
-	size_t lo, n, failed;
+	size_t lo, n;
+	bool failed;
 
 	tc_unpack_init(&u, msg, len);
-	lo = tc_unpack_u64(&u);
-	n = tc_unpack_count(&u, 0);
-	failed = tc_unpack_u64(&u);
-	if (u.bad || lo > ts->nfiles || n > ts->nfiles - lo)
+	if (!tcmpi_unpack_head(&u, ts->nfiles, &lo, &n, &j->fail, NULL, &failed))
 		goto bad;
-	if (failed) {
-		tcmpi_fail_unpack(&j->fail, &u, failed - 1);
+	if (failed)
 		return n;
-	}
 	for (size_t k = 0; k < n && !u.bad; k++) {
 		struct tc_traceset_hdr h;
 		char *host, *writer;

@@ -20,7 +20,7 @@ struct tc_unpack;
 
 enum { REQ_QUIT = 0, REQ_LOAD = 1, REQ_STATS = 2, REQ_HEADERS = 3, REQ_NONE = 4, REQ_REDUCE = 5 };
 enum { TAG_FILES = 1, TAG_CHUNK = 2, TAG_STATS = 3, TAG_HEADERS = 4, TAG_NONE_HEAD = 5,
-       TAG_NONE_GO = 6, TAG_REDUCE = 7, /* and 8 */
+       TAG_REDUCE = 7, /* and 8 */
        /* a partial global trace handed on at level k of the radix tree */
        TAG_NONE_TREE = 64 };
 
@@ -68,6 +68,12 @@ char *tcmpi_recv(int source, int tag, bool wait, size_t *len);
 void tcmpi_check_size(const struct tc_strbuf *sb);
 
 void tcmpi_pack_error(struct tc_strbuf *sb, const struct tc_error *e);
+
+/* The head of a message about files [lo, lo + n) (sb reset first): the
+ * failed file's index bad (relative to lo) + 1, 0 for none, with its code
+ * and error when rc; true when it failed. */
+bool tcmpi_pack_head(struct tc_strbuf *sb, size_t lo, size_t n, int rc, size_t bad,
+		     const struct tc_error *err);
 void tcmpi_unpack_error(struct tc_unpack *u, struct tc_error *e);
 
 /* The failure with the lowest file index, as the single process reports. */
@@ -82,6 +88,11 @@ void tcmpi_fail_note(struct tcmpi_fail *f, size_t i, int rc, const struct tc_err
 void tcmpi_fail_unpack(struct tcmpi_fail *f, struct tc_unpack *u, size_t i);
 /* 0, or the failure's code with *err filled. */
 int tcmpi_fail_result(const struct tcmpi_fail *f, struct tc_error *err);
+/* Read such a head: *lo and *n, checked against nfiles (false: damaged);
+ * a failure it names goes into f (holding lock, when given), *failed
+ * says so. */
+bool tcmpi_unpack_head(struct tc_unpack *u, size_t nfiles, size_t *lo, size_t *n,
+		       struct tcmpi_fail *f, pthread_mutex_t *lock, bool *failed);
 
 /* The radix-tree reductions of the clustering modes (tcmpi_reduce.c):
  * process 0's tc_reduce_remote, and the others' part of a REQ_REDUCE.

@@ -246,49 +246,40 @@ static struct tc_gtrace *tree_merge(struct part *p, struct tc_pool *pool)
 
 /* ---- the head messages: tables, statistics, failures ----------------------- */
 
+/* Its files' read statistics and communicator tables after the head,
+ * unless a file failed (then no tree is merged: the head is all). */
 static void pack_head(struct tc_strbuf *sb, const struct part *p)
 {
 	size_t m = p->hi - p->lo;
 
-	tc_pack_u64(sb, p->lo);
-	tc_pack_u64(sb, m);
-	tc_pack_u64(sb, p->rc ? p->bad + 1 : 0);
-	if (p->rc) {
-		tc_pack_s64(sb, p->rc);
-		tcmpi_pack_error(sb, &p->err);
-	}
+	if (tcmpi_pack_head(sb, p->lo, m, p->rc, p->rc ? p->bad - p->lo : 0, &p->err))
+		return;
 	for (size_t k = 0; k < m; k++) {
 		tc_pack_bytes(sb, &p->stats[k], sizeof(p->stats[k]));
-		tc_pack_u64(sb, p->tabs[k] != NULL);
-		if (p->tabs[k])
-			tc_rank_trace_pack(p->tabs[k], sb);
+		tc_rank_trace_pack(p->tabs[k], sb);
 	}
 }
 
-/* One process's head into the command's arrays; returns its file count. */
-static size_t give_head(const struct tc_traceset *ts, const char *msg, size_t len,
-			struct tc_rank_trace **tabs, struct tc_raw_stats *stats,
-			struct tcmpi_fail *fail)
+/* One process's head into the command's arrays. */
+static void give_head(const struct tc_traceset *ts, const char *msg, size_t len,
+		      struct tc_rank_trace **tabs, struct tc_raw_stats *stats,
+		      struct tcmpi_fail *fail)
 {
 	struct tc_unpack u;
-	size_t lo, m, failed;
+	size_t lo, m;
+	bool failed;
 
 	tc_unpack_init(&u, msg, len);
-	lo = tc_unpack_u64(&u);
-	m = tc_unpack_count(&u, 2);
-	failed = tc_unpack_u64(&u);
-	if (failed)
-		tcmpi_fail_unpack(fail, &u, failed - 1);
-	if (u.bad || lo > ts->nfiles || m > ts->nfiles - lo)
+	if (!tcmpi_unpack_head(&u, ts->nfiles, &lo, &m, fail, NULL, &failed))
 		u.bad = true;
-	for (size_t k = 0; k < m && !u.bad; k++) {
+	for (size_t k = 0; k < m && !u.bad && !failed; k++) {
 		size_t sn;
 		const void *s = tc_unpack_bytes(&u, &sn);
 		if (!s || sn != sizeof(struct tc_raw_stats))
 			u.bad = true;
 		else if (stats)
 			memcpy(&stats[lo + k], s, sn);
-		if (tc_unpack_u64(&u) && !u.bad)
+		if (!u.bad)
 			tabs[lo + k] = tc_rank_trace_unpack(&u);
 	}
 	if (!tc_unpack_done(&u)) {
@@ -297,7 +288,6 @@ static size_t give_head(const struct tc_traceset *ts, const char *msg, size_t le
 	}
 	if (ts->progress)
 		atomic_fetch_add(ts->progress, m);
-	return m;
 }
 
 static void req_opts(const struct req *rq, struct tc_rsd_opts *ro, struct tc_merge_opts *mo)

@@ -22,13 +22,9 @@
 #include "cluster/cluster.h"
 #include "cmd/cmd.h"
 #include "cmd/mpi/reduce_mpi.h"
-#include "lib/pack.h"
 #include "lib/pool.h"
-#include "lib/strbuf.h"
-#include "lib/xalloc.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static unsigned reduce_run(void *self, struct tc_reduction *r)

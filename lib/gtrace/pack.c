@@ -37,15 +37,6 @@ static void pack_ranks(struct tc_strbuf *sb, const struct tc_ranklist *rl)
 	tc_pack_u64(sb, rl->count);
 }
 
-static void pack_stat(struct tc_strbuf *sb, const struct tc_rsd_stat *s)
-{
-	tc_pack_u64(sb, s->n);
-	tc_pack_s64(sb, s->min);
-	tc_pack_s64(sb, s->max);
-	tc_pack_f64(sb, s->mean);
-	tc_pack_f64(sb, s->m2);
-}
-
 static bool gval_has_words(uint32_t n)
 {
 	return n > 1 && n != TC_GVAL_ABSENT;
@@ -123,13 +114,13 @@ static void pack_node(struct tc_strbuf *sb, const struct tc_gnode *nd)
 	tc_pack_u64(sb, nd->p != NULL);
 	for (unsigned p = 0; nd->p && p < TC_GP_N; p++)
 		pack_param(sb, &nd->p[p]);
-	pack_stat(sb, &nd->comp);
-	pack_stat(sb, &nd->comm);
+	tc_rsd_stat_pack(sb, &nd->comp);
+	tc_rsd_stat_pack(sb, &nd->comm);
 	tc_pack_u64(sb, nd->ntimes);
 	for (uint32_t i = 0; i < nd->ntimes; i++) {
 		pack_ranks(sb, &nd->times[i].ranks);
-		pack_stat(sb, &nd->times[i].comp);
-		pack_stat(sb, &nd->times[i].comm);
+		tc_rsd_stat_pack(sb, &nd->times[i].comp);
+		tc_rsd_stat_pack(sb, &nd->times[i].comm);
 	}
 	tc_pack_u64(sb, nd->shape);
 	tc_pack_u64(sb, nd->weight);
@@ -227,15 +218,6 @@ static void unpack_ranks(struct tc_unpack *u, struct tc_ranklist *rl)
 		rl->runs[i].stride = tc_unpack_s32(u);
 	}
 	rl->count = tc_unpack_u64(u);
-}
-
-static void unpack_stat(struct tc_unpack *u, struct tc_rsd_stat *s)
-{
-	s->n = tc_unpack_u64(u);
-	s->min = tc_unpack_s64(u);
-	s->max = tc_unpack_s64(u);
-	s->mean = tc_unpack_f64(u);
-	s->m2 = tc_unpack_f64(u);
 }
 
 static void unpack_val(struct tc_unpack *u, struct tc_gval *v)
@@ -344,14 +326,14 @@ static void unpack_node(struct tc_unpack *u, struct tc_gnode *nd, unsigned depth
 		for (unsigned p = 0; p < TC_GP_N; p++)
 			unpack_param(u, &nd->p[p]);
 	}
-	unpack_stat(u, &nd->comp);
-	unpack_stat(u, &nd->comm);
+	tc_rsd_stat_unpack(u, &nd->comp);
+	tc_rsd_stat_unpack(u, &nd->comm);
 	nd->times = unpack_array(u, &n, 11, sizeof(*nd->times));
 	nd->ntimes = (uint32_t)TC_MIN(n, UINT32_MAX);
 	for (uint32_t i = 0; i < nd->ntimes; i++) {
 		unpack_ranks(u, &nd->times[i].ranks);
-		unpack_stat(u, &nd->times[i].comp);
-		unpack_stat(u, &nd->times[i].comm);
+		tc_rsd_stat_unpack(u, &nd->times[i].comp);
+		tc_rsd_stat_unpack(u, &nd->times[i].comm);
 	}
 	nd->shape = tc_unpack_u64(u);
 	nd->weight = tc_unpack_u64(u);

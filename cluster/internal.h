@@ -137,8 +137,7 @@ struct tc_reduction {
 	/* the parts under part_depth (remote.c's cache; tc_reduction_release) */
 	unsigned part_depth;
 	size_t *part_rid, *part_roots;
-	/* what an unpacked one owns */
-	bool owned;
+	/* what an unpacked one owns (NULL otherwise) */
 	struct tc_forest own_f;
 	uint32_t *own_idx;
 	size_t *own_off;

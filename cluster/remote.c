@@ -411,7 +411,6 @@ struct tc_reduction *tc_reduction_unpack(struct tc_unpack *u)
 	struct tc_reduction *r = tc_xcalloc(1, sizeof(*r));
 	size_t n;
 
-	r->owned = true;
 	r->kind = (int)tc_unpack_u64(u);
 	if ((r->kind != TC_RED_EXACT && r->kind != TC_RED_K) || !unpack_forest(u, r)) {
 		tc_reduction_free(&r);

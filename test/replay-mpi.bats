@@ -64,6 +64,7 @@ setup_file() {
 	trace io "$B/testdata/capture/io" "$BATS_FILE_TMPDIR/io.dat"
 	trace ionb "$B/testdata/capture/ionb" "$BATS_FILE_TMPDIR/ionb.dat"
 	trace rma "$B/testdata/capture/rma"
+	trace rmatest "$B/testdata/capture/rma" test
 }
 
 need_mpi() {
@@ -234,6 +235,32 @@ PY
 		[ "$(wc -l <a.pscw)" -eq 2 ]
 		diff -u a.pscw b.pscw
 	done
+}
+
+@test "MPI_Win_test replays: the test that found the epoch complete, the open ones left out" {
+	need_mpi
+	local o="$BATS_FILE_TMPDIR/rmatest" r f
+	[ -f "$o/rank-00003.tcr" ] || { cat "$o.out"; false; }
+	# every rank ended its second exposure epoch with tests, the last one
+	# finding it complete
+	for r in 0 1 2 3; do
+		f=$(printf 'rank-%05d.tcr' $r)
+		tc dump --json "$o/$f" | python3 -c '
+import json, sys
+t = [json.loads(l).get("count") for l in sys.stdin if "\"MPI_Win_test\"" in l]
+assert t and t[-1] == 1 and t.count(1) == 1, t'
+	done
+	run replay_traced rp-rmatest --no-compute "$o"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	assert_output --partial ", 0 skipped"
+	same_events "$o" rp-rmatest --polls
+	tc compress -q --mode none -o rmatest.tct "$o"
+	run replay_traced rp-rmatest.tct --no-compute rmatest.tct
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	same_events rmatest.tct rp-rmatest.tct --polls
+	# with compute gaps too (the open tests' time is in the gaps)
+	run -0 mpirun -np 4 "$RP" rmatest.tct
+	assert_output --partial "makespan"
 }
 
 @test "global traces of one-sided, MPI-IO and intercommunicator programs replay exactly" {

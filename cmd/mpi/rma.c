@@ -12,8 +12,12 @@
  * shared; the groups are the ranks the access epochs address (start) and
  * the ranks whose access epochs address this one (post), learnt by an
  * exchange when the window is made, or their union, whichever has the
- * recorded size. MPI_Win_test and operations on a dynamic window (its
- * attached memory is not recorded) are refused.
+ * recorded size. How often MPI_Win_test found the exposure epoch still
+ * open is timing: a recorded test that found it open is replayed as
+ * nothing, and the one that found it complete as MPI_Win_test called
+ * until it says so (an MPI_Win_wait the trace names as the test).
+ * Operations on a dynamic window (its attached memory is not recorded)
+ * are refused.
  */
 #include "lib/compat.h"
 #include "cmd/mpi/internal.h"
@@ -40,8 +44,6 @@ size_t tc_rp_rma_bytes(const struct tc_revents *evs)
 
 const char *tc_rp_rma_refusal(const struct tc_event *ev, unsigned win_creator)
 {
-	if (ev->op == TC_OP_WIN_TEST)
-		return "MPI_Win_test is not replayed (whether it completes the epoch is timing)";
 	if (!(ev->fields & TC_F_FILE))
 		return "an RMA call without its window";
 	if ((tc_op_flags(ev->op) & (TC_OPF_PUT | TC_OPF_GET)) &&
@@ -313,6 +315,16 @@ static bool sync_op(const struct tc_event *ev, struct tc_rwin *w, struct tc_rcom
 	case TC_OP_WIN_COMPLETE: MPI_Win_complete(w->w); break;
 	case TC_OP_WIN_WAIT: MPI_Win_wait(w->w); break;
 	case TC_OP_WIN_SYNC: MPI_Win_sync(w->w); break;
+	case TC_OP_WIN_TEST:
+		/* count 1: the test that found the epoch complete (a trace
+		 * always has the count) */
+		if (!(ev->fields & TC_F_COUNT) || ev->count) {
+			int flag = 0;
+			do
+				MPI_Win_test(w->w, &flag);
+			while (!flag);
+		}
+		break;
 	case TC_OP_WIN_POST:
 	case TC_OP_WIN_START:
 		if (!recorded_group(ev, c, &g) &&

@@ -11,8 +11,8 @@
  * Rget_accumulate, Win_flush_local_all, Win_flush_all, Win_sync,
  * Win_unlock_all; a general active target epoch (post/start/complete/wait)
  * with the next and previous ranks, then, with an argument, another one
- * ended by Win_test until it says yes instead of Win_wait (which a replay
- * cannot repeat: it is timing); Win_allocate and Win_allocate_shared (on MPI_COMM_SELF) and
+ * ended by Win_test until it says yes instead of Win_wait (how many tests
+ * say no is timing); Win_allocate and Win_allocate_shared (on MPI_COMM_SELF) and
  * Win_create_dynamic, each freed.
  */
 #include <mpi.h>

@@ -26,6 +26,13 @@
 #
 # The application's time is its span from MPI_Init to MPI_Finalize as
 # traced (the largest over ranks), the same span the replay re-enacts.
+# Each run also times the application untraced (column plain_s: the same
+# span, by test/tools/span.c preloaded) and the judged mode's replay
+# traced under the shim (column traced: its time over the traced
+# application's, like against like, both paying the tracer's cost): with
+# many more ranks than cores the tracer slows the application by more
+# than its cost per call (app_s / plain_s), and the replay of the traced
+# timeline lies between the two.
 # Each run of the application is followed by the replays of its trace, so
 # that the two share the machine's state (other jobs on a shared node).
 # A run's ratio is its replay's time over its application's time; the
@@ -63,6 +70,9 @@ command -v ssh >/dev/null || command -v rsh >/dev/null || export OMPI_MCA_plm=is
 for f in "$TC" "$RP" "$SHIM"; do
 	[ -e "$f" ] || { echo "bench-replay: $f is missing (make)" >&2; exit 2; }
 done
+SPAN="$W/libspan.so"
+mpicc -shared -fPIC -O2 -o "$SPAN" "$ROOT/test/tools/span.c" -ldl ||
+	{ echo "bench-replay: cannot build test/tools/span.c" >&2; exit 2; }
 
 mode_args() {
 	case $1 in
@@ -111,14 +121,16 @@ others() {
 echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
 echo "load average before: $(load)"
 echo "${MPIRUN_ARGS:+mpirun $MPIRUN_ARGS; }judged: --compute $judged, |ratio - 1| <= 0.10"
-printf '%-5s %-7s %8s %5s %8s %8s %7s  %-22s %-4s %s\n' bench mode events other app_s \
-	replay_s ratio runs time exact
+printf '%-5s %-7s %8s %5s %8s %8s %8s %7s  %-22s %-4s %-6s %s\n' bench mode events other \
+	plain_s app_s replay_s ratio runs time traced exact
 pass=0
 judgedn=0
 for b in $LIST; do
 	x="$NPB/$b.S.x"
 	[ -x "$x" ] || { echo "bench-replay: $x is missing" >&2; status=1; continue; }
 	: >"$W/app"
+	: >"$W/plain"
+	: >"$W/traced"
 	: >"$W/other"
 	for m in $MODES; do : >"$W/t.$m"; : >"$W/r.$m"; done
 	for r in $(seq "$REPS"); do
@@ -126,6 +138,10 @@ for b in $LIST; do
 		wait_quiet
 		o1=$(others)
 		echo "$o1" >>"$W/other"
+		# shellcheck disable=SC2086
+		(cd "$W" && SPAN_OUT="$W/plain" mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$SPAN" \
+			-x SPAN_OUT "$x" >"$d.plain.out" 2>&1) ||
+			{ echo "bench-replay: $b failed untraced (see $d.plain.out)" >&2; status=1; continue 2; }
 		# shellcheck disable=SC2086
 		(cd "$W" && "$TC" run -f -o "$d" -- mpirun $MPIRUN_ARGS -np "$P" "$x" >"$d.out" 2>&1) ||
 			{ echo "bench-replay: $b failed (see $d.out)" >&2; status=1; continue 2; }
@@ -140,6 +156,14 @@ for b in $LIST; do
 			jget ratio <"$d.$m.json" >>"$W/r.$m"
 		done
 		jget recorded_makespan_s <"$d.$judged.json" >>"$W/app"
+		# the judged replay traced too, its time over the traced application's
+		# shellcheck disable=SC2086
+		mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d.tr" \
+			"$RP" --json --compute $(mode_args "$judged") "$d.tct" >"$d.tr.json" ||
+			{ echo "bench-replay: traced replay of $b failed" >&2; status=1; continue 2; }
+		rm -rf "$d.tr"
+		jget makespan_s <"$d.tr.json" | awk -v a="$(tail -n 1 "$W/app")" \
+			'{ printf "%.3f\n", (a > 0 ? $1 / a : 0) }' >>"$W/traced"
 		o2=$(others)
 		runs_made=$((runs_made + 1))
 		[ -n "$QUIET" ] && [ "$o1" -le "$QUIET" ] && [ "$o2" -le "$QUIET" ] &&
@@ -161,17 +185,21 @@ for b in $LIST; do
 		i=$((i + 1))
 	done
 	app=$(median <"$W/app")
+	plain=$(median <"$W/plain")
 	other=$(median <"$W/other")
 	for m in $MODES; do
 		ratio=$(median <"$W/r.$m")
 		verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.9 && r <= 1.1) ? "PASS" : "FAIL" }')
+		traced=-
+		[ "$m" = "$judged" ] && traced=$(median <"$W/traced")
 		[ "$m" = "$judged" ] || verdict=-
 		[ "$verdict" = FAIL ] && [ $status -eq 0 ] && status=3
 		[ "$verdict" = "-" ] || judgedn=$((judgedn + 1))
 		[ "$verdict" = PASS ] && pass=$((pass + 1))
 		runs=$(awk '{ printf "%s%.3f", (NR > 1 ? "," : ""), $1 }' "$W/r.$m")
-		printf '%-5s %-7s %8s %5s %8.3f %8.3f %7.3f  %-22s %-4s %s\n' "$b" "$m" "$ev" \
-			"$other" "$app" "$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$exact"
+		printf '%-5s %-7s %8s %5s %8.3f %8.3f %8.3f %7.3f  %-22s %-4s %-6s %s\n' "$b" "$m" \
+			"$ev" "$other" "$plain" "$app" "$(median <"$W/t.$m")" "$ratio" "$runs" \
+			"$verdict" "$traced" "$exact"
 	done
 done
 echo "within 10% (--compute $judged): $pass of $judgedn"

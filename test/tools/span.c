@@ -1,0 +1,104 @@
+/*
+ * span.c - the span of an untraced MPI program, for test/bench-replay.sh.
+ *
+ * Preloaded (mpicc -shared -fPIC), it times each rank from the end of
+ * MPI_Init to the start of MPI_Finalize, the span a trace records and a
+ * replay re-enacts, and rank 0 appends the largest to the file named by
+ * SPAN_OUT (else stderr), in seconds. It does nothing else: the program
+ * runs as it does without a tool. The Fortran entry points of Open MPI
+ * and MPICH (mpi_init_, mpi_init_thread_, mpi_finalize_) are timed too;
+ * they reach their PMPI forms through dlsym, so no Fortran library is
+ * linked in (the mpi_f08 bindings are not).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double t_init;
+static int reported;     /* a Fortran finalize may call the C one */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void report(void)
+{
+	double span = now() - t_init, most = 0;
+	const char *path = getenv("SPAN_OUT");
+	int rank = 0;
+	FILE *f;
+
+	if (reported++)
+		return;
+	PMPI_Reduce(&span, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank != 0)
+		return;
+	f = path ? fopen(path, "a") : stderr;
+	if (!f)
+		return;
+	fprintf(f, "%.9f\n", most);
+	if (f != stderr)
+		fclose(f);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+
+	t_init = now();
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	t_init = now();
+	return rc;
+}
+
+int MPI_Finalize(void)
+{
+	report();
+	return PMPI_Finalize();
+}
+
+typedef void (*f1)(int *);
+typedef void (*f3)(int *, int *, int *);
+
+static void *next(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p) {
+		fprintf(stderr, "span: %s not found\n", name);
+		abort();
+	}
+	return p;
+}
+
+void mpi_init_(int *ierr)
+{
+	((f1)next("pmpi_init_"))(ierr);
+	t_init = now();
+}
+
+void mpi_init_thread_(int *required, int *provided, int *ierr)
+{
+	((f3)next("pmpi_init_thread_"))(required, provided, ierr);
+	t_init = now();
+}
+
+void mpi_finalize_(int *ierr)
+{
+	report();
+	((f1)next("pmpi_finalize_"))(ierr);
+}

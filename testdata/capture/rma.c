@@ -11,12 +11,14 @@
  * Rget_accumulate, Win_flush_local_all, Win_flush_all, Win_sync,
  * Win_unlock_all; a general active target epoch (post/start/complete/wait)
  * with the next and previous ranks, then, with an argument, another one
- * ended by Win_test until it says yes instead of Win_wait (how many tests
- * say no is timing); Win_allocate and Win_allocate_shared (on MPI_COMM_SELF) and
- * Win_create_dynamic, each freed.
+ * ended by Win_test until it says yes instead of Win_wait (tests 0.1 ms
+ * apart; how many say no is timing); Win_allocate and
+ * Win_allocate_shared (on MPI_COMM_SELF) and Win_create_dynamic, each
+ * freed.
  */
 #include <mpi.h>
 #include <stddef.h>
+#include <time.h>
 
 int main(int argc, char **argv)
 {
@@ -77,9 +79,16 @@ int main(int argc, char **argv)
 		MPI_Win_post(peers, 0, win);
 		MPI_Win_start(peers, 0, win);
 		MPI_Win_complete(win);
-		do
+		/* a pause between the tests that say no, or an MPI that polls
+		 * without yielding (MPICH, more ranks than cores) tests a million
+		 * times before the peers' Win_complete runs */
+		for (;;) {
+			struct timespec pause = { 0, 100000 };
 			MPI_Win_test(win, &flag);
-		while (!flag);
+			if (flag)
+				break;
+			nanosleep(&pause, NULL);
+		}
 	}
 	MPI_Group_free(&peers);
 	MPI_Group_free(&g);

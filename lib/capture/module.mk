@@ -16,7 +16,8 @@
 #   $(BUILD)/mpich/testdata/capture/            the C test programs, and with
 #                                               MPICH's Fortran compiler
 #                                               (MPIFC_MPICH, default
-#                                               mpif90.mpich) mpi4_mpifh
+#                                               mpif90.mpich) mpi4_mpifh and
+#                                               connect_usempi
 # (make capture-mpich; make check builds them too, for test/capture-mpich.bats).
 # The other Fortran programs are built with Open MPI only.
 
@@ -136,7 +137,8 @@ CAPTURE_MPICH_OBJS := $(CAPTURE_SRCS:%.c=$(MPICH_BUILD)/pic/%.o) \
 CAPTURE_MPICH_SO := $(MPICH_BUILD)/libtracecluster-capture.so
 CAPTURE_MPICH_TESTPROGS := $(CAPTURE_TEST_C:%=$(MPICH_BUILD)/testdata/capture/%)
 ifeq ($(HAVE_MPIFC_MPICH),yes)
-CAPTURE_MPICH_TESTPROGS += $(MPICH_BUILD)/testdata/capture/mpi4_mpifh
+CAPTURE_MPICH_TESTPROGS += $(MPICH_BUILD)/testdata/capture/mpi4_mpifh \
+	$(MPICH_BUILD)/testdata/capture/connect_usempi
 endif
 
 ifeq ($(HAVE_MPICH),yes)

@@ -315,3 +315,117 @@ check_intercomm() {
 	assert_line --regexp "op=MPI_Intercomm_create .* comm=2 tag=7 root=1 newcomm=3 t="
 	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=8 .* compl=0:0:8:16 "
 }
+
+# check_connect NAME: testdata/capture/connect spawn on 4 ranks
+check_connect() {
+	local t=$1 r half
+	ran_ok "$t" 4
+	for r in 0 1 2 3; do
+		half=$([ $((r % 2)) = 0 ] && echo 0,2 || echo 1,3)
+		run ev "$t" $r
+		if [ $((r % 2)) = 0 ]; then
+			assert_line --regexp "op=MPI_Comm_accept .* comm=2 root=0 newcomm=3 t="
+			assert_line "M id=3 parent=2 creator=MPI_Comm_accept size=2 members=$half"
+		else
+			assert_line --regexp "op=MPI_Comm_connect .* comm=2 root=1 newcomm=3 t="
+			assert_line "M id=3 parent=2 creator=MPI_Comm_connect size=2 members=$half"
+		fi
+		assert_line --regexp "op=MPI_Comm_disconnect .* comm=3 t="
+		# maxprocs is significant at the root only
+		if [ $r = 0 ]; then
+			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 count=1 root=0 newcomm=4 t="
+		else
+			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 root=0 newcomm=4 t="
+		fi
+		assert_line "M id=4 parent=0 creator=MPI_Comm_spawn size=4 members=0,1,2,3"
+		assert_line --regexp "op=MPI_Comm_disconnect .* comm=4 t="
+	done
+	# over the intercommunicators: remote ranks as world ranks; a spawned
+	# process has none
+	run ev "$t" 0
+	assert_line --regexp "op=MPI_Send .* comm=3 peer=1 tag=3 count=2 "
+	assert_line --regexp "op=MPI_Send .* comm=4 peer=-1 tag=9 count=1 "
+	run ev "$t" 1
+	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=3 .* compl=0:0:3:8 "
+}
+
+# check_spawn_sets NAME: the trace sets of testdata/capture/connect spawn
+# on 4 ranks, the parent's and the three spawned worlds'
+check_spawn_sets() {
+	local t=$1 d="$BATS_FILE_TMPDIR/$1" r k n=(14 13 11 11)
+	ran_ok "$t" 4
+	# a spawned world is not another job: no warning, no job-ID directory
+	refute grep -q tracecluster-capture "$BATS_FILE_TMPDIR/$t.out"
+	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
+	grep -qx "ranks 4" "$d/tracecluster.job"
+	# the parent's files: every event of its ranks, the spawns by both halves too
+	for r in 0 1 2 3; do
+		run ev "$t" $r
+		assert_line --regexp "^H rank=$r size=4 "
+		assert_line --regexp "op=MPI_Comm_spawn .* comm=2 (count=1 )?root=$((r % 2)) newcomm=5 t="
+		assert_line "M id=5 parent=2 creator=MPI_Comm_spawn size=2 members=$((r % 2)),$((r % 2 + 2))"
+		assert_line --regexp "^S events=${n[r]} .* trailer=1 dropped=0 bad_blocks=0 "
+	done
+	[ "$(nev "$t" 0 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
+	[ "$(nev "$t" 1 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
+	run tc info "$d"
+	assert_success
+	assert_line "ranks:       4 present, world size 4"
+	assert_line "events:      49"
+	# spawn-1 from MPI_COMM_WORLD's spawn, spawn-2 and -3 from the two
+	# spawns at once: one rank each, a set of its own
+	for k in 1 2 3; do
+		[ "$(cd "$d/spawn-$k" && echo *)" = "rank-00000.tcr tracecluster.job" ]
+		grep -qx "ranks 1" "$d/spawn-$k/tracecluster.job"
+		run "$EV" "$d/spawn-$k/rank-00000.tcr"
+		assert_success
+		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect$"
+		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
+		assert_line --regexp "^E op=MPI_Comm_disconnect .* comm=2 "
+		assert_line --regexp "^S events=4 .* trailer=1 dropped=0 bad_blocks=0 "
+		run tc info "$d/spawn-$k"
+		assert_success
+		assert_line "ranks:       1 present, world size 1"
+		assert_line "events:      4"
+	done
+}
+
+# connect_events NAME RANK: the events of a connect run without call
+# sites, times and datatype names (MPI_INT in C, MPI_INTEGER in Fortran);
+# the port name's Bcast without its count (MPI_MAX_PORT_NAME differs)
+connect_events() {
+	ev "$1" "$2" | grep '^E ' | sed -E 's/ (cs|t|d|dtype)=[^ ]*//g' |
+		sed -E '/op=MPI_Bcast /s/ (count|bytes)=[^ ]*//g'
+}
+
+# check_fconnect C F: the run F of testdata/capture/connect_usempi spawn
+# against the run C of connect spawn, both on 4 ranks
+check_fconnect() {
+	local c=$1 f=$2 d="$BATS_FILE_TMPDIR/$2" r k op sig
+	ran_ok "$f" 4
+	ran_ok "$c" 4
+	for r in 0 1 2 3; do
+		diff <(connect_events "$c" $r) <(connect_events "$f" $r)
+		diff <(ev "$c" $r | grep '^M ') <(ev "$f" $r | grep '^M ')
+		run ev "$f" $r
+		for op in accept connect spawn disconnect; do
+			[ $op = accept ] && [ $((r % 2)) = 1 ] && continue
+			[ $op = connect ] && [ $((r % 2)) = 0 ] && continue
+			# every call of the op at a line of the Fortran main program
+			for sig in $(ev "$f" $r | grep "^E op=MPI_Comm_$op " | sed -E 's/.* cs=([^ ]*) .*/\1/'); do
+				ev "$f" $r | grep "^C id=.* sig=$sig " | tail -1 |
+					grep -q " f0=connect_usempi+0x[0-9a-f]*:MAIN__+0x"
+			done
+		done
+	done
+	[ "$(nev "$f" 0 "op=MPI_Comm_(accept|spawn|disconnect) ")" = 6 ]
+	[ "$(nev "$f" 1 "op=MPI_Comm_(connect|spawn|disconnect) ")" = 6 ]
+	# the spawned processes: MPI_ARGV_NULL, then the argument vector
+	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
+	"$EV" "$d/spawn-1/rank-00000.tcr" | grep -qE "^H .* program=.*/connect_usempi$"
+	for k in 2 3; do
+		run "$EV" "$d/spawn-$k/rank-00000.tcr"
+		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect_usempi child two words$"
+		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
+	done
+}

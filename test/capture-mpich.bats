@@ -19,14 +19,15 @@ have_mpich() {
 }
 
 # trace NAME NP PROGRAM ARGS...: run with the MPICH shim into
-# $BATS_FILE_TMPDIR/NAME; output in NAME.out, exit status in NAME.rc
+# $BATS_FILE_TMPDIR/NAME; output in NAME.out, exit status in NAME.rc (a
+# failed run fails the tests that read it, not setup_file)
 trace() {
-	local name=$1 np=$2 d="$BATS_FILE_TMPDIR/$1"
+	local name=$1 np=$2 d="$BATS_FILE_TMPDIR/$1" rc=0
 	shift 2
 	rm -rf "$d"
 	timeout 60 mpirun.mpich -launcher fork -np "$np" -genv LD_PRELOAD "$SHIM" \
-		-genv TRACECLUSTER_DIR "$d" "$@" >"$d.out" 2>&1
-	echo $? >"$d.rc"
+		-genv TRACECLUSTER_DIR "$d" "$@" >"$d.out" 2>&1 || rc=$?
+	echo $rc >"$d.rc"
 }
 
 setup_file() {
@@ -43,7 +44,9 @@ setup_file() {
 	trace intercomm 4 "$TP/intercomm"
 	trace large 4 "$TP/large" "$BATS_FILE_TMPDIR/large.dat"
 	trace mpi4 4 "$B/mpich/testdata/mpi/mpi4"
+	trace connect 4 "$TP/connect" spawn
 	[ ! -x "$TP/mpi4_mpifh" ] || trace mpi4f 4 "$TP/mpi4_mpifh"
+	[ ! -x "$TP/connect_usempi" ] || trace fconnect 4 "$TP/connect_usempi" spawn
 }
 
 setup() {
@@ -219,6 +222,49 @@ setup() {
 		[ "$(nev large $w "op=MPI_File_iread_shared .* count=3 .* file=0 off=$((2056 + 20 * k)) t=")" = 2 ]
 		[ "$(nev large $w "op=MPI_File_write_ordered .* count=4 .* file=0 off=0 t=")" = 2 ]
 	done
+}
+
+# needs_dynproc NAME: skip when the run NAME met an MPICH whose network
+# module has no dynamic processes: Debian's MPICH 4.0 is built for ch4:ucx
+# only, where MPI_Open_port fails, and so MPI_Comm_spawn, which opens a
+# port for its children to connect to, whatever the launcher
+needs_dynproc() {
+	if grep -q "MPIDI_UCX_get_local_upids.*not supported with ucx netmod" "$BATS_FILE_TMPDIR/$1.out"; then
+		skip "MPICH's ch4:ucx netmod has no dynamic processes: MPI_Open_port and MPI_Comm_spawn fail in MPIDI_UCX_get_local_upids"
+	fi
+}
+
+@test "capture-mpich: Comm_accept/connect, Comm_spawn and Comm_disconnect: roots, new intercommunicators" {
+	needs_dynproc connect
+	check_connect connect
+}
+
+@test "capture-mpich: each world started by Comm_spawn writes its own trace set in DIR/spawn-N, the parent's stays whole" {
+	needs_dynproc connect
+	check_spawn_sets connect
+}
+
+@test "capture-mpich: the MPICH build of connect_usempi (use mpi) calls the dynamic-process bindings the shim defines" {
+	[ -x "$TP/connect_usempi" ] || skip "no MPICH Fortran compiler (mpif90.mpich)"
+	command -v nm >/dev/null || skip "no nm"
+	local f
+	nm -D --undefined-only "$TP/connect_usempi" | awk '{ print $2 }' >called
+	nm -D --defined-only "$SHIM" | awk '{ print $3 }' >defined
+	# MPICH's mpi module declares the mpif.h routines: the program calls
+	# the lower-case, underscored names, and the shim must define them
+	for f in mpi_comm_accept_ mpi_comm_connect_ mpi_comm_spawn_ mpi_comm_disconnect_ \
+		mpi_open_port_ mpi_comm_get_parent_; do
+		grep -qx "$f" called || { echo "connect_usempi does not call $f"; return 1; }
+	done
+	for f in mpi_comm_accept_ mpi_comm_connect_ mpi_comm_spawn_ mpi_comm_disconnect_; do
+		grep -qx "$f" defined || { echo "the MPICH shim does not define $f"; return 1; }
+	done
+}
+
+@test "capture-mpich: Fortran (use mpi) Comm_accept/connect and Comm_spawn record the events of the C program, at the Fortran call sites" {
+	[ -x "$TP/connect_usempi" ] || skip "no MPICH Fortran compiler (mpif90.mpich)"
+	needs_dynproc fconnect
+	check_fconnect connect fconnect
 }
 
 @test "capture-mpich: the traces read back with tracecluster dump --json" {

@@ -262,74 +262,11 @@ setup() {
 }
 
 @test "capture: Comm_accept/connect, Comm_spawn and Comm_disconnect: roots, new intercommunicators" {
-	local r half
-	ran_ok connect 4
-	for r in 0 1 2 3; do
-		half=$([ $((r % 2)) = 0 ] && echo 0,2 || echo 1,3)
-		run ev connect $r
-		if [ $((r % 2)) = 0 ]; then
-			assert_line --regexp "op=MPI_Comm_accept .* comm=2 root=0 newcomm=3 t="
-			assert_line "M id=3 parent=2 creator=MPI_Comm_accept size=2 members=$half"
-		else
-			assert_line --regexp "op=MPI_Comm_connect .* comm=2 root=1 newcomm=3 t="
-			assert_line "M id=3 parent=2 creator=MPI_Comm_connect size=2 members=$half"
-		fi
-		assert_line --regexp "op=MPI_Comm_disconnect .* comm=3 t="
-		# maxprocs is significant at the root only
-		if [ $r = 0 ]; then
-			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 count=1 root=0 newcomm=4 t="
-		else
-			assert_line --regexp "op=MPI_Comm_spawn .* comm=0 root=0 newcomm=4 t="
-		fi
-		assert_line "M id=4 parent=0 creator=MPI_Comm_spawn size=4 members=0,1,2,3"
-		assert_line --regexp "op=MPI_Comm_disconnect .* comm=4 t="
-	done
-	# over the intercommunicators: remote ranks as world ranks; a spawned
-	# process has none
-	run ev connect 0
-	assert_line --regexp "op=MPI_Send .* comm=3 peer=1 tag=3 count=2 "
-	assert_line --regexp "op=MPI_Send .* comm=4 peer=-1 tag=9 count=1 "
-	run ev connect 1
-	assert_line --regexp "op=MPI_Recv .* comm=3 peer=0 tag=3 .* compl=0:0:3:8 "
+	check_connect connect
 }
 
 @test "capture: each world started by Comm_spawn writes its own trace set in DIR/spawn-N, the parent's stays whole" {
-	local d="$BATS_FILE_TMPDIR/connect" r k n=(14 13 11 11)
-	ran_ok connect 4
-	# a spawned world is not another job: no warning, no job-ID directory
-	! grep tracecluster-capture "$BATS_FILE_TMPDIR/connect.out"
-	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
-	grep -qx "ranks 4" "$d/tracecluster.job"
-	# the parent's files: every event of its ranks, the spawns by both halves too
-	for r in 0 1 2 3; do
-		run ev connect $r
-		assert_line --regexp "^H rank=$r size=4 "
-		assert_line --regexp "op=MPI_Comm_spawn .* comm=2 (count=1 )?root=$((r % 2)) newcomm=5 t="
-		assert_line "M id=5 parent=2 creator=MPI_Comm_spawn size=2 members=$((r % 2)),$((r % 2 + 2))"
-		assert_line --regexp "^S events=${n[r]} .* trailer=1 dropped=0 bad_blocks=0 "
-	done
-	[ "$(nev connect 0 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
-	[ "$(nev connect 1 "op=MPI_Send .* comm=5 peer=-1 tag=9 count=1 ")" = 1 ]
-	run tc info "$d"
-	assert_success
-	assert_line "ranks:       4 present, world size 4"
-	assert_line "events:      49"
-	# spawn-1 from MPI_COMM_WORLD's spawn, spawn-2 and -3 from the two
-	# spawns at once: one rank each, a set of its own
-	for k in 1 2 3; do
-		[ "$(cd "$d/spawn-$k" && echo *)" = "rank-00000.tcr tracecluster.job" ]
-		grep -qx "ranks 1" "$d/spawn-$k/tracecluster.job"
-		run "$EV" "$d/spawn-$k/rank-00000.tcr"
-		assert_success
-		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect$"
-		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
-		assert_line --regexp "^E op=MPI_Comm_disconnect .* comm=2 "
-		assert_line --regexp "^S events=4 .* trailer=1 dropped=0 bad_blocks=0 "
-		run tc info "$d/spawn-$k"
-		assert_success
-		assert_line "ranks:       1 present, world size 1"
-		assert_line "events:      4"
-	done
+	check_spawn_sets connect
 }
 
 @test "capture: a rank that forks keeps its trace exact: children that exit(), run system() or take SIGTERM write nothing" {
@@ -439,43 +376,9 @@ setup() {
 	[ "$(stat -c %s "$BATS_FILE_TMPDIR/f08io.dat")" = 64 ]
 }
 
-# connect_events NAME RANK: the events of a connect run without call
-# sites, times and datatype names (MPI_INT in C, MPI_INTEGER in Fortran);
-# the port name's Bcast without its count (MPI_MAX_PORT_NAME differs)
-connect_events() {
-	ev "$1" "$2" | grep '^E ' | sed -E 's/ (cs|t|d|dtype)=[^ ]*//g' |
-		sed -E '/op=MPI_Bcast /s/ (count|bytes)=[^ ]*//g'
-}
-
 @test "capture: Fortran Comm_accept/connect and Comm_spawn record the events of the C program, at the Fortran call sites" {
 	[ -x "$TP/connect_usempi" ] || skip "no Fortran compiler"
-	local r k d="$BATS_FILE_TMPDIR/fconnect" sig
-	ran_ok fconnect 4
-	ran_ok connect 4
-	for r in 0 1 2 3; do
-		diff <(connect_events connect $r) <(connect_events fconnect $r)
-		diff <(ev connect $r | grep '^M ') <(ev fconnect $r | grep '^M ')
-		run ev fconnect $r
-		for op in accept connect spawn disconnect; do
-			[ $op = accept ] && [ $((r % 2)) = 1 ] && continue
-			[ $op = connect ] && [ $((r % 2)) = 0 ] && continue
-			# every call of the op at a line of the Fortran main program
-			for sig in $(ev fconnect $r | grep "^E op=MPI_Comm_$op " | sed -E 's/.* cs=([^ ]*) .*/\1/'); do
-				ev fconnect $r | grep "^C id=.* sig=$sig " | tail -1 |
-					grep -q " f0=connect_usempi+0x[0-9a-f]*:MAIN__+0x"
-			done
-		done
-	done
-	[ "$(nev fconnect 0 "op=MPI_Comm_(accept|spawn|disconnect) ")" = 6 ]
-	[ "$(nev fconnect 1 "op=MPI_Comm_(connect|spawn|disconnect) ")" = 6 ]
-	# the spawned processes: MPI_ARGV_NULL, then the argument vector
-	[ "$(cd "$d" && echo *)" = "rank-00000.tcr rank-00001.tcr rank-00002.tcr rank-00003.tcr spawn-1 spawn-2 spawn-3 tracecluster.job" ]
-	"$EV" "$d/spawn-1/rank-00000.tcr" | grep -qE "^H .* program=.*/connect_usempi$"
-	for k in 2 3; do
-		run "$EV" "$d/spawn-$k/rank-00000.tcr"
-		assert_line --regexp "^H rank=0 size=1 .* program=.*/connect_usempi child two words$"
-		assert_line --regexp "^E op=MPI_Recv .* comm=2 peer=-1 tag=9 count=1 .* compl=0:-1:9:4 "
-	done
+	check_fconnect connect fconnect
 }
 
 @test "capture: Fortran use mpi: PSCW, lock_all epochs, atomics, Win_allocate, Dist_graph_create, shared and ordered MPI-IO" {

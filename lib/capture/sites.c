@@ -55,8 +55,14 @@ struct module {
 struct range {
 	uintptr_t lo, hi;        /* [lo, hi) */
 	uintptr_t base;          /* where its lowest segment's page starts */
-	const char *name;        /* interned in S.mods */
+	const char *dlname;      /* the loader's, valid while it is loaded */
+	const char *name;        /* interned in S.mods when a frame is in it */
 };
+
+/* room for the modules of an MPI process (Open MPI's components
+ * included) in one allocation: which modules are loaded when the map is
+ * made is timing, the number of allocations must not be */
+#define RANGES_FIRST 512
 
 static struct {
 	struct site **tab;       /* open addressing, power of two */
@@ -238,11 +244,8 @@ static int map_module(struct dl_phdr_info *info, size_t size, void *ctx)
 	/* the loader's own base (dladdr's dli_fbase): the page of the lowest
 	 * segment, the executable's link address when it is not PIE */
 	r->base = info->dlpi_addr + (page ? lo & ~(page - 1) : lo);
-	r->name = module_name(r->base, info->dlpi_name);
-	if (!r->name) {
-		*ok = false;
-		return 1;
-	}
+	r->dlname = info->dlpi_name;
+	r->name = NULL;
 	S.nranges++;
 	return 0;
 }
@@ -250,10 +253,11 @@ static int map_module(struct dl_phdr_info *info, size_t size, void *ctx)
 /* the map of the loaded modules made again; false without memory */
 static bool map_modules(void)
 {
-	bool ok = true;
+	bool ok = TC_CAP_GROW(S.ranges, RANGES_FIRST, S.ranges_alloc);
 
 	S.nranges = 0;
-	dl_iterate_phdr(map_module, &ok);
+	if (ok)
+		dl_iterate_phdr(map_module, &ok);
 	qsort(S.ranges, S.nranges, sizeof(*S.ranges), range_cmp);
 	S.mapped = ok;
 	return ok;
@@ -272,7 +276,7 @@ static int loader_counts(struct dl_phdr_info *info, size_t size, void *ctx)
 }
 
 /* the module range holding address a, or NULL */
-static const struct range *find_range(uintptr_t a)
+static struct range *find_range(uintptr_t a)
 {
 	size_t lo = 0, hi = S.nranges;
 
@@ -323,8 +327,14 @@ static struct site_def *new_def(void *const *frames, int n)
 	for (int i = 0; i < n; i++) {
 		uintptr_t a = (uintptr_t)frames[i];
 		/* a - 1: the call instruction, which may end its function */
-		const struct range *r = a ? find_range(a - 1) : NULL;
+		struct range *r = a ? find_range(a - 1) : NULL;
 
+		/* its name kept once a frame is in it (the same modules on
+		 * every rank, whatever else was loaded when the map was made) */
+		if (r && !r->name && !(r->name = module_name(r->base, r->dlname))) {
+			free_def(d);
+			return NULL;
+		}
 		if (r) {
 			d->frames[i].module = r->name;
 			d->frames[i].offset = a - r->base;

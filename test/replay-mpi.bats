@@ -237,6 +237,21 @@ PY
 	done
 }
 
+@test "--compute cpu counts the node's cores as its ranks' cores together, bound to one core each or not" {
+	need_mpi
+	[ "$(nproc)" -ge 2 ] || skip "one core: two ranks cannot be bound to cores of their own"
+	local d="$BATS_TEST_TMPDIR/ring2"
+	timeout 60 mpirun -np 2 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$d" \
+		"$B/testdata/capture/ring" >/dev/null 2>&1
+	# bound, each rank's own mask has one core: the node still has two
+	run -0 timeout 60 mpirun -np 2 --bind-to core "$RP" --json --no-compute "$d"
+	[[ "$output" == *'"node_cores":2,"node_ranks":2,'* ]] || { echo "$output"; false; }
+	run -0 timeout 60 mpirun -np 2 --bind-to none "$RP" --json --no-compute "$d"
+	[[ "$output" == *"\"node_cores\":$(nproc),\"node_ranks\":2,"* ]] || { echo "$output"; false; }
+	run -0 timeout 60 mpirun -np 2 --bind-to core "$RP" --no-compute "$d"
+	assert_line "node:     2 ranks on 2 cores"
+}
+
 @test "MPI_Win_test replays: the test that found the epoch complete, the open ones left out" {
 	need_mpi
 	local o="$BATS_FILE_TMPDIR/rmatest" r f

@@ -384,6 +384,8 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 		tc_json_set_real(doc, "other_load", o->other_load);
 		tc_json_set_real(doc, "node_share", o->node_share);
 	}
+	tc_json_set_int(doc, "node_cores", o->node_cores);
+	tc_json_set_int(doc, "node_ranks", o->node_ranks);
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
 	for (int i = 0; i < world; i++) {
 		struct tc_json *e = tc_json_object();
@@ -409,6 +411,8 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	printf("replay:   %s\n", path);
 	printf("ranks:    %d, %" PRIu64 " events, %" PRIu64 " skipped\n", world, r->events,
 	       r->skips);
+	printf("node:     %d rank%s on %d core%s\n", o->node_ranks, o->node_ranks == 1 ? "" : "s",
+	       o->node_cores, o->node_cores == 1 ? "" : "s");
 	if (o->compute == TC_COMPUTE_CPU && o->timeline)
 		printf("compute:  cpu (shares from the recorded timeline, %.1f other tasks, "
 		       "%.3f of the node)\n", o->other_load, o->node_share);
@@ -535,13 +539,11 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &world);
-	if (share > 0) {
+	o.node_cores = tc_replay_node_cores(&o.node_ranks);
+	if (share > 0)
 		o.cpu_share = share;
-	} else {
-		int cores, ranks;
-		cores = tc_replay_node_cores(&ranks);
-		o.cpu_share = ranks > cores ? (double)cores / ranks : 1;
-	}
+	else
+		o.cpu_share = o.node_ranks > o.node_cores ? (double)o.node_cores / o.node_ranks : 1;
 
 	tc_error_clear(&err);
 	ok = tc_revents_load(&evs, argv[optind], rank, world, &err) == 0;

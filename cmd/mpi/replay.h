@@ -48,6 +48,8 @@ struct tc_replay_opts {
 	double node_share;        /* the timeline's: the share of the node's cores the
 				   * job had when it was recorded (other jobs took the
 				   * rest), in (0, 1] */
+	int node_cores;           /* the cores the node's ranks run on (0: not known) */
+	int node_ranks;           /* the job's ranks on this node */
 	bool any_recorded;        /* wildcard receives name the recorded source */
 	bool quiet;
 };
@@ -105,8 +107,9 @@ void tc_replay_mpi_run(struct tc_replay_mpi *s);
 /* Collective over the world. */
 void tc_replay_mpi_release(struct tc_replay_mpi *s);
 
-/* The cores this rank may run on, and (*ranks) the ranks on its node
- * (share.c; collective over the world). */
+/* The cores the ranks of this rank's node may run on (the union of
+ * their affinity masks), and (*ranks) how many they are (share.c;
+ * collective over the world). */
 int tc_replay_node_cores(int *ranks);
 /* The tasks of other jobs that compete for the node's cores now (share.c;
  * collective over the world: the job's ranks sleep meanwhile). */

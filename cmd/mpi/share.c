@@ -25,20 +25,35 @@
 /* gaps gathered from the node at most, else a share for all (memory) */
 #define MAX_NODE_GAPS (1u << 23)
 
+/*
+ * The cores the node's ranks run on: the union of their affinity masks.
+ * One rank's mask is not the node's: a launcher that binds each rank to
+ * a core (Open MPI does when there are no more ranks than cores) gives
+ * every rank a mask of one core, and a model of 16 bound ranks on one
+ * core would take their gaps for a sixteenth of their time.
+ */
 int tc_replay_node_cores(int *ranks)
 {
 	MPI_Comm node;
-	cpu_set_t set;
+	cpu_set_t set, all;
 	int cores = 0;
+	bool have = sched_getaffinity(0, sizeof(set), &set) == 0;
 
 	*ranks = 1;
+	if (!have)
+		CPU_ZERO(&set);
+	all = set;
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node) == MPI_SUCCESS) {
+		int known = have, every = 0;
 		PMPI_Comm_size(node, ranks);
+		PMPI_Allreduce(&known, &every, 1, MPI_INT, MPI_LAND, node);
+		PMPI_Allreduce(&set, &all, (int)sizeof(set), MPI_BYTE, MPI_BOR, node);
+		have = every != 0;
 		PMPI_Comm_free(&node);
 	}
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		cores = CPU_COUNT(&set);
+	if (have)
+		cores = CPU_COUNT(&all);
 	if (cores <= 0)
 		cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	return cores > 0 ? cores : 1;
@@ -189,7 +204,7 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	struct tc_gapcpu_node model = { .other = s->o->other_load };
 	bool ok = false;
 
-	model.cores = tc_replay_node_cores(&ranks);
+	model.cores = s->o->node_cores > 0 ? s->o->node_cores : tc_replay_node_cores(&ranks);
 	model.head = base_slice((int)model.cores) / 2;
 	model.cores *= s->o->node_share > 0 ? s->o->node_share : 1;
 	n = own_gaps(s->evs, &mine, &at);

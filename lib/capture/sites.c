@@ -12,7 +12,8 @@
  * (dladdr(3) gives the same module and base, but it also looks for the
  * nearest symbol, a linear scan of the module's symbol table: ~4 us per
  * frame in libc or libmpi, which at the few hundred new stacks per rank
- * of a real code and 16 ranks on 2 cores stretched NPB MG's run by half.) Stacks with the same signature share one call-site id.
+ * of a real code and 16 ranks on 2 cores stretched NPB MG's run by
+ * half.) Stacks with the same signature share one call-site id.
  * Symbols are looked up once per site at finalize (tc_sites_symbolise).
  * Out of memory (tc_cap_malloc) stops recording; a stack that cannot be
  * remembered gets no call site.
@@ -258,7 +259,8 @@ static bool map_modules(void)
 	S.nranges = 0;
 	if (ok)
 		dl_iterate_phdr(map_module, &ok);
-	qsort(S.ranges, S.nranges, sizeof(*S.ranges), range_cmp);
+	if (S.nranges)
+		qsort(S.ranges, S.nranges, sizeof(*S.ranges), range_cmp);
 	S.mapped = ok;
 	return ok;
 }

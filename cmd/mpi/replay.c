@@ -566,7 +566,7 @@ int main(int argc, char **argv)
 		if (other_now)
 			o.other_load = tc_replay_other_load();
 		if (share_now)
-			o.node_share = tc_replay_node_share();
+			o.node_share = tc_replay_node_share(o.node_cores);
 		o.timeline = tc_replay_mpi_shares(&s);
 	}
 	/* refused before anything is replayed, by every rank alike */

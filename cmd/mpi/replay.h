@@ -48,7 +48,7 @@ struct tc_replay_opts {
 	double node_share;        /* the timeline's: the share of the node's cores the
 				   * job had when it was recorded (other jobs took the
 				   * rest), in (0, 1] */
-	int node_cores;           /* the cores the node's ranks run on (0: not known) */
+	int node_cores;           /* the cores the node's ranks run on (>= 1) */
 	int node_ranks;           /* the job's ranks on this node */
 	bool any_recorded;        /* wildcard receives name the recorded source */
 	bool quiet;
@@ -114,10 +114,10 @@ int tc_replay_node_cores(int *ranks);
 /* The tasks of other jobs that compete for the node's cores now (share.c;
  * collective over the world: the job's ranks sleep meanwhile). */
 double tc_replay_other_load(void);
-/* The share of the node's cores the job's ranks get now, in (0, 1]: every
- * rank of the node spins for a while, and their CPU time is compared with
- * the cores' (share.c; collective over the world). */
-double tc_replay_node_share(void);
+/* The share of the node's cores (tc_replay_node_cores) the job's ranks get
+ * now, in (0, 1]: every rank of the node spins for a while, and their CPU
+ * time is compared with the cores' (share.c; collective over the world). */
+double tc_replay_node_share(int cores);
 /* Set s->gap_cpu from the recorded timeline of the node's ranks (share.c;
  * collective over the world). False when it is too large to gather. */
 bool tc_replay_mpi_shares(struct tc_replay_mpi *s);

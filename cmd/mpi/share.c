@@ -36,27 +36,25 @@ int tc_replay_node_cores(int *ranks)
 {
 	MPI_Comm node;
 	cpu_set_t set, all;
-	int cores = 0;
-	bool have = sched_getaffinity(0, sizeof(set), &set) == 0;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int cores;
 
-	*ranks = 1;
-	if (!have)
+	/* a rank that cannot tell its mask may run anywhere */
+	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
 		CPU_ZERO(&set);
+		for (long c = 0; c < online && c < CPU_SETSIZE; c++)
+			CPU_SET((int)c, &set);
+	}
 	all = set;
+	*ranks = 1;
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node) == MPI_SUCCESS) {
-		int known = have, every = 0;
 		PMPI_Comm_size(node, ranks);
-		PMPI_Allreduce(&known, &every, 1, MPI_INT, MPI_LAND, node);
 		PMPI_Allreduce(&set, &all, (int)sizeof(set), MPI_BYTE, MPI_BOR, node);
-		have = every != 0;
 		PMPI_Comm_free(&node);
 	}
-	if (have)
-		cores = CPU_COUNT(&all);
-	if (cores <= 0)
-		cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	return cores > 0 ? cores : 1;
+	cores = CPU_COUNT(&all);
+	return cores > 0 ? cores : online > 0 ? (int)online : 1;
 }
 
 /* sampling /proc/loadavg for the load of other jobs: every SAMPLE_NS,
@@ -122,12 +120,12 @@ double tc_replay_other_load(void)
 #define PROBE_LEAD_NS 30000000u
 #define PROBE_NS 50000000u
 
-double tc_replay_node_share(void)
+double tc_replay_node_share(int cores)
 {
 	MPI_Comm node;
 	double cpu, sum = 0, share;
 	uint64_t c0, t0 = 0;
-	int size, me, ranks, cores = tc_replay_node_cores(&ranks);
+	int size, me;
 
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node) != MPI_SUCCESS)
@@ -200,11 +198,11 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	int64_t *mine, *all = NULL;
 	double *cpu = NULL;
 	size_t *at, n, total = 0;
-	int size, me = 0, ranks, *counts, *displs, in;
+	int size, me = 0, *counts, *displs, in;
 	struct tc_gapcpu_node model = { .other = s->o->other_load };
 	bool ok = false;
 
-	model.cores = s->o->node_cores > 0 ? s->o->node_cores : tc_replay_node_cores(&ranks);
+	model.cores = s->o->node_cores;
 	model.head = base_slice((int)model.cores) / 2;
 	model.cores *= s->o->node_share > 0 ? s->o->node_share : 1;
 	n = own_gaps(s->evs, &mine, &at);

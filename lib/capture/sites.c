@@ -215,17 +215,19 @@ static int range_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+struct map_ctx {
+	uintptr_t page;
+	bool ok;
+};
+
 /* dl_iterate_phdr's callback: one range per module with segments */
 static int map_module(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	bool *ok = ctx;
-	uintptr_t lo = UINTPTR_MAX, hi = 0, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	struct map_ctx *m = ctx;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	struct range *r;
 
-	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
-		S.adds = info->dlpi_adds;
-		S.subs = info->dlpi_subs;
-	}
+	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 		if (p->p_type != PT_LOAD)
@@ -236,33 +238,18 @@ static int map_module(struct dl_phdr_info *info, size_t size, void *ctx)
 	if (lo >= hi)
 		return 0;
 	if (!TC_CAP_GROW(S.ranges, S.nranges + 1, S.ranges_alloc)) {
-		*ok = false;
+		m->ok = false;
 		return 1;
 	}
-	r = &S.ranges[S.nranges];
+	r = &S.ranges[S.nranges++];
 	r->lo = info->dlpi_addr + lo;
 	r->hi = info->dlpi_addr + hi;
 	/* the loader's own base (dladdr's dli_fbase): the page of the lowest
 	 * segment, the executable's link address when it is not PIE */
-	r->base = info->dlpi_addr + (page ? lo & ~(page - 1) : lo);
+	r->base = info->dlpi_addr + (lo & ~(m->page - 1));
 	r->dlname = info->dlpi_name;
 	r->name = NULL;
-	S.nranges++;
 	return 0;
-}
-
-/* the map of the loaded modules made again; false without memory */
-static bool map_modules(void)
-{
-	bool ok = TC_CAP_GROW(S.ranges, RANGES_FIRST, S.ranges_alloc);
-
-	S.nranges = 0;
-	if (ok)
-		dl_iterate_phdr(map_module, &ok);
-	if (S.nranges)
-		qsort(S.ranges, S.nranges, sizeof(*S.ranges), range_cmp);
-	S.mapped = ok;
-	return ok;
 }
 
 /* first object only: the loader's counts of loads and unloads */
@@ -275,6 +262,29 @@ static int loader_counts(struct dl_phdr_info *info, size_t size, void *ctx)
 		c[1] = info->dlpi_subs;
 	}
 	return 1;
+}
+
+/* The map of the loaded modules, made again when a module was loaded or
+ * unloaded since it was made; false without memory. */
+static bool map_modules(void)
+{
+	unsigned long long c[2] = { 0, 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct map_ctx m = { page > 0 ? (uintptr_t)page : 4096, true };
+
+	dl_iterate_phdr(loader_counts, c);
+	if (S.mapped && c[0] == S.adds && c[1] == S.subs)
+		return true;
+	m.ok = TC_CAP_GROW(S.ranges, RANGES_FIRST, S.ranges_alloc);
+	S.nranges = 0;
+	if (m.ok)
+		dl_iterate_phdr(map_module, &m);
+	if (S.nranges)
+		qsort(S.ranges, S.nranges, sizeof(*S.ranges), range_cmp);
+	S.mapped = m.ok;
+	S.adds = c[0];
+	S.subs = c[1];
+	return m.ok;
 }
 
 /* the module range holding address a, or NULL */
@@ -317,14 +327,9 @@ static struct site_def *new_def(void *const *frames, int n)
 		return NULL;
 	}
 	memcpy(d->raw, frames, sizeof(void *) * (size_t)n);
-	/* a module loaded or unloaded since the map was made: make it again */
-	{
-		unsigned long long c[2] = { S.adds, S.subs };
-		dl_iterate_phdr(loader_counts, c);
-		if ((!S.mapped || c[0] != S.adds || c[1] != S.subs) && !map_modules()) {
-			free_def(d);
-			return NULL;
-		}
+	if (!map_modules()) {
+		free_def(d);
+		return NULL;
 	}
 	for (int i = 0; i < n; i++) {
 		uintptr_t a = (uintptr_t)frames[i];

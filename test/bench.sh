@@ -26,9 +26,11 @@ slow_reps=$((reps < 3 ? reps : 3))
 : >"$work/sections"
 echo "make bench on $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 
-# synth_set DIR PATTERN P ITERS: a synthetic set, written once
+# synth_set DIR PATTERN P ITERS [TRACECLUSTER]: a synthetic set, written
+# once (by TRACECLUSTER, default this build's)
 synth_set() {
-	[ -f "$1/truth.json" ] || "$tc" synth --pattern "$2" --ranks "$3" --iters "$4" --force -o "$1" >/dev/null
+	[ -f "$1/truth.json" ] || "${5:-$tc}" synth --pattern "$2" --ranks "$3" --iters "$4" \
+		--force -o "$1" >/dev/null
 }
 events_of() { "$tc" info --json "$1" | grep -o '"events":[0-9]*' | head -1 | cut -d: -f2; }
 
@@ -84,12 +86,11 @@ fi
 # the set written by the baseline's own synth when there is one: its
 # reader knows raw format 1.0 only (1.1 added the graph topology to the
 # communicator records), and today's reads both
+set_c4="$work/stencil2d-$P_C-$I_C"
 if [ -x "$base" ]; then
-	set_c4="$work/stencil2d-$P_C-$I_C-raw1.0"
-	[ -f "$set_c4/truth.json" ] || "$base" synth --pattern stencil2d --ranks "$P_C" \
-		--iters "$I_C" --force -o "$set_c4" >/dev/null
+	set_c4="$set_c4-raw1.0"
+	synth_set "$set_c4" stencil2d "$P_C" "$I_C" "$base"
 else
-	set_c4="$work/stencil2d-$P_C-$I_C"
 	synth_set "$set_c4" stencil2d "$P_C" "$I_C"
 fi
 ev_c=$(events_of "$set_c4")

@@ -8,7 +8,9 @@
  *                             one return NULL (1: the first)
  *   TC_FAILALLOC_RANKS=R,...  only in these world ranks (default: all)
  *   TC_FAILALLOC_COUNT=PATH   at exit, write the number of allocations the
- *                             shim made to PATH.RANK
+ *                             shim made to PATH.RANK, and where in the
+ *                             module each of the first 8192 was called
+ *                             (offsets, one per line) to PATH.RANK.sites
  *   TC_FAILALLOC_MODULE=S     count and fail the allocations of modules
  *                             whose file name has S in it instead (e.g.
  *                             libtracecluster-online: the in-job plugin)
@@ -25,6 +27,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,9 @@ static atomic_int mode;
 static long fail_at;
 static const char *module = "libtracecluster-capture";
 static atomic_long count;
+/* the caller of each counted allocation, as an offset in its module */
+#define SITES 8192
+static uintptr_t sites[SITES];
 
 static int world_rank(void)
 {
@@ -97,6 +103,8 @@ static bool fail(void *ra)
 	    !strstr(info.dli_fname, module))
 		return false;
 	k = atomic_fetch_add(&count, 1) + 1;
+	if (k <= SITES)
+		sites[k - 1] = (uintptr_t)ra - (uintptr_t)info.dli_fbase;
 	return fail_at > 0 && k >= fail_at;
 }
 
@@ -130,5 +138,17 @@ __attribute__((destructor)) static void report(void)
 	len = snprintf(line, sizeof(line), "%ld\n", atomic_load(&count));
 	if (write(fd, line, (size_t)len) < 0)
 		perror(name);
+	close(fd);
+	snprintf(name, sizeof(name), "%s.%d.sites", path, world_rank());
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	for (long i = 0; i < atomic_load(&count) && i < SITES; i++) {
+		len = snprintf(line, sizeof(line), "%#lx\n", (unsigned long)sites[i]);
+		if (write(fd, line, (size_t)len) < 0) {
+			perror(name);
+			break;
+		}
+	}
 	close(fd);
 }

@@ -4,10 +4,16 @@
  *
  * A captured stack is looked up by its raw return addresses in an
  * open-addressing table (one hash, one compare on a hit). A new stack is
- * normalised once: dladdr(3) gives each frame's module and load base, the
- * offset from that base is what goes into the stack signature, so a site
- * has the same signature on every rank whatever the address-space
- * randomisation. Stacks with the same signature share one call-site id.
+ * normalised once: each frame's module and load base come from a sorted
+ * map of the loaded modules' segments (dl_iterate_phdr(3), made again
+ * when a module was loaded or unloaded since), and the offset from that
+ * base is what goes into the stack signature, so a site has the same
+ * signature on every rank whatever the address-space randomisation.
+ * (dladdr(3) gives the same module and base, but it also looks for the
+ * nearest symbol, a linear scan of the module's symbol table: ~4 us per
+ * frame in libc or libmpi, which at the few hundred new stacks per rank
+ * of a real code and 16 ranks on 2 cores stretched NPB MG's run by
+ * half.) Stacks with the same signature share one call-site id.
  * Symbols are looked up once per site at finalize (tc_sites_symbolise).
  * Out of memory (tc_cap_malloc) stops recording; a stack that cannot be
  * remembered gets no call site.
@@ -20,6 +26,8 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <limits.h>
+#include <link.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +52,19 @@ struct module {
 	char *name;
 };
 
+/* the address range of a loaded module's segments */
+struct range {
+	uintptr_t lo, hi;        /* [lo, hi) */
+	uintptr_t base;          /* where its lowest segment's page starts */
+	const char *dlname;      /* the loader's, valid while it is loaded */
+	const char *name;        /* interned in S.mods when a frame is in it */
+};
+
+/* room for the modules of an MPI process (Open MPI's components
+ * included) in one allocation: which modules are loaded when the map is
+ * made is timing, the number of allocations must not be */
+#define RANGES_FIRST 512
+
 static struct {
 	struct site **tab;       /* open addressing, power of two */
 	size_t mask, used;
@@ -51,8 +72,12 @@ static struct {
 	size_t ndefs, defs_alloc;
 	uint32_t *sigtab;        /* signature -> id + 1, open addressing */
 	size_t sigmask, sigused;
-	struct module *mods;
+	struct module *mods;     /* module names by base, kept for good */
 	size_t nmods, mods_alloc;
+	struct range *ranges;    /* sorted by lo */
+	size_t nranges, ranges_alloc;
+	unsigned long long adds, subs; /* the loader's counts the map is of */
+	bool mapped;
 	char exe[PATH_MAX];
 } S;
 
@@ -166,12 +191,12 @@ static const char *module_name(uintptr_t base, const char *fname)
 	struct module *m;
 	char *name;
 
-	for (size_t i = 0; i < S.nmods; i++)
-		if (S.mods[i].base == base)
-			return S.mods[i].name;
-	/* dladdr names the executable after argv[0]; use its real path */
+	/* the executable has no name of its own in the loader's list */
 	if (!fname || !*fname || (S.exe[0] && !strcmp(fname, program_invocation_name)))
 		fname = S.exe[0] ? S.exe : "";
+	for (size_t i = 0; i < S.nmods; i++)
+		if (S.mods[i].base == base && !strcmp(S.mods[i].name, fname))
+			return S.mods[i].name;
 	name = tc_cap_strdup(fname);
 	if (!name || !TC_CAP_GROW(S.mods, S.nmods + 1, S.mods_alloc)) {
 		free(name);
@@ -181,6 +206,102 @@ static const char *module_name(uintptr_t base, const char *fname)
 	m->base = base;
 	m->name = name;
 	return m->name;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+struct map_ctx {
+	uintptr_t page;
+	bool ok;
+};
+
+/* dl_iterate_phdr's callback: one range per module with segments */
+static int map_module(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct map_ctx *m = ctx;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	struct range *r;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		if (p->p_type != PT_LOAD)
+			continue;
+		lo = TC_MIN(lo, (uintptr_t)p->p_vaddr);
+		hi = TC_MAX(hi, (uintptr_t)(p->p_vaddr + p->p_memsz));
+	}
+	if (lo >= hi)
+		return 0;
+	if (!TC_CAP_GROW(S.ranges, S.nranges + 1, S.ranges_alloc)) {
+		m->ok = false;
+		return 1;
+	}
+	r = &S.ranges[S.nranges++];
+	r->lo = info->dlpi_addr + lo;
+	r->hi = info->dlpi_addr + hi;
+	/* the loader's own base (dladdr's dli_fbase): the page of the lowest
+	 * segment, the executable's link address when it is not PIE */
+	r->base = info->dlpi_addr + (lo & ~(m->page - 1));
+	r->dlname = info->dlpi_name;
+	r->name = NULL;
+	return 0;
+}
+
+/* first object only: the loader's counts of loads and unloads */
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	unsigned long long *c = ctx;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		c[0] = info->dlpi_adds;
+		c[1] = info->dlpi_subs;
+	}
+	return 1;
+}
+
+/* The map of the loaded modules, made again when a module was loaded or
+ * unloaded since it was made; false without memory. */
+static bool map_modules(void)
+{
+	unsigned long long c[2] = { 0, 0 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct map_ctx m = { page > 0 ? (uintptr_t)page : 4096, true };
+
+	dl_iterate_phdr(loader_counts, c);
+	if (S.mapped && c[0] == S.adds && c[1] == S.subs)
+		return true;
+	m.ok = TC_CAP_GROW(S.ranges, RANGES_FIRST, S.ranges_alloc);
+	S.nranges = 0;
+	if (m.ok)
+		dl_iterate_phdr(map_module, &m);
+	if (S.nranges)
+		qsort(S.ranges, S.nranges, sizeof(*S.ranges), range_cmp);
+	S.mapped = m.ok;
+	S.adds = c[0];
+	S.subs = c[1];
+	return m.ok;
+}
+
+/* the module range holding address a, or NULL */
+static struct range *find_range(uintptr_t a)
+{
+	size_t lo = 0, hi = S.nranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a < S.ranges[mid].lo)
+			hi = mid;
+		else if (a >= S.ranges[mid].hi)
+			lo = mid + 1;
+		else
+			return &S.ranges[mid];
+	}
+	return NULL;
 }
 
 static void free_def(struct site_def *d)
@@ -206,18 +327,24 @@ static struct site_def *new_def(void *const *frames, int n)
 		return NULL;
 	}
 	memcpy(d->raw, frames, sizeof(void *) * (size_t)n);
+	if (!map_modules()) {
+		free_def(d);
+		return NULL;
+	}
 	for (int i = 0; i < n; i++) {
-		Dl_info info;
 		uintptr_t a = (uintptr_t)frames[i];
-
 		/* a - 1: the call instruction, which may end its function */
-		if (a && dladdr((void *)(a - 1), &info) && info.dli_fbase) {
-			d->frames[i].module = module_name((uintptr_t)info.dli_fbase, info.dli_fname);
-			d->frames[i].offset = a - (uintptr_t)info.dli_fbase;
-			if (!d->frames[i].module) {
-				free_def(d);
-				return NULL;
-			}
+		struct range *r = a ? find_range(a - 1) : NULL;
+
+		/* its name kept once a frame is in it (the same modules on
+		 * every rank, whatever else was loaded when the map was made) */
+		if (r && !r->name && !(r->name = module_name(r->base, r->dlname))) {
+			free_def(d);
+			return NULL;
+		}
+		if (r) {
+			d->frames[i].module = r->name;
+			d->frames[i].offset = a - r->base;
 		} else {
 			d->frames[i].module = "";
 			d->frames[i].offset = a;
@@ -388,5 +515,6 @@ void tc_sites_release(void)
 	free(S.defs);
 	free(S.sigtab);
 	free(S.mods);
+	free(S.ranges);
 	memset(&S, 0, sizeof(S));
 }

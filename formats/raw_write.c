@@ -63,10 +63,20 @@ static int nomem(struct tc_error *err, size_t n)
 	return tc_error_set(err, TC_ERR_NOMEM, NULL, -1, "out of memory (allocating %zu bytes)", n);
 }
 
+/*
+ * A buffer's first allocation. The table buffers (call sites, communicators)
+ * are emptied whenever an event block is sealed, and when that happens
+ * depends on the events' time fields, so a buffer that started small grew
+ * or not with the machine's timing; the shim's allocations then differed
+ * between runs of one program. Tables of up to this many bytes between two
+ * blocks (nearly every program's) now cost one allocation, whatever the timing.
+ */
+#define WBUF_FIRST 4096
+
 /* Room for extra more bytes in b; b stays as it was if there is no memory. */
 static int wbuf_reserve(struct wbuf *b, size_t extra, struct tc_error *err)
 {
-	size_t need = b->len + extra, na = b->alloc ? b->alloc : 8;
+	size_t need = b->len + extra, na = b->alloc ? b->alloc : WBUF_FIRST;
 	uint8_t *p;
 
 	if (need <= b->alloc)

@@ -557,6 +557,7 @@ struct compress_run {
 	struct tc_clustering result;
 	struct tc_gtrace *g, **leaves;
 	double t_merge_remote;      /* none: merged while read (tracecluster-mpi) */
+	uint64_t tracer_ns;         /* the files' trailers' (tc_traceset_tracer_ns) */
 	struct tc_strbuf sb;
 	struct report rep;
 	struct tc_anl_fidelity fid;
@@ -640,6 +641,7 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
+	r->tracer_ns = tc_tracer_ns_mean(rstats, ts->nfiles);
 	free(rstats);
 	return rc ? -1 : 0;
 }
@@ -710,6 +712,7 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		tc_errorf("'%s': no rank to merge", ca->path);
 		return -1;
 	}
+	r->g->tracer_ns = r->tracer_ns;
 	/* every rank's communicators, from its own table (a cluster's
 	 * members share the lead's events, not its communicators); none with
 	 * --lead-only, whose trace is the one the in-job clustering writes */

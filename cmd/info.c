@@ -31,6 +31,7 @@ static const char info_usage[] =
 
 struct summary {
 	uint64_t events, bytes, raw_bytes, msg_bytes, dropped;
+	uint64_t tracer_ns;       /* mean over the calls of the files that measured it, 0: none */
 	uint64_t ops[256];
 	uint64_t abs_first, abs_last;
 	size_t callsites;
@@ -47,6 +48,7 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 {
 	size_t total = 0, k = 0;
 	uint64_t *all;
+	double tracer = 0, ntracer = 0;   /* weighted by the files' events */
 
 	memset(s, 0, sizeof(*s));
 	s->abs_first = UINT64_MAX;
@@ -56,6 +58,10 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 		s->raw_bytes += st[i].raw_bytes;
 		s->msg_bytes += st[i].msg_bytes;
 		s->dropped += st[i].dropped;
+		if (st[i].tracer_ns && st[i].events) {
+			tracer += (double)st[i].tracer_ns * (double)st[i].events;
+			ntracer += st[i].events;
+		}
 		for (int op = 0; op < 256; op++)
 			s->ops[op] += st[i].op_counts[op];
 		if (st[i].events) {
@@ -68,6 +74,8 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 	}
 	if (s->abs_first == UINT64_MAX)
 		s->abs_first = s->abs_last = 0;
+	if (ntracer > 0)
+		s->tracer_ns = (uint64_t)(tracer / ntracer + 0.5);
 	all = tc_xmalloc(sizeof(uint64_t) * (total ? total : 1));
 	for (size_t i = 0; i < ts->nfiles; i++) {
 		if (st[i].nsigs)   /* sigs is NULL for a file without call sites */
@@ -104,6 +112,7 @@ static void print_json(const struct tc_traceset *ts, const struct tc_file_stats 
 	tc_json_set_uint(o, "decoded_bytes", s->raw_bytes);
 	tc_json_set_uint(o, "message_bytes", s->msg_bytes);
 	tc_json_set_uint(o, "dropped", s->dropped);
+	tc_json_set_uint(o, "tracer_ns", s->tracer_ns);
 	tc_json_set_uint(o, "callsites", s->callsites);
 	tc_json_set_uint(o, "t_start_ns", s->abs_first);
 	tc_json_set_uint(o, "time_span_ns", s->abs_last - s->abs_first);
@@ -127,6 +136,7 @@ static void print_json(const struct tc_traceset *ts, const struct tc_file_stats 
 		tc_json_set_uint(f, "t_first_ns", st[i].t_first);
 		tc_json_set_uint(f, "t_last_ns", st[i].t_last);
 		tc_json_set_bool(f, "complete", st[i].has_trailer && !st[i].bad_blocks);
+		tc_json_set_uint(f, "tracer_ns", st[i].tracer_ns);
 		tc_json_set_str(f, "host", tf->hdr.host);
 		tc_json_append(files, f);
 		for (size_t j = 0; j < i; j++)
@@ -176,6 +186,9 @@ static void print_text(const struct tc_traceset *ts, const struct tc_file_stats 
 	printf("%-12s %s\n", "writer:", ts->nfiles ? ts->files[0].hdr.writer : "");
 	if (s->dropped)
 		printf("%-12s %" PRIu64 "\n", "dropped:", s->dropped);
+	if (s->tracer_ns)
+		printf("%-12s %" PRIu64 " ns per call in the compute gaps (mean over the calls)\n",
+		       "tracer:", s->tracer_ns);
 	print_ranks("missing:", ts->missing, ts->nmissing);
 	print_ranks("duplicates:", ts->duplicates, ts->nduplicates);
 

@@ -62,9 +62,19 @@ struct tc_raw_trailer {
 	uint64_t blocks;          /* blocks before the trailer */
 	uint64_t dropped;         /* events the writer could not record */
 	uint64_t t_last;          /* largest t_end */
+	/* the writer's own time after a call's recorded end, before the
+	 * program went on, ns per event, mean (0: not measured); a compute
+	 * gap of the file holds it besides the program's computing */
+	uint64_t tracer_ns;
 };
 
 /* ---- writer ----------------------------------------------------------- */
+
+struct tc_raw_stats;
+/* The tracer's ns per call in the gaps over n files' stats: the trailers'
+ * tracer_ns weighted by the files' events (those that measured it); 0
+ * when none did. */
+uint64_t tc_tracer_ns_mean(const struct tc_raw_stats *st, size_t n);
 
 struct tc_raw_writer;
 
@@ -88,6 +98,9 @@ int tc_raw_writer_comm(struct tc_raw_writer *w, const struct tc_comm *c,
 		       struct tc_error *err);
 /* Count an event that could not be recorded (reported in the trailer). */
 void tc_raw_writer_drop(struct tc_raw_writer *w, uint64_t n);
+/* The tracer's time per event inside the compute gaps (the trailer's
+ * tracer_ns; not written when 0). */
+void tc_raw_writer_set_tracer_ns(struct tc_raw_writer *w, uint64_t ns);
 /* Seal and write every pending block. */
 int tc_raw_writer_flush(struct tc_raw_writer *w, struct tc_error *err);
 /* Flush, write the trailer, close (and rename when atomic); frees *w and

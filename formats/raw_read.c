@@ -561,6 +561,11 @@ static int decode_trailer(struct tc_raw_reader *r, const struct tc_raw_block_hea
 	st->trailer.blocks = v[1];
 	st->trailer.dropped = v[2];
 	st->trailer.t_last = v[3];
+	/* optional fifth field: the tracer's time per event in the gaps */
+	st->trailer.tracer_ns = 0;
+	if (p < end && !tc_varint_get(p, end, &st->trailer.tracer_ns))
+		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
+				    "malformed trailer block");
 	st->has_trailer = true;
 	return 0;
 }
@@ -698,4 +703,17 @@ void tc_raw_close(struct tc_raw_reader **rp)
 	free(r->edges);
 	free(r->path);
 	free(r);
+}
+
+uint64_t tc_tracer_ns_mean(const struct tc_raw_stats *st, size_t n)
+{
+	double sum = 0, events = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!st[i].has_trailer || !st[i].trailer.tracer_ns || !st[i].events)
+			continue;
+		sum += (double)st[i].trailer.tracer_ns * (double)st[i].events;
+		events += (double)st[i].events;
+	}
+	return events > 0 ? (uint64_t)(sum / events + 0.5) : 0;
 }

@@ -50,6 +50,7 @@ struct tc_raw_writer {
 	uint64_t block_base;  /* prev_start at the start of the event block */
 	uint32_t seq;
 	uint64_t events, dropped, t_last;
+	uint64_t tracer_ns;  /* the trailer's optional fifth field (0: none) */
 	uint8_t *zbuf;
 	size_t zalloc;
 	z_stream zs;
@@ -460,6 +461,11 @@ void tc_raw_writer_drop(struct tc_raw_writer *w, uint64_t n)
 	w->dropped += n;
 }
 
+void tc_raw_writer_set_tracer_ns(struct tc_raw_writer *w, uint64_t ns)
+{
+	w->tracer_ns = ns;
+}
+
 uint64_t tc_raw_writer_events(const struct tc_raw_writer *w)
 {
 	return w->events;
@@ -498,6 +504,9 @@ int tc_raw_writer_close(struct tc_raw_writer **wp, struct tc_error *err)
 		p = tc_varint_put(p, w->seq); /* blocks before the trailer */
 		p = tc_varint_put(p, w->dropped);
 		p = tc_varint_put(p, w->t_last);
+		/* optional: readers of minor version 1 before it read four */
+		if (w->tracer_ns)
+			p = tc_varint_put(p, w->tracer_ns);
 		rc = write_block(w, TC_BLK_TRAILER, tb, (size_t)(p - tb), 1, 0, err);
 	}
 	if (w->tmp) {

@@ -609,8 +609,9 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 	for (size_t i = 0; i < g->n; i++)
 		put_node(w, g, &g->seq[i], &g->ranks);
 	/* the communicator table, when there is one, after the nodes (a
-	 * body that ends with them has none) */
-	if (g->ncomms)
+	 * body that ends with them has none); then the tracer's time when
+	 * measured (the table's count, 0 too, before it) */
+	if (g->ncomms || g->tracer_ns)
 		put_u(w, g->ncomms);
 	for (size_t i = 0; i < g->ncomms; i++) {
 		const struct tc_gcomm *c = &g->comms[i];
@@ -636,6 +637,8 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 				put_s(w, c->edges[k]);
 		}
 	}
+	if (g->tracer_ns)
+		put_u(w, g->tracer_ns);
 }
 
 static void put_le32(struct tc_strbuf *sb, uint32_t v)
@@ -1546,6 +1549,11 @@ int tc_tct_bin_parse(struct rd *rd, const void *buf, size_t len, const char *nam
 	}
 	if (r.p != r.end && get_comms(&r))
 		goto out;
+	if (r.p != r.end && (!get_u(&r, &r.g->tracer_ns) || !r.g->tracer_ns ||
+			     r.g->tracer_ns > TC_TRACER_NS_MAX)) {
+		fail(&r, "bad tracer_ns");
+		goto out;
+	}
 	if (r.p != r.end) {
 		fail(&r, "unexpected bytes after the trace");
 		goto out;

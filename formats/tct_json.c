@@ -291,6 +291,8 @@ void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 	tc_json_set_uint(o, "bins", g->bins);
 	tc_json_set_uint(o, "leads", g->leads);
 	tc_json_set_uint(o, "events", g->events);
+	if (g->tracer_ns)
+		tc_json_set_uint(o, "tracer_ns", g->tracer_ns);
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct tc_json *so = tc_json_object(), *fr = tc_json_array();
 		char sig[24];
@@ -939,6 +941,13 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 		g->leads = (uint32_t)v;
 	if ((x = tc_json_get(doc, "events")) && j_int(x, &v) && v >= 0)
 		g->events = (uint64_t)v;
+	if ((x = tc_json_get(doc, "tracer_ns"))) {
+		if (!j_int(x, &v) || v < 0 || (uint64_t)v > TC_TRACER_NS_MAX) {
+			tc_tct_rd_fail(r, "bad \"tracer_ns\"");
+			goto out;
+		}
+		g->tracer_ns = (uint64_t)v;
+	}
 	sites = tc_json_get(doc, "sites");
 	if (!sites || !tc_json_is_array(sites) || tc_json_array_size(sites) > MAX_SITES) {
 		tc_tct_rd_fail(r, "expected \"sites\"");

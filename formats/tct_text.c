@@ -374,6 +374,8 @@ void tc_tct_text_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 	tc_strbuf_addf(sb, "bins %" PRIu32 "\n", g->bins);
 	tc_strbuf_addf(sb, "leads %" PRIu32 "\n", g->leads);
 	tc_strbuf_addf(sb, "events %" PRIu64 "\n", g->events);
+	if (g->tracer_ns)
+		tc_strbuf_addf(sb, "tracer_ns %" PRIu64 "\n", g->tracer_ns);
 	for (size_t i = 0; i < g->nsites; i++) {
 		const struct tc_gsite *s = &g->sites[i];
 		tc_strbuf_addf(sb, "site %zu 0x%016" PRIx64 "\n", i, s->sig);
@@ -1338,6 +1340,9 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 	} else if (!strcmp(key, "events")) {
 		if (!tc_tct_lx_uint(l, &g->events))
 			return tc_tct_rd_fail(r, "bad event count");
+	} else if (!strcmp(key, "tracer_ns")) {
+		if (!tc_tct_lx_uint(l, &g->tracer_ns) || g->tracer_ns > TC_TRACER_NS_MAX)
+			return tc_tct_rd_fail(r, "bad tracer_ns");
 	} else if (!strcmp(key, "site")) {
 		uint64_t sig;
 		if (!tc_tct_lx_uint(l, &u) || u != g->nsites)

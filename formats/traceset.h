@@ -112,6 +112,7 @@ struct tc_file_stats {
 	uint64_t *sigs;           /* distinct call-site signatures, sorted */
 	size_t nsigs;
 	uint64_t dropped;
+	uint64_t tracer_ns;       /* the trailer's: the tracer's ns per event in the gaps */
 	bool has_trailer;
 	uint64_t bad_blocks, bad_bytes;
 	char salvage_msg[160];

@@ -344,6 +344,10 @@ struct tc_gtrace {
 	uint64_t events;          /* events of every covered rank */
 	uint32_t leads;           /* traces merged */
 	uint64_t nnodes;          /* nodes at every level (tc_gtrace_finish) */
+	/* the tracer's own time per call inside the compute gaps (the
+	 * capture shim's, from the trailers of the files read, weighted by
+	 * their events), ns; 0: not measured */
+	uint64_t tracer_ns;
 	/* the communicator table: the entries of every rank's communicators
 	 * but the world and self (tc_gtrace_add_comms), in the order they
 	 * were added; none in a trace written before it was kept */
@@ -352,6 +356,9 @@ struct tc_gtrace {
 	size_t *comm_index;       /* tc_gtrace_add_comms's hash index (internal) */
 	size_t comm_slots, comm_indexed;
 };
+
+/* The largest tracer_ns a reader takes (one second per call). */
+#define TC_TRACER_NS_MAX 1000000000ull
 
 struct tc_merge_opts {
 	double precision;         /* 0..100; 100 (lossless) when out of range */

@@ -25,6 +25,7 @@
 #include "lib/ranklist.h"
 #include "lib/xalloc.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -37,7 +38,7 @@
 static const char usage[] =
 	"usage: mpirun -np P tracecluster-replay [--compute cpu|spin|sleep] [--cpu-share F]\n"
 	"                                        [--other-load N|now] [--node-share F|now]\n"
-	"                                        [--no-compute]\n"
+	"                                        [--no-compute] [--tracer-cost recorded|none|NS]\n"
 	"                                        [--any-source recorded|any]\n"
 	"                                        [--timeout S]\n"
 	"                                        [--json] [-q] TRACE\n"
@@ -65,6 +66,10 @@ static const char usage[] =
 	"                      rest; now: the share it gets now, measured before the\n"
 	"                      replay by spinning every rank (default 1)\n"
 	"      --no-compute    no compute gaps: the communication alone\n"
+	"      --tracer-cost C the tracer's time per call inside the recorded gaps,\n"
+	"                      taken out of them: recorded (the default: as the\n"
+	"                      capture shim measured it, kept in the raw files and\n"
+	"                      the global trace), none, or NS nanoseconds\n"
 	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
 	"                      it matched in the trace (the default); any: as recorded\n"
 	"      --timeout S     watchdog: seconds without progress inside one MPI call\n"
@@ -179,6 +184,7 @@ static int load_tct(const char *path, int32_t rank, int32_t world, struct loader
 			     g->world_size, world);
 		goto out;
 	}
+	l->out->tracer_ns = g->tracer_ns;
 	if (tc_gtrace_iter_init(&it, g, rank)) {
 		tc_error_set(err, TC_ERR_FORMAT, path, -1, "rank %" PRId32 " is not in the trace",
 			     rank);
@@ -213,6 +219,7 @@ static int load_set(const char *path, int32_t rank, int32_t world, struct loader
 	static const struct tc_read_ops ops = { .event = load_event, .comm = load_comm };
 	struct tc_traceset *ts = NULL;
 	struct tc_reader *r = NULL;
+	struct tc_raw_stats st;
 	size_t i;
 	int rc = -1;
 
@@ -239,8 +246,9 @@ static int load_set(const char *path, int32_t rank, int32_t world, struct loader
 	}
 	if (tc_traceset_open_file(ts, i, &r, err))
 		goto out;
-	if (tc_reader_read(r, &ops, l, NULL, err))
+	if (tc_reader_read(r, &ops, l, &st, err))
 		goto out;
+	l->out->tracer_ns = st.has_trailer ? st.trailer.tracer_ns : 0;
 	rc = 0;
 out:
 	tc_reader_close(&r);
@@ -276,6 +284,22 @@ void tc_revents_release(struct tc_revents *r)
 /* The span the replay re-enacts: from the end of the rank's first event
  * (MPI_Init) to the start of its MPI_Finalize (or the end of its last
  * event), in seconds. */
+uint64_t tc_revents_discount(struct tc_revents *r, uint64_t ns)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 1; ns && i + 1 < r->n; i++) {
+		struct tc_event *ev = &r->ev[i];
+		uint64_t next = r->ev[i + 1].t_start, d;
+		if (next <= ev->t_end)
+			continue;
+		d = next - ev->t_end < ns ? next - ev->t_end : ns;
+		ev->t_end += d;
+		total += d;
+	}
+	return total;
+}
+
 static double recorded_span(const struct tc_revents *r)
 {
 	uint64_t a, b;
@@ -353,6 +377,8 @@ struct results {
 	uint64_t *nev, *skipped;
 	double max, rec_max;
 	uint64_t events, skips;
+	double tracer_ns;          /* the ns per call taken out of the gaps, mean over ranks */
+	double tracer_s;           /* the time taken out of them, over every rank */
 };
 
 static void results_sum(struct results *r, int world)
@@ -387,6 +413,9 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_int(doc, "node_cores", o->node_cores);
 	tc_json_set_int(doc, "node_ranks", o->node_ranks);
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
+	tc_json_set_str(doc, "tracer_cost", o->tracer_cost);
+	tc_json_set_real(doc, "tracer_ns", r->tracer_ns);
+	tc_json_set_real(doc, "tracer_removed_s", r->tracer_s);
 	for (int i = 0; i < world; i++) {
 		struct tc_json *e = tc_json_object();
 		tc_json_set_int(e, "rank", i);
@@ -420,6 +449,9 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
 	else
 		printf("compute:  %s\n", compute_names[o->compute]);
+	if (r->tracer_s > 0)
+		printf("tracer:   %.0f ns per call out of the gaps (%s), %.6f s over the ranks\n",
+		       r->tracer_ns, o->tracer_cost, r->tracer_s);
 	printf("makespan: %.6f s (recorded %.6f s, ratio %.3f)\n", r->max, r->rec_max,
 	       r->rec_max > 0 ? r->max / r->rec_max : 0);
 	printf("\n%8s %14s %14s %12s\n", "rank", "time_s", "recorded_s", "events");
@@ -435,6 +467,7 @@ int main(int argc, char **argv)
 		{ "other-load", required_argument, NULL, 'L' },
 		{ "node-share", required_argument, NULL, 'N' },
 		{ "no-compute", no_argument, NULL, 'n' },
+		{ "tracer-cost", required_argument, NULL, 'T' },
 		{ "any-source", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'J' },
@@ -453,7 +486,8 @@ int main(int argc, char **argv)
 	size_t at = 0;
 	struct results res = { 0 };
 	uint64_t nev, skipped;
-	bool json = false, other_now = false, share_now = false;
+	bool json = false, other_now = false, share_now = false, tracer_recorded = true;
+	uint64_t tracer_ns = 0, discount = 0;
 	int c, rank = 0, world = 1, ok, all_ok, status = 0;
 	char *end;
 	pthread_t wd;
@@ -500,6 +534,16 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			o.compute = TC_COMPUTE_NONE;
+			break;
+		case 'T':
+			tracer_recorded = !strcmp(optarg, "recorded");
+			if (tracer_recorded || !strcmp(optarg, "none"))
+				break;
+			errno = 0;
+			tracer_ns = strtoull(optarg, &end, 10);
+			if (*end || end == optarg || *optarg == '-' || errno || tracer_ns > 1000000000)
+				return usage_error(0, "--tracer-cost: expected recorded, none or "
+						   "nanoseconds (at most 10^9), not", optarg), 2;
 			break;
 		case 'a':
 			if (!strcmp(optarg, "recorded"))
@@ -559,6 +603,11 @@ int main(int argc, char **argv)
 		PMPI_Finalize();
 		return 1;
 	}
+	/* the tracer's time out of the gaps, before anything reads them
+	 * (the timeline's shares too) */
+	o.tracer_cost = tracer_recorded ? "recorded" : tracer_ns ? "given" : "none";
+	o.tracer_ns = tracer_recorded ? evs.tracer_ns : tracer_ns;
+	discount = tc_revents_discount(&evs, o.tracer_ns);
 	tc_replay_mpi_init(&s, &o, &evs, rank, world);
 	/* the CPU time of each gap, from the recorded timeline; a rank that
 	 * cannot have it (too many gaps) spins a constant share of each */
@@ -615,6 +664,12 @@ int main(int argc, char **argv)
 	PMPI_Gather(&rec, 1, MPI_DOUBLE, res.rec, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&nev, 1, MPI_UINT64_T, res.nev, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&skipped, 1, MPI_UINT64_T, res.skipped, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	{
+		uint64_t mine[2] = { o.tracer_ns, discount }, all[2] = { 0, 0 };
+		PMPI_Reduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+		res.tracer_ns = (double)all[0] / world;
+		res.tracer_s = (double)all[1] * 1e-9;
+	}
 	if (rank == 0) {
 		results_sum(&res, world);
 		if (json) {

@@ -22,6 +22,8 @@ struct tc_revents {
 	uint64_t *words;          /* the events' completion and count arrays */
 	struct tc_comm *comms;    /* members owned */
 	size_t ncomms;
+	uint64_t tracer_ns;       /* the tracer's time per call in the gaps, as
+				   * recorded (a raw file's trailer); 0: none */
 };
 
 /* The events of rank in path (a .tct global trace expanded for the rank,
@@ -30,6 +32,10 @@ struct tc_revents {
 int tc_revents_load(struct tc_revents *r, const char *path, int32_t rank, int32_t world,
 		    struct tc_error *err);
 void tc_revents_release(struct tc_revents *r);
+/* Take ns of the gap after each event but the first and the last out of
+ * it (the tracer's time there; a gap shorter than ns becomes none): the
+ * event's t_end moves on by as much. Returns the ns taken out in all. */
+uint64_t tc_revents_discount(struct tc_revents *r, uint64_t ns);
 
 /* How a compute gap passes. */
 enum {
@@ -52,6 +58,8 @@ struct tc_replay_opts {
 	int node_ranks;           /* the job's ranks on this node */
 	bool any_recorded;        /* wildcard receives name the recorded source */
 	bool quiet;
+	const char *tracer_cost;  /* --tracer-cost: "recorded", "none" or "given" */
+	uint64_t tracer_ns;       /* the tracer's ns per call taken out of each gap */
 };
 
 /* Exit status of a rank the watchdog stopped. */

@@ -50,8 +50,17 @@ struct tc_cap_state {
 	/* per op: 0 timed at entry and exit; else timed at entry alone, with
 	 * the estimated duration + 1, or TC_CAP_DUR_UNKNOWN (tc_cap_end) */
 	_Atomic uint32_t dur[TC_OP_MAX];
+	/* the shim's time after a call's end (its stack, call site and
+	 * queueing), in the compute gap that follows, on the calls timed at
+	 * exit: the first TC_CAP_GAP_ALL measured, then one in
+	 * TC_CAP_GAP_SAMPLE standing for that many (tc_cap_commit), under
+	 * the lock; gap_sum / gap_n is the mean */
+	uint64_t gap_tick, gap_n, gap_sum;
 	pthread_mutex_t lock;
 };
+
+#define TC_CAP_GAP_ALL 16
+#define TC_CAP_GAP_SAMPLE 16
 
 extern struct tc_cap_state tc_cap;
 
@@ -123,6 +132,7 @@ static inline void tc_cap_unlock(void)
 
 struct tc_rec {
 	struct tc_event ev;
+	bool timed;               /* t_end read off the clock, not estimated */
 	int nframes;
 	void *frames[TC_CAP_MAX_DEPTH];
 };
@@ -191,16 +201,20 @@ uint64_t tc_cap_dur_sample(unsigned op, uint64_t t0);
  * keep drawing the same call of a loop). A vDSO clock read saved on most
  * such calls.
  */
-static inline __attribute__((always_inline)) uint64_t tc_cap_end(unsigned op, uint64_t t0)
+static inline __attribute__((always_inline)) uint64_t tc_cap_end(unsigned op, uint64_t t0,
+								   bool *timed)
 {
 	uint32_t d = atomic_load_explicit(&tc_cap.dur[op], memory_order_relaxed);
 
+	*timed = true;
 	if (TC_LIKELY(d == 0))
 		return tc_cap_clock();
 	tc_cap_tick = tc_cap_tick * 1664525u + 1013904223u;
 	if (TC_LIKELY(d != TC_CAP_DUR_UNKNOWN) &&
-	    TC_LIKELY(tc_cap_tick >> (32 - TC_CAP_DUR_SAMPLE_BITS)))
+	    TC_LIKELY(tc_cap_tick >> (32 - TC_CAP_DUR_SAMPLE_BITS))) {
+		*timed = false;
 		return t0 + d - 1;
+	}
 	return tc_cap_dur_sample(op, t0);
 }
 
@@ -214,7 +228,7 @@ static inline __attribute__((always_inline)) uint64_t tc_cap_end(unsigned op, ui
 static inline __attribute__((always_inline)) void tc_cap_begin(struct tc_rec *r, unsigned op,
 								uint64_t t0, void *ra)
 {
-	uint64_t t1 = tc_cap_end(op, t0);
+	uint64_t t1 = tc_cap_end(op, t0, &r->timed);
 
 	r->ev.op = op;
 	r->ev.fields = 0;
@@ -231,7 +245,7 @@ static inline __attribute__((always_inline)) void tc_cap_begin(struct tc_rec *r,
 void tc_cap_commit(struct tc_rec *r);
 
 /* Init/Init_thread/Finalize/Abort (capture.c). */
-void tc_cap_setup(unsigned op, uint64_t t0, uint64_t t1, uint64_t realtime0,
+void tc_cap_setup(unsigned op, uint64_t t0, uint64_t realtime0,
 		  int provided, void *ra);
 void tc_cap_finalize(uint64_t t0, uint64_t t1, int rc, void *ra);
 /* MPI_Finalize under TRACECLUSTER_ONLINE: finish the trace and cluster

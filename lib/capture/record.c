@@ -221,25 +221,23 @@ static uint64_t realtime_ns(void)
 
 int tcw_init(int *argc, char ***argv, void *ra)
 {
-	uint64_t rt = realtime_ns(), t0 = tc_cap_clock(), t1;
+	uint64_t rt = realtime_ns(), t0 = tc_cap_clock();
 	int rc = PMPI_Init(argc, argv), provided = MPI_THREAD_SINGLE;
 
-	t1 = tc_cap_clock();
 	if (rc == MPI_SUCCESS) {
 		PMPI_Query_thread(&provided);
-		tc_cap_setup(TC_OP_INIT, t0, t1, rt, provided, ra);
+		tc_cap_setup(TC_OP_INIT, t0, rt, provided, ra);
 	}
 	return rc;
 }
 
 int tcw_init_thread(int *argc, char ***argv, int required, int *provided, void *ra)
 {
-	uint64_t rt = realtime_ns(), t0 = tc_cap_clock(), t1;
+	uint64_t rt = realtime_ns(), t0 = tc_cap_clock();
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 
-	t1 = tc_cap_clock();
 	if (rc == MPI_SUCCESS)
-		tc_cap_setup(TC_OP_INIT_THREAD, t0, t1, rt, *provided, ra);
+		tc_cap_setup(TC_OP_INIT_THREAD, t0, rt, *provided, ra);
 	return rc;
 }
 

@@ -184,6 +184,7 @@ void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out)
 	tc_pack_u64(out, g->events);
 	tc_pack_u64(out, g->leads);
 	tc_pack_u64(out, g->nnodes);
+	tc_pack_u64(out, g->tracer_ns);
 	tc_pack_u64(out, g->ncomms);
 	for (size_t i = 0; i < g->ncomms; i++)
 		pack_comm(out, &g->comms[i]);
@@ -420,6 +421,7 @@ struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
 	g->events = tc_unpack_u64(u);
 	g->leads = tc_unpack_u32(u);
 	g->nnodes = tc_unpack_u64(u);
+	g->tracer_ns = tc_unpack_u64(u);
 	g->comms = unpack_array(u, &n, 14, sizeof(*g->comms));
 	g->ncomms = g->acomms = n;
 	for (size_t i = 0; i < g->ncomms && !u->bad; i++)

@@ -175,9 +175,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tcr-events: %s\n", buf);
 	}
 	printf("S events=%" PRIu64 " blocks=%" PRIu64 " trailer=%d dropped=%" PRIu64
-	       " bad_blocks=%" PRIu64 " file_bytes=%" PRIu64 "\n",
+	       " bad_blocks=%" PRIu64 " file_bytes=%" PRIu64 " tracer_ns=%" PRIu64 "\n",
 	       st.events, st.blocks, st.has_trailer, st.trailer.dropped, st.bad_blocks,
-	       st.file_bytes);
+	       st.file_bytes, st.trailer.tracer_ns);
 	tc_raw_close(&r);
 	free(c.sig);
 	return rc ? 1 : 0;

@@ -410,7 +410,9 @@ static int c_comm(void *p, const struct tc_comm *cm)
 	return 0;
 }
 
-static void write_file(const char *path, uint64_t nev, size_t block_bytes)
+/* tracer_ns: the trailer's optional field (0: not written) */
+static void write_file_tracer(const char *path, uint64_t nev, size_t block_bytes,
+			      uint64_t tracer_ns)
 {
 	struct tc_raw_header h = { 0 };
 	struct tc_raw_writer_opts o = { 6, block_bytes, true };
@@ -443,7 +445,13 @@ static void write_file(const char *path, uint64_t nev, size_t block_bytes)
 		ev.t_end = i * 100 + 10;
 		CHECK(tc_raw_writer_event(w, &ev, &err) == 0);
 	}
+	tc_raw_writer_set_tracer_ns(w, tracer_ns);
 	CHECK(tc_raw_writer_close(&w, &err) == 0);
+}
+
+static void write_file(const char *path, uint64_t nev, size_t block_bytes)
+{
+	write_file_tracer(path, nev, block_bytes, 0);
 }
 
 TEST(raw_file_roundtrip_many_blocks)
@@ -472,6 +480,31 @@ TEST(raw_file_roundtrip_many_blocks)
 	CHECK_EQ_U64(c.comm_size, 4);
 	CHECK_EQ_I64(c.comm_member2, 4);
 	tc_raw_close(&r);
+}
+
+/* The trailer's optional fifth field: read back when written, 0 when not
+ * (a file of a writer before it has four). */
+TEST(raw_trailer_tracer_ns)
+{
+	char path[512];
+	struct tc_raw_reader *r;
+	struct tc_raw_stats st;
+	struct tc_error err;
+	struct collect c = { 0 };
+	const struct tc_read_ops ops = { c_event, c_site, c_comm };
+	const uint64_t want[] = { 0, 1, 1234, 1ull << 40 };
+
+	for (size_t i = 0; i < TC_ARRAY_SIZE(want); i++) {
+		snprintf(path, sizeof(path), "%s/tr%zu.tcr", unit_tmpdir(), i);
+		write_file_tracer(path, 100, 4096, want[i]);
+		CHECK(tc_raw_open(&r, path, 0, &err) == 0);
+		memset(&c, 0, sizeof(c));
+		CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+		CHECK(st.has_trailer);
+		CHECK_EQ_U64(st.trailer.events, 100);
+		CHECK_EQ_U64(st.trailer.tracer_ns, want[i]);
+		tc_raw_close(&r);
+	}
 }
 
 /* Communicator records: every member list read back as written. */

@@ -809,6 +809,52 @@ TEST(tct_round_trip_text_and_json)
 	}
 }
 
+/* The tracer's time per call (tracer_ns): in every form and through pack
+ * when measured, with and without a communicator table (the binary form
+ * puts it after the table), and absent from every form when not. */
+TEST(tct_tracer_ns_in_every_form)
+{
+	struct stream s[3];
+	struct tc_trace_comm cm = { 5, 0, TC_OP_COMM_SPLIT, 3, 0, { 0 }, 0, NULL, false, false,
+				    0, 0, NULL };
+	int32_t members[3] = { 0, 1, 2 };
+
+	cm.members = members;
+	for (int k = 0; k < 3; k++) {
+		struct tc_gtrace *g = sample(s, 100);
+		struct tc_error err;
+		char *txt;
+
+		g->tracer_ns = k == 0 ? 0 : 1234;
+		if (k == 2)
+			tc_gtrace_add_comms(g, 1, &cm, 1);
+		txt = text_of(g, TC_TCT_TEXT);
+		CHECK((strstr(txt, "\ntracer_ns 1234\n") != NULL) == (k > 0));
+		CHECK((strstr(txt, "tracer_ns") != NULL) == (k > 0));
+		for (int form = TC_TCT_TEXT; form <= TC_TCT_BINARY; form++) {
+			struct tc_strbuf sb = TC_STRBUF_INIT;
+			struct tc_gtrace *b = NULL;
+			tc_tct_format(g, form, &sb);
+			CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) == 0);
+			if (b) {
+				char *t2 = text_of(b, TC_TCT_TEXT);
+				CHECK_EQ_U64(b->tracer_ns, g->tracer_ns);
+				CHECK_EQ_U64(b->ncomms, g->ncomms);
+				CHECK_STR(t2, txt);
+				free(t2);
+			}
+			tc_gtrace_free(&b);
+			tc_strbuf_release(&sb);
+		}
+		g = through_pack(g);
+		CHECK_EQ_U64(g->tracer_ns, k == 0 ? 0 : 1234);
+		tc_gtrace_free(&g);
+		free(txt);
+		for (int r = 0; r < 3; r++)
+			stream_release(&s[r]);
+	}
+}
+
 /* Frames whose bytes are not UTF-8 come back from the JSON form exactly. */
 TEST(tct_json_keeps_bytes_that_are_not_utf8)
 {
@@ -1061,6 +1107,10 @@ TEST(tct_reader_rejects_malformed_input)
 		  "line 5", "quoted");
 	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\nbogus 1\n", "", "line 4",
 		  "unknown header keyword");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\ntracer_ns -5\n", "", "line 4",
+		  "tracer_ns");
+	CHECK_BAD("tracecluster-tct 1\nworld 4\nranks [0-3]\ntracer_ns 2000000000\n", "",
+		  "line 4", "tracer_ns");
 	CHECK_BAD(good_head, "MPI_Barrier site=7 n=1 comp=1/0/1/1 comm=1/0/1/1\nend\n", "line 7",
 		  "site table");
 	CHECK_BAD(good_head, "MPI_Barrier site=0 n=1 comp=1/0/1 comm=1/0/1/1\nend\n", "line 7",

@@ -696,3 +696,63 @@ else:
 	[ "$status" -ne 0 ]
 	assert_output --partial "bad.tct"
 }
+
+@test "replay: the tracer's time per call comes out of the gaps: as recorded in the files and the global trace, none, or given" {
+	need_mpi
+	cd "$BATS_FILE_TMPDIR"
+	local d="$BATS_FILE_TMPDIR/halo2d" ns
+	# the shim measured it; the global trace keeps the files' mean
+	ns=$(tc info --json "$d" | python3 -c 'import json, sys; print(json.load(sys.stdin)["tracer_ns"])')
+	[ "$ns" -gt 0 ]
+	tc compress -q --mode none --text -o halo-none.tct "$d"
+	grep -qx "tracer_ns $ns" halo-none.tct
+	# rj ARGS...: the replay's JSON on 4 ranks
+	rj() { timeout 60 mpirun -np 4 "$RP" --json --compute sleep "$@"; }
+	# the time taken out of the gaps: NS (at most the whole gap) after each
+	# event of each rank but its first and last, as the rank's file has them
+	removed() {
+		for f in "$d"/rank-*.tcr; do tc dump --json "$f"; done | python3 -c '
+import json, sys
+ns = int(sys.argv[1])
+ranks = {}
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("record") == "event":
+        ranks.setdefault(e["rank"], []).append((e["t_start"], e["t_end"]))
+total = 0
+for evs in ranks.values():
+    for i in range(1, len(evs) - 1):
+        gap = evs[i + 1][0] - evs[i][1]
+        if gap > 0:
+            total += min(gap, ns)
+print(total)' "$1"
+	}
+	run -0 rj "$d"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["tracer_cost"] == "recorded" and d["tracer_ns"] > 0 and d["tracer_removed_s"] > 0, d'
+	run -0 rj halo-none.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["tracer_cost"] == "recorded" and d["tracer_ns"] == float(sys.argv[1]), d' "$ns"
+	run -0 rj --tracer-cost none halo-none.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["tracer_cost"] == "none" and d["tracer_ns"] == 0 and d["tracer_removed_s"] == 0, d'
+	# given: exactly the gaps' ns up to NS each, every rank's summed
+	for n in 700 1000000000; do
+		run -0 rj --tracer-cost $n "$d"
+		echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+want = int(sys.argv[2]) * 1e-9
+assert d["tracer_cost"] == "given" and d["tracer_ns"] == int(sys.argv[1]), d
+assert abs(d["tracer_removed_s"] - want) <= 1e-9 * 4, (d["tracer_removed_s"], want)' "$n" "$(removed $n)"
+	done
+	# a usage error before MPI starts
+	run -2 "$RP" --tracer-cost -1 "$d"
+	assert_output --partial "--tracer-cost: expected recorded, none or nanoseconds"
+}

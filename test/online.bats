@@ -56,6 +56,10 @@ online() {
 	[ "$(jf k2/online.json bytes)" = "$(wc -c <k2/global.tct)" ]
 	tc compress -q -m kfarthest -k 2 --lead-only k2 -o off.tct
 	cmp off.tct k2/global.tct
+	# the shim's time per call in the gaps, from the raw files' trailers,
+	# is in both
+	tc compress -q -m kfarthest -k 2 --lead-only --text k2 -o off.txt
+	grep -Eq '^tracer_ns [1-9][0-9]*$' off.txt
 	# every rank expands from it
 	for r in 0 1 2 3; do
 		tc expand --rank $r k2/global.tct | grep -q MPI_Isend

@@ -207,7 +207,8 @@ void tc_online_bytes_release(struct tc_online_bytes *b)
 }
 
 /* This rank's own trace, read back from its raw file. */
-static struct tc_rank_trace *read_own(const struct tc_online_args *a, char *path, size_t len)
+static struct tc_rank_trace *read_own(const struct tc_online_args *a, char *path, size_t len,
+				      struct tc_raw_stats *st)
 {
 	struct tc_pool *pool = tc_pool_new(1);
 	struct tc_traceset *ts = NULL;
@@ -216,7 +217,7 @@ static struct tc_rank_trace *read_own(const struct tc_online_args *a, char *path
 
 	tc_raw_rank_path(path, len, a->dir, a->rank);
 	if (tc_traceset_open(&ts, path, 0, pool, &err) ||
-	    tc_load_all(ts, pool, NULL, &tr, NULL, &err)) {
+	    tc_load_all(ts, pool, NULL, &tr, st, &err)) {
 		char msg[1200];
 		tc_error_format(&err, msg, sizeof(msg));
 		tc_online_say(a, "%s", msg);
@@ -323,7 +324,8 @@ static bool gather_leads(const struct tc_online_args *a, const struct tc_rank_tr
 /* Rank 0: the global trace of the leads, written to DIR/global.tct. */
 static bool build_and_write(const struct tc_online_args *a, const struct tc_cluster_mode *mode,
 			    const struct tc_clustering *cl, struct tc_rank_trace **traces,
-			    struct tc_pool *pool, struct tc_merge_opts *mopts, uint64_t *bytes)
+			    struct tc_pool *pool, struct tc_merge_opts *mopts, uint64_t tracer_ns,
+			    uint64_t *bytes)
 {
 	struct tc_gtrace **leaves, *g;
 	bool ok;
@@ -333,6 +335,7 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 	free(leaves);
 	if (!g)
 		return false;
+	g->tracer_ns = tracer_ns;
 	ok = tc_online_write_global(a, g, mode->name, mopts, bytes);
 	tc_gtrace_free(&g);
 	return ok;
@@ -470,6 +473,9 @@ struct run {
 	char path[PATH_MAX];
 	struct tc_rank_trace *own, **traces;
 	struct tc_signatures sig, *sigs;
+	/* the raw file's tracer_ns and events, every rank's at rank 0 (as
+	 * compress takes them: the global traces are the same bytes) */
+	struct tc_raw_stats st, *sts;
 	unsigned char *lead;
 	struct tc_clustering cl;
 	bool cl_whole;          /* cl may be released (not left half built) */
@@ -491,7 +497,7 @@ static void step_read(void *p)
 
 	if (!a->traced)
 		return;
-	r->own = read_own(a, r->path, sizeof(r->path));
+	r->own = read_own(a, r->path, sizeof(r->path), &r->st);
 	if (!r->own)
 		return;
 	tc_signatures_compute(r->own, &r->sig);
@@ -499,6 +505,7 @@ static void step_read(void *p)
 		r->sigs = tc_xcalloc((size_t)a->size, sizeof(*r->sigs));
 		r->lead = tc_xcalloc((size_t)a->size, 1);
 		r->traces = tc_xcalloc((size_t)a->size, sizeof(*r->traces));
+		r->sts = tc_xcalloc((size_t)a->size, sizeof(*r->sts));
 	}
 	r->ok = true;
 }
@@ -549,7 +556,8 @@ static void step_build(void *p)
 {
 	struct run *r = p;
 
-	r->ok = build_and_write(r->a, r->mode, &r->cl, r->traces, r->pool, &r->mopts, &r->bytes);
+	r->ok = build_and_write(r->a, r->mode, &r->cl, r->traces, r->pool, &r->mopts,
+				tc_tracer_ns_mean(r->sts, (size_t)r->a->size), &r->bytes);
 }
 
 TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
@@ -597,6 +605,8 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 
 	/* 2. the signatures meet at rank 0, which clusters them */
 	PMPI_Gather(&r->sig, (int)sizeof(r->sig), MPI_BYTE, r->sigs, (int)sizeof(r->sig), MPI_BYTE,
+		    0, MPI_COMM_WORLD);
+	PMPI_Gather(&r->st, (int)sizeof(r->st), MPI_BYTE, r->sts, (int)sizeof(r->st), MPI_BYTE,
 		    0, MPI_COMM_WORLD);
 	r->ok = false;
 	if (a->rank != 0) {
@@ -657,6 +667,7 @@ out:
 			tc_rank_trace_free(&r->own);
 			free(r->sigs);
 			free(r->lead);
+			free(r->sts);
 			if (r->pool)
 				tc_pool_free(r->pool);
 		}

@@ -454,23 +454,35 @@ static void write_file(const char *path, uint64_t nev, size_t block_bytes)
 	write_file_tracer(path, nev, block_bytes, 0);
 }
 
+/* Read path back into c and st (header checked); false if it cannot be. */
+static bool read_back(const char *path, struct collect *c, struct tc_raw_stats *st)
+{
+	const struct tc_read_ops ops = { c_event, c_site, c_comm };
+	struct tc_raw_reader *r;
+	struct tc_error err;
+	bool ok;
+
+	memset(c, 0, sizeof(*c));
+	if (tc_raw_open(&r, path, 0, &err))
+		return false;
+	CHECK_EQ_I64(tc_raw_get_header(r)->rank, 2);
+	CHECK_EQ_I64(tc_raw_get_header(r)->world_size, 8);
+	CHECK_STR(tc_raw_get_header(r)->host, "node1");
+	ok = tc_raw_read(r, &ops, c, st, &err) == 0;
+	tc_raw_close(&r);
+	return ok;
+}
+
 TEST(raw_file_roundtrip_many_blocks)
 {
 	char path[512];
-	struct tc_raw_reader *r;
 	struct tc_raw_stats st;
-	struct tc_error err;
-	struct collect c = { 0 };
-	const struct tc_read_ops ops = { c_event, c_site, c_comm };
+	struct collect c;
 	const uint64_t n = 20000;
 
 	snprintf(path, sizeof(path), "%s/a.tcr", unit_tmpdir());
 	write_file(path, n, 4096);
-	CHECK(tc_raw_open(&r, path, 0, &err) == 0);
-	CHECK_EQ_I64(tc_raw_get_header(r)->rank, 2);
-	CHECK_EQ_I64(tc_raw_get_header(r)->world_size, 8);
-	CHECK_STR(tc_raw_get_header(r)->host, "node1");
-	CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+	CHECK(read_back(path, &c, &st));
 	CHECK_EQ_U64(c.n, n);
 	CHECK_EQ_U64(c.sum_start, 100 * (n * (n - 1) / 2));
 	CHECK(st.has_trailer);
@@ -479,7 +491,6 @@ TEST(raw_file_roundtrip_many_blocks)
 	CHECK_STR(c.sym, "main+0x10");
 	CHECK_EQ_U64(c.comm_size, 4);
 	CHECK_EQ_I64(c.comm_member2, 4);
-	tc_raw_close(&r);
 }
 
 /* The trailer's optional fifth field: read back when written, 0 when not
@@ -487,23 +498,18 @@ TEST(raw_file_roundtrip_many_blocks)
 TEST(raw_trailer_tracer_ns)
 {
 	char path[512];
-	struct tc_raw_reader *r;
 	struct tc_raw_stats st;
-	struct tc_error err;
-	struct collect c = { 0 };
-	const struct tc_read_ops ops = { c_event, c_site, c_comm };
+	struct collect c;
 	const uint64_t want[] = { 0, 1, 1234, 1ull << 40 };
 
 	for (size_t i = 0; i < TC_ARRAY_SIZE(want); i++) {
 		snprintf(path, sizeof(path), "%s/tr%zu.tcr", unit_tmpdir(), i);
 		write_file_tracer(path, 100, 4096, want[i]);
-		CHECK(tc_raw_open(&r, path, 0, &err) == 0);
-		memset(&c, 0, sizeof(c));
-		CHECK(tc_raw_read(r, &ops, &c, &st, &err) == 0);
+		CHECK(read_back(path, &c, &st));
 		CHECK(st.has_trailer);
 		CHECK_EQ_U64(st.trailer.events, 100);
+		CHECK_EQ_U64(c.n, 100);
 		CHECK_EQ_U64(st.trailer.tracer_ns, want[i]);
-		tc_raw_close(&r);
 	}
 }
 

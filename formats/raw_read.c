@@ -710,7 +710,9 @@ uint64_t tc_tracer_ns_mean(const struct tc_raw_stats *st, size_t n)
 	double sum = 0, events = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!st[i].has_trailer || !st[i].trailer.tracer_ns || !st[i].events)
+		/* a value beyond any tracer's (a damaged trailer) counts as none */
+		if (!st[i].has_trailer || !st[i].trailer.tracer_ns || !st[i].events ||
+		    st[i].trailer.tracer_ns > TC_TRACER_NS_MAX)
 			continue;
 		sum += (double)st[i].trailer.tracer_ns * (double)st[i].events;
 		events += (double)st[i].events;

@@ -511,4 +511,8 @@ static inline int32_t tc_comm_member(const struct tc_comm *c, uint32_t i)
 	return c->members ? c->members[i] : (int32_t)i;
 }
 
+/* The largest tracer's time per call in the compute gaps (a raw trailer's
+ * or a global trace's tracer_ns) readers take: one second. */
+#define TC_TRACER_NS_MAX 1000000000ull
+
 #endif

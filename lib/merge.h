@@ -357,9 +357,6 @@ struct tc_gtrace {
 	size_t comm_slots, comm_indexed;
 };
 
-/* The largest tracer_ns a reader takes (one second per call). */
-#define TC_TRACER_NS_MAX 1000000000ull
-
 struct tc_merge_opts {
 	double precision;         /* 0..100; 100 (lossless) when out of range */
 	uint32_t bins;            /* 0: TC_HIST_BINS_DEFAULT */

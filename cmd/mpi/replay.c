@@ -248,7 +248,8 @@ static int load_set(const char *path, int32_t rank, int32_t world, struct loader
 		goto out;
 	if (tc_reader_read(r, &ops, l, &st, err))
 		goto out;
-	l->out->tracer_ns = st.has_trailer ? st.trailer.tracer_ns : 0;
+	l->out->tracer_ns = st.has_trailer && st.trailer.tracer_ns <= TC_TRACER_NS_MAX ?
+			    st.trailer.tracer_ns : 0;
 	rc = 0;
 out:
 	tc_reader_close(&r);
@@ -281,9 +282,6 @@ void tc_revents_release(struct tc_revents *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The span the replay re-enacts: from the end of the rank's first event
- * (MPI_Init) to the start of its MPI_Finalize (or the end of its last
- * event), in seconds. */
 uint64_t tc_revents_discount(struct tc_revents *r, uint64_t ns)
 {
 	uint64_t total = 0;
@@ -300,6 +298,9 @@ uint64_t tc_revents_discount(struct tc_revents *r, uint64_t ns)
 	return total;
 }
 
+/* The span the replay re-enacts: from the end of the rank's first event
+ * (MPI_Init) to the start of its MPI_Finalize (or the end of its last
+ * event), in seconds. */
 static double recorded_span(const struct tc_revents *r)
 {
 	uint64_t a, b;
@@ -541,7 +542,8 @@ int main(int argc, char **argv)
 				break;
 			errno = 0;
 			tracer_ns = strtoull(optarg, &end, 10);
-			if (*end || end == optarg || *optarg == '-' || errno || tracer_ns > 1000000000)
+			if (*end || end == optarg || *optarg == '-' || errno ||
+			    tracer_ns > TC_TRACER_NS_MAX)
 				return usage_error(0, "--tracer-cost: expected recorded, none or "
 						   "nanoseconds (at most 10^9), not", optarg), 2;
 			break;

@@ -1444,6 +1444,8 @@ static void online_args(struct tc_online_args *a, const char *mode, int traced)
 	a->size = (int)tc_cap.size;
 	a->traced = traced;
 	a->quiet = env_u64("TRACECLUSTER_QUIET", 0, 0, 1) != 0;
+	a->tracer_sum = tc_cap.gap_sum;
+	a->tracer_n = tc_cap.gap_n;
 }
 
 /* Whether TRACECLUSTER_ONLINE names a mode that runs while the job does. */

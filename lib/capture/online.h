@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#define TC_ONLINE_ABI 2
+#define TC_ONLINE_ABI 3
 #define TC_ONLINE_SYMBOL "tracecluster_online_run"
 #define TC_ONLINE_START_SYMBOL "tracecluster_online_start"
 #define TC_ONLINE_OPS 256
@@ -35,6 +35,9 @@ struct tc_online_args {
 	int traced;             /* this rank's raw file is complete */
 	int quiet;              /* no report line on standard error */
 	void *state;            /* at finalize: the hooks' ctx of a started plugin */
+	/* the shim's time after calls' recorded ends so far, measured
+	 * (tracer_ns, its mean, is sum / n; n 0: none) */
+	uint64_t tracer_sum, tracer_n;
 };
 
 /* What at_collective is told of the call (bits). */

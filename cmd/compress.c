@@ -594,6 +594,7 @@ static void run_release(const struct compress_args *ca, struct compress_run *r)
 static int load_set(const struct compress_args *ca, struct compress_run *r)
 {
 	struct tc_raw_stats *rstats;
+	struct tc_tracer_mean tracer = { 0, 0 };
 	struct tc_progress *prog;
 	struct tc_traceset *ts;
 	struct tc_error err;
@@ -641,7 +642,10 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
-	r->tracer_ns = tc_tracer_ns_mean(rstats, ts->nfiles);
+	for (size_t i = 0; !rc && i < ts->nfiles; i++)
+		tc_tracer_mean_add(&tracer, rstats[i].has_trailer ? rstats[i].trailer.tracer_ns : 0,
+				   rstats[i].events);
+	r->tracer_ns = tc_tracer_mean_get(&tracer);
 	free(rstats);
 	return rc ? -1 : 0;
 }

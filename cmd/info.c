@@ -48,7 +48,7 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 {
 	size_t total = 0, k = 0;
 	uint64_t *all;
-	double tracer = 0, ntracer = 0;   /* weighted by the files' events */
+	struct tc_tracer_mean tracer = { 0, 0 };
 
 	memset(s, 0, sizeof(*s));
 	s->abs_first = UINT64_MAX;
@@ -58,10 +58,7 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 		s->raw_bytes += st[i].raw_bytes;
 		s->msg_bytes += st[i].msg_bytes;
 		s->dropped += st[i].dropped;
-		if (st[i].tracer_ns && st[i].events) {
-			tracer += (double)st[i].tracer_ns * (double)st[i].events;
-			ntracer += st[i].events;
-		}
+		tc_tracer_mean_add(&tracer, st[i].tracer_ns, st[i].events);
 		for (int op = 0; op < 256; op++)
 			s->ops[op] += st[i].op_counts[op];
 		if (st[i].events) {
@@ -74,8 +71,7 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 	}
 	if (s->abs_first == UINT64_MAX)
 		s->abs_first = s->abs_last = 0;
-	if (ntracer > 0)
-		s->tracer_ns = (uint64_t)(tracer / ntracer + 0.5);
+	s->tracer_ns = tc_tracer_mean_get(&tracer);
 	all = tc_xmalloc(sizeof(uint64_t) * (total ? total : 1));
 	for (size_t i = 0; i < ts->nfiles; i++) {
 		if (st[i].nsigs)   /* sigs is NULL for a file without call sites */

@@ -70,11 +70,16 @@ struct tc_raw_trailer {
 
 /* ---- writer ----------------------------------------------------------- */
 
-struct tc_raw_stats;
-/* The tracer's ns per call in the gaps over n files' stats: the trailers'
- * tracer_ns weighted by the files' events (those that measured it); 0
- * when none did. */
-uint64_t tc_tracer_ns_mean(const struct tc_raw_stats *st, size_t n);
+/* The tracer's ns per call in the gaps over several files: their
+ * trailers' tracer_ns weighted by their events, added in file order (the
+ * same order gives the same bytes). A file that did not measure it, or
+ * whose value is beyond TC_TRACER_NS_MAX (a damaged trailer), counts as
+ * none; the mean is 0 when none did. */
+struct tc_tracer_mean {
+	double sum, events;
+};
+void tc_tracer_mean_add(struct tc_tracer_mean *m, uint64_t tracer_ns, uint64_t events);
+uint64_t tc_tracer_mean_get(const struct tc_tracer_mean *m);
 
 struct tc_raw_writer;
 

@@ -705,17 +705,15 @@ void tc_raw_close(struct tc_raw_reader **rp)
 	free(r);
 }
 
-uint64_t tc_tracer_ns_mean(const struct tc_raw_stats *st, size_t n)
+void tc_tracer_mean_add(struct tc_tracer_mean *m, uint64_t tracer_ns, uint64_t events)
 {
-	double sum = 0, events = 0;
+	if (!tracer_ns || !events || tracer_ns > TC_TRACER_NS_MAX)
+		return;
+	m->sum += (double)tracer_ns * (double)events;
+	m->events += (double)events;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		/* a value beyond any tracer's (a damaged trailer) counts as none */
-		if (!st[i].has_trailer || !st[i].trailer.tracer_ns || !st[i].events ||
-		    st[i].trailer.tracer_ns > TC_TRACER_NS_MAX)
-			continue;
-		sum += (double)st[i].trailer.tracer_ns * (double)st[i].events;
-		events += (double)st[i].events;
-	}
-	return events > 0 ? (uint64_t)(sum / events + 0.5) : 0;
+uint64_t tc_tracer_mean_get(const struct tc_tracer_mean *m)
+{
+	return m->events > 0 ? (uint64_t)(m->sum / m->events + 0.5) : 0;
 }

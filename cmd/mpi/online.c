@@ -473,9 +473,11 @@ struct run {
 	char path[PATH_MAX];
 	struct tc_rank_trace *own, **traces;
 	struct tc_signatures sig, *sigs;
-	/* the raw file's tracer_ns and events, every rank's at rank 0 (as
-	 * compress takes them: the global traces are the same bytes) */
-	struct tc_raw_stats st, *sts;
+	/* the raw file's stats; its tracer_ns and events, every rank's at
+	 * rank 0 in rank order (as compress adds them: the global traces
+	 * are the same bytes) */
+	struct tc_raw_stats st;
+	uint64_t tracer[2], *tracers;
 	unsigned char *lead;
 	struct tc_clustering cl;
 	bool cl_whole;          /* cl may be released (not left half built) */
@@ -505,7 +507,7 @@ static void step_read(void *p)
 		r->sigs = tc_xcalloc((size_t)a->size, sizeof(*r->sigs));
 		r->lead = tc_xcalloc((size_t)a->size, 1);
 		r->traces = tc_xcalloc((size_t)a->size, sizeof(*r->traces));
-		r->sts = tc_xcalloc((size_t)a->size, sizeof(*r->sts));
+		r->tracers = tc_xcalloc((size_t)a->size, sizeof(r->tracer));
 	}
 	r->ok = true;
 }
@@ -555,9 +557,12 @@ static void step_report(void *p)
 static void step_build(void *p)
 {
 	struct run *r = p;
+	struct tc_tracer_mean tm = { 0, 0 };
 
+	for (int k = 0; k < r->a->size; k++)
+		tc_tracer_mean_add(&tm, r->tracers[2 * k], r->tracers[2 * k + 1]);
 	r->ok = build_and_write(r->a, r->mode, &r->cl, r->traces, r->pool, &r->mopts,
-				tc_tracer_ns_mean(r->sts, (size_t)r->a->size), &r->bytes);
+				tc_tracer_mean_get(&tm), &r->bytes);
 }
 
 TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
@@ -606,8 +611,9 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 	/* 2. the signatures meet at rank 0, which clusters them */
 	PMPI_Gather(&r->sig, (int)sizeof(r->sig), MPI_BYTE, r->sigs, (int)sizeof(r->sig), MPI_BYTE,
 		    0, MPI_COMM_WORLD);
-	PMPI_Gather(&r->st, (int)sizeof(r->st), MPI_BYTE, r->sts, (int)sizeof(r->st), MPI_BYTE,
-		    0, MPI_COMM_WORLD);
+	r->tracer[0] = r->st.has_trailer ? r->st.trailer.tracer_ns : 0;
+	r->tracer[1] = r->st.events;
+	PMPI_Gather(r->tracer, 2, MPI_UINT64_T, r->tracers, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	r->ok = false;
 	if (a->rank != 0) {
 		/* the subtrees of large reductions run here (job_reduce) */
@@ -667,7 +673,7 @@ out:
 			tc_rank_trace_free(&r->own);
 			free(r->sigs);
 			free(r->lead);
-			free(r->sts);
+			free(r->tracers);
 			if (r->pool)
 				tc_pool_free(r->pool);
 		}

@@ -282,7 +282,10 @@ void tc_revents_release(struct tc_revents *r)
 	memset(r, 0, sizeof(*r));
 }
 
-uint64_t tc_revents_discount(struct tc_revents *r, uint64_t ns)
+/* Take ns of the gap after each event but the first and the last out of
+ * it (the tracer's time there; a gap shorter than ns becomes none): the
+ * event's t_end moves on by as much. Returns the ns taken out in all. */
+static uint64_t discount_gaps(struct tc_revents *r, uint64_t ns)
 {
 	uint64_t total = 0;
 
@@ -609,7 +612,7 @@ int main(int argc, char **argv)
 	 * (the timeline's shares too) */
 	o.tracer_cost = tracer_recorded ? "recorded" : tracer_ns ? "given" : "none";
 	o.tracer_ns = tracer_recorded ? evs.tracer_ns : tracer_ns;
-	discount = tc_revents_discount(&evs, o.tracer_ns);
+	discount = discount_gaps(&evs, o.tracer_ns);
 	tc_replay_mpi_init(&s, &o, &evs, rank, world);
 	/* the CPU time of each gap, from the recorded timeline; a rank that
 	 * cannot have it (too many gaps) spins a constant share of each */

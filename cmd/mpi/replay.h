@@ -32,10 +32,6 @@ struct tc_revents {
 int tc_revents_load(struct tc_revents *r, const char *path, int32_t rank, int32_t world,
 		    struct tc_error *err);
 void tc_revents_release(struct tc_revents *r);
-/* Take ns of the gap after each event but the first and the last out of
- * it (the tracer's time there; a gap shorter than ns becomes none): the
- * event's t_end moves on by as much. Returns the ns taken out in all. */
-uint64_t tc_revents_discount(struct tc_revents *r, uint64_t ns);
 
 /* How a compute gap passes. */
 enum {

@@ -513,6 +513,24 @@ TEST(raw_trailer_tracer_ns)
 	}
 }
 
+/* The files' mean: weighted by events; unmeasured and damaged values
+ * (beyond TC_TRACER_NS_MAX) count as none. */
+TEST(tracer_mean_weights_and_skips)
+{
+	struct tc_tracer_mean m = { 0, 0 };
+
+	CHECK_EQ_U64(tc_tracer_mean_get(&m), 0);
+	tc_tracer_mean_add(&m, 0, 1000);
+	tc_tracer_mean_add(&m, TC_TRACER_NS_MAX + 1, 1000);
+	tc_tracer_mean_add(&m, 500, 0);
+	CHECK_EQ_U64(tc_tracer_mean_get(&m), 0);
+	tc_tracer_mean_add(&m, 100, 3);
+	tc_tracer_mean_add(&m, 300, 1);
+	CHECK_EQ_U64(tc_tracer_mean_get(&m), 150);
+	tc_tracer_mean_add(&m, TC_TRACER_NS_MAX, 4);
+	CHECK_EQ_U64(tc_tracer_mean_get(&m), (600 + 4 * TC_TRACER_NS_MAX + 4) / 8);
+}
+
 /* Communicator records: every member list read back as written. */
 static const int32_t comm_m0[] = { 0, 2, 4, 6, 7, 8, 9 };
 static const int32_t comm_m1[] = { 5, 5, 5, 3, 1, 9, 0, 8, 4 };

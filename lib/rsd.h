@@ -82,6 +82,23 @@ static inline int32_t tc_abs_peer(int64_t rel, int32_t rank)
 {
 	return (int32_t)(tc_rel_is_rank(rel) ? rel + rank : rel - TC_REL_SPECIAL);
 }
+/*
+ * The world rank a relative peer stands for at a rank of a world of size
+ * world (> 0), taken modulo the world: a rank that takes another rank's
+ * relative peers (a cluster lead's, in a lead-only global trace) reaches
+ * the same neighbour on a periodic ring or torus, where rank 0's left
+ * neighbour +3 in a world of 4 is rank 2's +3 - 4 = -1. A peer inside the
+ * world is unchanged, so exact traces expand as tc_abs_peer does.
+ */
+static inline int32_t tc_abs_peer_in(int64_t rel, int32_t rank, int32_t world)
+{
+	int64_t a;
+
+	if (!tc_rel_is_rank(rel) || world <= 0)
+		return tc_abs_peer(rel, rank);
+	a = (rel + rank) % world;
+	return (int32_t)(a < 0 ? a + world : a);
+}
 
 /* ---- time statistics -------------------------------------------------- */
 

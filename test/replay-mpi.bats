@@ -57,6 +57,7 @@ setup_file() {
 	trace coll "$B/testdata/capture/coll"
 	trace anysrc "$B/testdata/capture/anysrc"
 	trace halo2d "$B/testdata/capture/halo2d"
+	trace phases "$B/testdata/capture/phases"
 	trace topo "$B/testdata/mpi/topo"
 	trace graph "$B/testdata/mpi/graph"
 	trace intercomm "$B/testdata/capture/intercomm"
@@ -672,6 +673,68 @@ else:
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --other-load: expected now or a number >= 0, not lots"
 	run -2 --separate-stderr "$RP" --node-share 0 st
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --node-share: expected now or a number in (0, 1], not 0"
+}
+
+@test "lead-only traces: a lead's periodic neighbours wrap around the world; messages that do not pair up are refused, naming one" {
+	need_mpi
+	# phases' ring: rank 0's left neighbour is +3, which rank 2 of the
+	# lead's cluster takes as 5 - 4 = 1; the replay gives back every
+	# rank's own events
+	tc compress -q --mode callpath --lead-only -o pl.tct "$BATS_FILE_TMPDIR/phases"
+	tc expand --rank 2 pl.tct | grep -q 'MPI_Sendrecv .* peer=3 .* rpeer=1 '
+	run -0 replay_traced rp-pl --no-compute pl.tct
+	same_events "$BATS_FILE_TMPDIR/phases" rp-pl
+	# halo2d's 2x2 grid is not periodic: the lead's MPI_PROC_NULL edges
+	# replace its members' neighbours, whose messages nobody receives
+	tc compress -q --mode callpath --lead-only -o hl.tct "$BATS_FILE_TMPDIR/halo2d"
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 hl.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp "tracecluster-replay: the trace's messages do not pair up: rank [0-3] sends [0-9]+ messages? of tag -?[0-9]+ to rank [0-3], which receives [0-9]+ of them; the first unreceived: rank [0-3] event [0-9]+ \\(MPI_Isend, comm [0-9]+\\) \\(--force replays it as it is\\)"
+	refute_output --partial "stuck for"
+	refute_output --partial "makespan:"
+	# the event named is the first send of that tag to that rank its
+	# receiver has no receive for, and the counts are the trace's
+	local m s n t d r ev
+	m=$(echo "$output" | sed -n 's/.*rank \([0-3]\) sends \([0-9]*\) messages* of tag \([0-9-]*\) to rank \([0-3]\), which receives \([0-9]*\) .* event \([0-9]*\) .*/\1 \2 \3 \4 \5 \6/p')
+	read -r s n t d r ev <<<"$m"
+	[ -n "$ev" ] && [ "$n" -gt "$r" ]
+	tc expand --rank "$s" hl.tct | grep " MPI_I*send .* peer=$d tag=$t " >snd.txt
+	tc expand --rank "$d" hl.tct | grep " MPI_I*recv .* peer=$s tag=$t " >rcv.txt || true
+	[ "$(wc -l <snd.txt)" = "$n" ] && [ "$(wc -l <rcv.txt)" = "$r" ]
+	[ "$(awk -v k="$r" 'NR == k + 1 { print $1 }' snd.txt)" = "$ev" ]
+	# --force: replayed as it is, a warning, and the watchdog stops it
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --force --timeout 2 hl.tct
+	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	assert_output --partial "tracecluster-replay: warning: the trace's messages do not pair up: "
+	assert_output --partial "; replayed as it is"
+	assert_output --regexp 'rank [0-3] stuck for [0-9]+ s at event'
+	# more receives than sends, named where they are: phases' sends of
+	# ranks 0 and 2 to their right neighbours taken out
+	tc compress -q --mode none --text -o ph.tct "$BATS_FILE_TMPDIR/phases"
+	awk '/^  MPI_Send / { s = 1 } s && /^      peer / { sub(/peer .*/, "peer null"); s = 0 } { print }' \
+		ph.tct >ph-bad.tct
+	! cmp -s ph.tct ph-bad.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 ph-bad.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp "rank 1 receives [1-9][0-9]* messages? of tag 2 from rank 0, which sends 0 of them; the first unsent: rank 1 event [0-9]+ \\(MPI_Recv, comm 0\\)"
+	ev=$(echo "$output" | sed -n 's/.*the first unsent: rank 1 event \([0-9]*\) .*/\1/p')
+	[ "$(tc expand --rank 1 ph.tct | awk '/ MPI_Recv .* peer=0 tag=2 / { print $1; exit }')" = "$ev" ]
+	# wildcard receives whose matches the trace does not name: the totals
+	# are compared, a trace that pairs up is replayed
+	tc compress -q --mode none --text -o any.tct "$BATS_FILE_TMPDIR/anysrc"
+	awk '/^  MPI_Recv / { s = 1 } s && /^      compl / { s = 0; next } { print }' \
+		any.tct >any-nc.tct
+	[ "$(grep -c compl any.tct)" -gt "$(grep -c compl any-nc.tct)" ]
+	run -0 timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 any-nc.tct
+	awk '/^MPI_Send / && !s { s = 1 } s == 1 && /^    peer / { sub(/-1@\[1\]/, "null@[1]"); s = 2 } { print }' \
+		any-nc.tct >any-bad.tct
+	! cmp -s any-nc.tct any-bad.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 any-bad.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp "rank 0 receives [0-9]+ messages \\([1-9][0-9]* from any source\\), the ranks send it [0-9]+ \\(--force"
+	m=$(echo "$output" | sed -n 's/.*rank 0 receives \([0-9]*\) messages (.*send it \([0-9]*\) .*/\1 \2/p')
+	read -r r n <<<"$m"
+	[ "$n" -eq $((r - 1)) ]
 }
 
 @test "a replay that cannot proceed is reported with rank, event and operation" {

@@ -40,7 +40,7 @@ static const char usage[] =
 	"                                        [--other-load N|now] [--node-share F|now]\n"
 	"                                        [--no-compute] [--tracer-cost recorded|none|NS]\n"
 	"                                        [--any-source recorded|any]\n"
-	"                                        [--timeout S]\n"
+	"                                        [--timeout S] [--force]\n"
 	"                                        [--json] [-q] TRACE\n"
 	"\n"
 	"Replay the communication of TRACE (a global trace .tct in any form, or a raw\n"
@@ -74,6 +74,9 @@ static const char usage[] =
 	"                      it matched in the trace (the default); any: as recorded\n"
 	"      --timeout S     watchdog: seconds without progress inside one MPI call\n"
 	"                      before the replay is reported stuck (default 120)\n"
+	"      --force         replay a trace whose point-to-point messages do not pair\n"
+	"                      up (a rank sends more to another than that one receives\n"
+	"                      from it, or fewer), which is refused by default\n"
 	"      --json          one JSON document on standard output\n"
 	"  -q, --quiet         no warnings about skipped operations\n"
 	"  -h, --help          this help\n"
@@ -474,6 +477,7 @@ int main(int argc, char **argv)
 		{ "tracer-cost", required_argument, NULL, 'T' },
 		{ "any-source", required_argument, NULL, 'a' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -490,7 +494,7 @@ int main(int argc, char **argv)
 	size_t at = 0;
 	struct results res = { 0 };
 	uint64_t nev, skipped;
-	bool json = false, other_now = false, share_now = false, tracer_recorded = true;
+	bool json = false, force = false, other_now = false, share_now = false, tracer_recorded = true;
 	uint64_t tracer_ns = 0, discount = 0;
 	int c, rank = 0, world = 1, ok, all_ok, status = 0;
 	char *end;
@@ -565,6 +569,9 @@ int main(int argc, char **argv)
 				return usage_error(0, "--timeout: expected a positive number, not",
 						   optarg), 2;
 			break;
+		case 'F':
+			force = true;
+			break;
 		case 'J':
 			json = true;
 			break;
@@ -632,6 +639,10 @@ int main(int argc, char **argv)
 	}
 	ok = !why;
 	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	/* messages without a partner would block the replay or leave it
+	 * with messages in flight: named before, not found by the watchdog */
+	if (all_ok && !tc_replay_pairs_check(&s, force) && !force)
+		all_ok = 0;
 	if (!all_ok) {
 		tc_replay_mpi_release(&s);
 		tc_revents_release(&evs);

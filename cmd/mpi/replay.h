@@ -105,6 +105,11 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 /* The first event the replay cannot re-execute (its index in *at, the
  * reason returned), or NULL when it can replay every one. */
 const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at);
+/* Whether the point-to-point messages of the ranks' events pair up
+ * (pairs.c); when not, the lowest rank with an unpaired message names it
+ * on stderr (a warning when force: the replay goes on). Collective over
+ * the world. */
+bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force);
 /* Replay every event (MPI initialised; the trace's own Init and Finalize
  * are the program's). */
 void tc_replay_mpi_run(struct tc_replay_mpi *s);

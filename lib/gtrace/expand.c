@@ -193,11 +193,11 @@ static void decode(struct tc_gtrace_iter *it, const struct tc_gnode *nd,
 	if (v[TC_GP_COMM] && v[TC_GP_COMM]->n == 1)
 		ev->comm = (uint32_t)W(TC_GP_COMM);
 	if (v[TC_GP_PEER] && v[TC_GP_PEER]->n == 1)
-		ev->peer = tc_abs_peer(W(TC_GP_PEER), r);
+		ev->peer = tc_abs_peer_in(W(TC_GP_PEER), r, it->g->world_size);
 	if (v[TC_GP_TAG] && v[TC_GP_TAG]->n == 1)
 		ev->tag = (int32_t)W(TC_GP_TAG);
 	if (v[TC_GP_RPEER] && v[TC_GP_RPEER]->n == 1)
-		ev->rpeer = tc_abs_peer(W(TC_GP_RPEER), r);
+		ev->rpeer = tc_abs_peer_in(W(TC_GP_RPEER), r, it->g->world_size);
 	if (v[TC_GP_RTAG] && v[TC_GP_RTAG]->n == 1)
 		ev->rtag = (int32_t)W(TC_GP_RTAG);
 	if (v[TC_GP_COUNT] && v[TC_GP_COUNT]->n == 1)
@@ -232,7 +232,7 @@ static void decode(struct tc_gtrace_iter *it, const struct tc_gnode *nd,
 		TC_ALLOC_GROW(it->compl, n, it->acompl);
 		for (uint32_t i = 0; i < n; i++) {
 			it->compl[i].request = abs_req(w[4 * i], it->last_req);
-			it->compl[i].source = tc_abs_peer(w[4 * i + 1], r);
+			it->compl[i].source = tc_abs_peer_in(w[4 * i + 1], r, it->g->world_size);
 			it->compl[i].tag = (int32_t)w[4 * i + 2];
 			it->compl[i].bytes = (uint64_t)w[4 * i + 3];
 		}

@@ -234,6 +234,26 @@ TEST(relative_peer_encoding)
 	CHECK_EQ_I64(tc_abs_peer(tc_rel_peer(0, INT32_MAX), INT32_MAX), 0);
 }
 
+TEST(relative_peer_modulo_world)
+{
+	/* every peer inside the world comes back unchanged at its own rank */
+	for (int32_t w = 1; w <= 9; w++)
+		for (int32_t r = 0; r < w; r++)
+			for (int32_t p = 0; p < w; p++)
+				CHECK_EQ_I64(tc_abs_peer_in(tc_rel_peer(p, r), r, w), p);
+	/* a ring of 4: rank 0's left neighbour (+3) taken by rank 2 is rank 1,
+	 * rank 3's right neighbour (-3) taken by rank 1 is rank 2 */
+	CHECK_EQ_I64(tc_abs_peer_in(tc_rel_peer(3, 0), 2, 4), 1);
+	CHECK_EQ_I64(tc_abs_peer_in(tc_rel_peer(0, 3), 1, 4), 2);
+	CHECK_EQ_I64(tc_abs_peer_in(-9, 0, 4), 3);
+	CHECK_EQ_I64(tc_abs_peer_in((int64_t)1 << 38, 1, 3), (int32_t)((((int64_t)1 << 38) + 1) % 3));
+	/* special peers stay what they are; no world size: no modulo */
+	CHECK_EQ_I64(tc_abs_peer_in(tc_rel_peer(TC_PROC_NULL, 2), 2, 4), TC_PROC_NULL);
+	CHECK_EQ_I64(tc_abs_peer_in(tc_rel_peer(TC_ANY_SOURCE, 2), 2, 4), TC_ANY_SOURCE);
+	CHECK_EQ_I64(tc_abs_peer_in(tc_rel_peer(TC_PEER_NONE, 2), 2, 4), TC_PEER_NONE);
+	CHECK_EQ_I64(tc_abs_peer_in(5, 2, 0), 7);
+}
+
 /* ---- loop shapes --------------------------------------------------------- */
 
 TEST(single_loop)

@@ -29,7 +29,7 @@ static const char accuracy_usage[] =
 	"                             [--json] [--timing stats|rank|none]\n"
 	"                             [--latency US] [--overhead US] [--gap US]\n"
 	"                             [--per-byte NS] [--no-compute]\n"
-	"                             [--replay sim|mpi] [--mpirun CMD] DIR\n"
+	"                             [--lead-only] [--replay sim|mpi] [--mpirun CMD] DIR\n"
 	"\n"
 	"Cluster the ranks of the trace set in DIR with mode M, build the global\n"
 	"compressed trace as tracecluster compress does, expand it to every rank and\n"
@@ -47,6 +47,9 @@ static const char accuracy_usage[] =
 	"      --timing T      times the global trace keeps, as compress --timing:\n"
 	"                      stats (default), rank or none\n"
 	"      --json          one JSON document\n"
+	"      --lead-only     build the global trace as compress --lead-only does: a\n"
+	"                      lead stands for its cluster's parameters too (the\n"
+	"                      papers' merge, whose accuracy they report)\n"
 	"      --replay R      sim: the simulated replay alone (default); mpi: also\n"
 	"                      replay the trace set and the global trace on real MPI\n"
 	"                      ranks (tracecluster-replay) and report ACC of their times\n"
@@ -68,8 +71,9 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 	       tc_plural(e->clusters, "cluster", "clusters"));
 	if (e->mains)
 		printf(" (%zu main)", e->mains);
-	printf(", %zu %s, global trace %" PRIu64 " bytes (timing %s)\n", e->leads,
-	       tc_plural(e->leads, "lead", "leads"), e->bytes, tc_gtiming_name((unsigned)a->timing));
+	printf(", %zu %s, global trace %" PRIu64 " bytes (timing %s%s)\n", e->leads,
+	       tc_plural(e->leads, "lead", "leads"), e->bytes, tc_gtiming_name((unsigned)a->timing),
+	       a->lead_only ? ", lead-only" : "");
 	if (*tc_mode_opts_text(m, &e->opts, opts, sizeof(opts)))
 		printf("options:    %s\n", opts);
 	printf("matching:   ");
@@ -104,9 +108,14 @@ static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 	tc_strbuf_init(&sb);
 	tc_tct_format(g, TC_TCT_BINARY, &sb);
 	if (tc_tct_write_file(path, sb.buf, sb.len, err) ||
-	    tc_mpireplay_run(mr, a->path, &out->t, err) ||
-	    tc_mpireplay_run(mr, path, &out->t_clustered, err))
+	    tc_mpireplay_run(mr, a->path, &out->t, err))
 		goto out;
+	/* the temporary file's name means nothing to the user */
+	if (tc_mpireplay_run(mr, path, &out->t_clustered, err)) {
+		tc_error_set(err, TC_ERR_IO, a->path, -1, "the replay of the %s global trace on %"
+			     PRId32 " MPI ranks failed", a->what, mr->np);
+		goto out;
+	}
 	out->acc = tc_anl_acc(out->t, out->t_clustered);
 	rc = 0;
 out:
@@ -126,6 +135,7 @@ int cmd_accuracy(int argc, char **argv)
 		{ "timing", required_argument, NULL, 'G' },
 		{ "replay", required_argument, NULL, 'R' },
 		{ "mpirun", required_argument, NULL, 'X' },
+		{ "lead-only", no_argument, NULL, 'L' },
 		TC_ANL_MODEL_LONGOPTS,
 		TC_MODE_LONGOPTS,
 		TC_MODE_THRESHOLD_LONGOPT,
@@ -142,7 +152,8 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_error err;
 	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "cpu" };
 	struct real_acc ra = { 0 };
-	bool json = false, real = false, built = false;
+	bool json = false, real = false, built = false, lead_only = false, real_failed = false;
+	char real_err[1024] = "";
 	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;
 	double space_none;
 
@@ -185,6 +196,9 @@ int cmd_accuracy(int argc, char **argv)
 		case 'X':
 			mr.launcher = optarg;
 			break;
+		case 'L':
+			lead_only = true;
+			break;
 		default:
 			if ((rc = tc_cmd_option(cmd, c, optarg, argv)))
 				return rc;
@@ -199,7 +213,8 @@ int cmd_accuracy(int argc, char **argv)
 	/* the global trace is built once: measured, then (--replay mpi)
 	 * replayed on MPI ranks */
 	if (tc_anl_open(&a, argv[optind], TC_ANL_SIZES | TC_ANL_NEED_DIR, pool, &err) ||
-	    (a.timing = timing, a.what = mode->name, built = true, false) ||
+	    (a.timing = timing, a.what = mode->name, a.lead_only = lead_only, built = true,
+	     false) ||
 	    tc_anl_build(&a, mode, &margs.o, pool, &b, &err)) {
 		tc_report(&err);
 		goto out;
@@ -209,9 +224,11 @@ int cmd_accuracy(int argc, char **argv)
 	if (!p.gaps)
 		mr.compute = NULL;
 	mr.np = a.world;
+	/* a replay that fails (a trace set or a clustered trace the replay
+	 * refuses, the launcher) is reported with the rest, and the status */
 	if (real && real_replay(&a, b.g, &mr, &ra, &err)) {
-		tc_report(&err);
-		goto out;
+		tc_error_format(&err, real_err, sizeof(real_err));
+		real_failed = true;
 	}
 	if (json) {
 		struct tc_json *o = tc_json_object(), *h = tc_json_object();
@@ -225,6 +242,7 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_set_uint(o, "leads", e.leads);
 		tc_json_set_uint(o, "bytes", e.bytes);
 		tc_json_set_str(o, "timing", tc_gtiming_name((unsigned)timing));
+		tc_json_set_bool(o, "lead_only", lead_only);
 		tc_json_set(o, "match", tc_anl_match_json(&e.fid.match));
 		tc_anl_fidelity_json(o, &e.fid);
 		tc_json_set_str(h, "metric", tc_hm_metric_name(metric));
@@ -236,9 +254,13 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_set_real(o, "space_per_process_unclustered", space_none);
 		if (real) {
 			struct tc_json *r = tc_json_object();
-			tc_json_set_real(r, "t_s", ra.t);
-			tc_json_set_real(r, "t_clustered_s", ra.t_clustered);
-			tc_json_set_real(r, "acc", ra.acc);
+			if (real_failed) {
+				tc_json_set_str(r, "error", real_err);
+			} else {
+				tc_json_set_real(r, "t_s", ra.t);
+				tc_json_set_real(r, "t_clustered_s", ra.t_clustered);
+				tc_json_set_real(r, "acc", ra.acc);
+			}
 			tc_json_set_str(r, "compute", mr.compute ? mr.compute : "none");
 			tc_json_set(o, "replay_mpi", r);
 		}
@@ -246,12 +268,20 @@ int cmd_accuracy(int argc, char **argv)
 		tc_json_free(o);
 	} else {
 		print_text(argv[optind], &a, &e, mode, space_none, metric);
-		if (real)
+		if (real && real_failed)
+			printf("real replay: failed (%" PRId32 " MPI ranks, compute %s)\n", mr.np,
+			       mr.compute ? mr.compute : "none");
+		else if (real)
 			printf("real replay: t %.6f s, t' %.6f s, ACC %.4f (%" PRId32
 			       " MPI ranks, compute %s)\n", ra.t, ra.t_clustered, ra.acc, mr.np,
 			       mr.compute ? mr.compute : "none");
 	}
 	status = TC_EXIT_OK;
+	if (real_failed) {
+		fflush(stdout);
+		tc_report(&err);
+		status = TC_EXIT_FAIL;
+	}
 out:
 	if (built)
 		tc_anl_built_release(&b);

@@ -599,10 +599,52 @@ assert r["compute"] == "none" and r["t_s"] > 0 and r["t_clustered_s"] > 0, r
 # that precision, scaled by how far apart they are
 tol = 1e-8 * (1 + r["t_clustered_s"] / r["t_s"])
 assert abs(r["acc"] - (1 - abs(r["t_s"] - r["t_clustered_s"]) / r["t_s"])) < tol, r'
+	# a launcher that fails: the report as it is, the real replay failed
 	run -1 --separate-stderr tc accuracy --mode callpath --replay mpi --mpirun false \
 		"$BATS_FILE_TMPDIR/halo2d"
-	assert_output ""
+	assert_line --partial "matching:   "
+	assert_line "real replay: failed (4 MPI ranks, compute cpu)"
 	[[ "$stderr" == *"the replay on MPI ranks"* ]]
+}
+
+@test "accuracy --lead-only: the papers' merge, its matching below 100% where members differ, its real replay where it pairs up" {
+	need_mpi
+	# by default members keep their own parameters; lead-only on the
+	# periodic ring of phases still matches (peers modulo the world) and
+	# replays on MPI ranks
+	tc accuracy --json --mode callpath "$BATS_FILE_TMPDIR/phases" >d.json
+	run -0 --separate-stderr tc accuracy --json --mode callpath --lead-only --replay mpi \
+		"$BATS_FILE_TMPDIR/phases"
+	echo "$output" >l.json
+	python3 -c '
+import json, sys
+d, l = (json.load(open(f)) for f in sys.argv[1:])
+assert d["lead_only"] is False and l["lead_only"] is True, (d, l)
+assert l["match"]["src_pct"] == 100 and l["match"]["dest_pct"] == 100, l["match"]
+assert l["bytes"] < d["bytes"], (l["bytes"], d["bytes"])
+r = l["replay_mpi"]
+assert r["t_s"] > 0 and r["t_clustered_s"] > 0 and "error" not in r, r' d.json l.json
+	# halo2d's 2x2 grid: the lead's MPI_PROC_NULL edges stand for its
+	# members' neighbours: SRC and DEST below 100%, and the real replay of
+	# that trace is refused (its messages do not pair up), the rest reported
+	run -0 tc accuracy --mode callpath "$BATS_FILE_TMPDIR/halo2d"
+	assert_line --regexp 'SRC 100\.00%  DEST 100\.00%'
+	run -0 tc accuracy --mode callpath --lead-only "$BATS_FILE_TMPDIR/halo2d"
+	assert_line --regexp '^mode: .*\(timing stats, lead-only\)$'
+	assert_line --regexp 'SRC [0-9]\.[0-9]+%|SRC [1-9][0-9]\.[0-9]+%'
+	refute_line --regexp 'SRC 100\.00%'
+	run -1 --separate-stderr tc accuracy --mode callpath --lead-only --replay mpi \
+		"$BATS_FILE_TMPDIR/halo2d"
+	assert_line --partial "matching:   "
+	assert_line "real replay: failed (4 MPI ranks, compute cpu)"
+	[[ "$stderr" == *"the trace's messages do not pair up: "* ]]
+	[[ "$stderr" == *"the replay of the callpath global trace on 4 MPI ranks failed"* ]]
+	run -1 --separate-stderr tc accuracy --json --mode callpath --lead-only --replay mpi \
+		"$BATS_FILE_TMPDIR/halo2d"
+	echo "$output" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["replay_mpi"]
+assert "failed" in r["error"] and "t_s" not in r, r'
 }
 
 @test "times per rank, as text and as JSON, with and without compute gaps" {

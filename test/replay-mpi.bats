@@ -861,3 +861,28 @@ assert abs(d["tracer_removed_s"] - want) <= 1e-9 * 4, (d["tracer_removed_s"], wa
 	run -2 "$RP" --tracer-cost -1 "$d"
 	assert_output --partial "--tracer-cost: expected recorded, none or nanoseconds"
 }
+
+@test "the in-job Chameleon's global trace replays exactly, the job's tracer time per call out of its gaps" {
+	need_mpi
+	[ -f "$B/libtracecluster-online.so" ] || skip "the in-job clustering plugin is not built"
+	cd "$BATS_FILE_TMPDIR"
+	rm -rf onl
+	timeout 60 mpirun -np 4 -x LD_PRELOAD="$SHIM" -x TRACECLUSTER_DIR="$PWD/onl" \
+		-x TRACECLUSTER_ONLINE=chameleon:2 -x TRACECLUSTER_ONLINE_MARKER=MPI_Barrier \
+		-x TRACECLUSTER_ONLINE_KEEP=all "$B/testdata/capture/phases" >onl.out 2>&1
+	[ -f onl/global.tct ]
+	# the lead-only merge of a periodic ring: every rank's own events
+	run -0 replay_traced rp-onl --no-compute onl/global.tct
+	same_events onl/global.tct rp-onl
+	same_events onl rp-onl
+	# the job's measured tracer time, as the files' mean (within rounding
+	# of the two estimates: the job's sampled calls, the files' means)
+	ns=$(tc info --json onl | python3 -c 'import json, sys; print(json.load(sys.stdin)["tracer_ns"])')
+	[ "$ns" -gt 0 ]
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute onl/global.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ns = int(sys.argv[1])
+assert d["tracer_cost"] == "recorded" and abs(d["tracer_ns"] - ns) <= max(2, 0.05 * ns), (d["tracer_ns"], ns)' "$ns"
+}

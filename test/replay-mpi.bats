@@ -789,6 +789,17 @@ else:
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 2 stuck.tct
 	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
 	assert_output --regexp 'tracecluster-replay: rank [0-9]+ stuck for [0-9]+ s at event [0-9]+ \(MPI_[A-Za-z]+, comm [0-9]+, peer -?[0-9]+, tag -?[0-9]+\): aborting'
+	# an MPI error (a receive smaller than its message: the messages pair
+	# up, their counts do not) names the rank and event, not MPI's abort
+	tc compress -q --mode none --text -o ph.tct "$BATS_FILE_TMPDIR/phases"
+	awk '/^  MPI_Recv / { s = 1 } s && /^      count / { sub(/count .*/, "count 8"); s = 0 } { print }' \
+		ph.tct >trunc.tct
+	! cmp -s ph.tct trunc.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 trunc.tct
+	[ "$status" -eq 4 ]
+	assert_output --regexp "tracecluster-replay: rank [13] at event ([0-9]+) \(MPI_Recv, comm 0\): MPI error: .*truncat.* \(a message larger than its receive: the trace's counts disagree between the ranks\)"
+	refute_output --partial "MPI_ERRORS_ARE_FATAL"
+	refute_output --partial "stuck for"
 }
 
 @test "a trace of another world size or a bad file is a one-line error" {

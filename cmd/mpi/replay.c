@@ -363,6 +363,56 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+/* ---- MPI errors ------------------------------------------------------------- */
+
+/* The replay whose calls an MPI error handler reports. */
+static struct tc_replay_mpi *live;
+
+/*
+ * An MPI call of the replay failed: by default MPI ends the job with its
+ * own words and no event; this names the rank, the event and what MPI
+ * said, and ends the rank (mpirun then ends the job). The usual cause is
+ * a trace whose ranks disagree on a call: a clustered trace whose member
+ * took its lead's counts of an MPI_Alltoallv, larger than its partners'.
+ */
+static void mpi_error(int code)
+{
+	char str[MPI_MAX_ERROR_STRING] = "";
+	int len = 0, cls = 0;
+	uint64_t at = live ? atomic_load(&live->progress) : 0;
+	const struct tc_event *ev = live && at < live->evs->n ? &live->evs->ev[at] : NULL;
+	const char *op = ev ? tc_op_name(ev->op) : NULL;
+
+	PMPI_Error_string(code, str, &len);
+	PMPI_Error_class(code, &cls);
+	fprintf(stderr, "tracecluster-replay: rank %" PRId32 " at event %" PRIu64 " (%s, comm %"
+		PRIu32 "): MPI error: %s%s\n", live ? live->rank : -1, at, op ? op : "?",
+		ev ? ev->comm : 0, str,
+		cls == MPI_ERR_TRUNCATE ? " (a message larger than its receive: the trace's "
+					  "counts disagree between the ranks)" : "");
+	fflush(stderr);
+	_exit(TC_REPLAY_EXIT_MPI);
+}
+
+static void comm_error(MPI_Comm *c, int *code, ...)
+{
+	(void)c;
+	mpi_error(*code);
+}
+
+/* Communicators made from the world or self inherit their handler. */
+static void report_mpi_errors(struct tc_replay_mpi *s)
+{
+	MPI_Errhandler eh;
+
+	live = s;
+	if (PMPI_Comm_create_errhandler(comm_error, &eh) != MPI_SUCCESS)
+		return;
+	PMPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+	PMPI_Comm_set_errhandler(MPI_COMM_SELF, eh);
+	PMPI_Errhandler_free(&eh);
+}
+
 /* ---- the program ----------------------------------------------------------- */
 
 static const char *const compute_names[] = {
@@ -653,6 +703,7 @@ int main(int argc, char **argv)
 	w.timeout = timeout;
 	atomic_init(&w.stop, false);
 	watching = pthread_create(&wd, NULL, watchdog, &w) == 0;
+	report_mpi_errors(&s);
 	PMPI_Barrier(MPI_COMM_WORLD);
 	t0 = now_s();
 	tc_replay_mpi_run(&s);

@@ -58,8 +58,10 @@ struct tc_replay_opts {
 	uint64_t tracer_ns;       /* the tracer's ns per call taken out of each gap */
 };
 
-/* Exit status of a rank the watchdog stopped. */
+/* Exit status of a rank the watchdog stopped, and of one whose MPI call
+ * failed (an MPI error, such as a message larger than its receive). */
 #define TC_REPLAY_EXIT_STUCK 3
+#define TC_REPLAY_EXIT_MPI 4
 
 struct tc_rcomm;
 struct tc_rreq;

@@ -250,22 +250,33 @@ assert not d["compute_gaps"] and d["acc"] == d["acc_comm"] == 1.0, d
 
 @test "accuracy: a lead standing for another behaviour shows as error of the operations" {
 	d=$(traced imbalance2)
-	# odd ranks also exchange with the rank opposite: two behaviours; the
-	# lead-only merge gives every member its lead's peers
-	run -0 tc compress --mode callpath --lead-only --accuracy --report-json -o l.tct "$d"
+	# odd ranks also exchange with the rank opposite: two behaviours, one
+	# cluster (-k 1); the lead-only merge gives every member its lead's
+	# operations and peers
+	run -0 tc compress --mode kfarthest -k 1 --lead-only --accuracy --report-json -o l.tct "$d"
 	python3 -c '
 import json, sys
 a = json.loads(sys.argv[1])["accuracy"]
 assert a["match"]["src_pct"] < 100 and a["acc_comm"] < 1, a
 assert a["error"]["operations"] > 0 and a["acc_own_times"] < 1, a
 ' "$output"
-	run -0 tc compress --mode callpath --lead-only --accuracy -o l.tct "$d"
+	run -0 tc compress --mode kfarthest -k 1 --lead-only --accuracy -o l.tct "$d"
 	assert_line --regexp '^accuracy: .*, replay ACC [0-9.]+% \(communication only [0-9.]+%, own compute times [0-9.]+%\)'
 	# the default merge keeps every member's operations
-	run -0 tc compress --mode callpath --accuracy --report-json -o d.tct "$d"
+	run -0 tc compress --mode kfarthest -k 1 --accuracy --report-json -o d.tct "$d"
 	python3 -c '
 import json, sys
 a = json.loads(sys.argv[1])["accuracy"]
+assert a["acc_comm"] == 1.0 and a["error"]["operations"] == 0.0, a
+' "$output"
+	# a call-path clustering holds the two behaviours apart; the lead-only
+	# merge of each is exact, the ring's wrap-around included (a lead's
+	# relative peers taken modulo the world)
+	run -0 tc compress --mode callpath --lead-only --accuracy --report-json -o c.tct "$d"
+	python3 -c '
+import json, sys
+a = json.loads(sys.argv[1])["accuracy"]
+assert all(v == 100.0 for v in a["match"].values()), a
 assert a["acc_comm"] == 1.0 and a["error"]["operations"] == 0.0, a
 ' "$output"
 }

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The world rank event i sends to (send side), or -1. */
+/* The world rank ev sends to (its send side), or -1. */
 static int32_t send_peer(const struct tc_event *ev)
 {
 	unsigned k = tc_op_kind(ev->op);

@@ -8,23 +8,12 @@
 
 #include <stdio.h>
 
-static const char *peer_name(int32_t p)
-{
-	switch (p) {
-	case TC_ANY_SOURCE:
-		return "MPI_ANY_SOURCE";
-	case TC_PROC_NULL:
-		return "MPI_PROC_NULL";
-	}
-	return NULL;
-}
-
 static struct tc_json *json_peer(int32_t p)
 {
 	if (p >= 0)
 		return tc_json_int(p);
-	if (peer_name(p))
-		return tc_json_str(peer_name(p));
+	if (tc_peer_name(p))
+		return tc_json_str(tc_peer_name(p));
 	return tc_json_null();
 }
 
@@ -32,8 +21,8 @@ static void text_peer(const char *key, int32_t p)
 {
 	if (p >= 0)
 		printf(" %s=%d", key, p);
-	else if (peer_name(p))
-		printf(" %s=%s", key, peer_name(p));
+	else if (tc_peer_name(p))
+		printf(" %s=%s", key, tc_peer_name(p));
 }
 
 static uint64_t site_sig(const struct tc_evprint_ctx *d, uint32_t id)

@@ -27,6 +27,17 @@ const char *tc_op_name(unsigned op)
 	return op < TC_OP_MAX ? op_table[op].name : NULL;
 }
 
+const char *tc_peer_name(int32_t peer)
+{
+	switch (peer) {
+	case TC_ANY_SOURCE:
+		return "MPI_ANY_SOURCE";
+	case TC_PROC_NULL:
+		return "MPI_PROC_NULL";
+	}
+	return NULL;
+}
+
 enum tc_op_kind tc_op_kind(unsigned op)
 {
 	return op < TC_OP_MAX ? (enum tc_op_kind)op_table[op].kind : TC_K_OTHER;

@@ -339,6 +339,8 @@ const char *tc_redop_name(unsigned op);
 #define TC_PEER_NONE (-1)
 #define TC_ANY_SOURCE (-2)
 #define TC_PROC_NULL (-3)
+/* "MPI_ANY_SOURCE" or "MPI_PROC_NULL" for those special peers, else NULL. */
+const char *tc_peer_name(int32_t peer);
 #define TC_ANY_TAG (-1)
 #define TC_UNDEFINED (-1)     /* MPI_UNDEFINED color */
 #define TC_COMM_WORLD 0u      /* communicator ids: 0 world, 1 self */

@@ -23,6 +23,7 @@
 #include "lib/merge.h"
 #include "lib/pool.h"
 #include "lib/ranklist.h"
+#include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
 #include <errno.h>
@@ -334,6 +335,65 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* An event as the watchdog names it: operation, communicator, and its
+ * peer and tag (point-to-point) or root (a rooted collective). */
+static void put_event(struct tc_strbuf *sb, const struct tc_event *ev)
+{
+	const char *op = tc_op_name(ev->op);
+	unsigned k = tc_op_kind(ev->op);
+
+	tc_strbuf_addf(sb, "%s, comm %" PRIu32, op ? op : "?", ev->comm);
+	if (k == TC_K_SEND || k == TC_K_RECV || k == TC_K_SENDRECV || k == TC_K_PROBE ||
+	    k == TC_K_PERSIST) {
+		if (ev->peer >= 0 || !tc_peer_name(ev->peer))
+			tc_strbuf_addf(sb, ", peer %" PRId32, ev->peer);
+		else
+			tc_strbuf_addf(sb, ", peer %s", tc_peer_name(ev->peer));
+		tc_strbuf_addf(sb, ", tag %" PRId32, ev->tag);
+	} else if (ev->fields & TC_F_ROOT) {
+		tc_strbuf_addf(sb, ", root %" PRId32, ev->root);
+	}
+}
+
+/* At most this many requests of a wait are named. */
+#define STUCK_REQS 4
+
+/*
+ * Where a rank is stuck: event i; for a wait, the events that made the
+ * requests it waits for as the trace completes them (the latest event
+ * before i with the request's id: its nonblocking call or start).
+ */
+static void describe_stuck(const struct tc_revents *e, uint64_t i, struct tc_strbuf *sb)
+{
+	const struct tc_event *ev = &e->ev[i];
+	size_t named = 0, more = 0;
+
+	tc_strbuf_addf(sb, "event %" PRIu64 " (", i);
+	put_event(sb, ev);
+	tc_strbuf_addch(sb, ')');
+	if (tc_op_kind(ev->op) != TC_K_WAIT || !ev->ncompl)
+		return;
+	for (uint32_t j = 0; j < ev->ncompl; j++) {
+		uint64_t id = ev->compl[j].request;
+		size_t k = (size_t)i;
+		while (id && k-- > 0)
+			if ((e->ev[k].fields & TC_F_REQUEST) && e->ev[k].request == id)
+				break;
+		if (!id || k == SIZE_MAX)
+			continue;
+		if (named == STUCK_REQS) {
+			more++;
+			continue;
+		}
+		tc_strbuf_addf(sb, "%s event %zu (", named ? "," : " waiting for", k);
+		put_event(sb, &e->ev[k]);
+		tc_strbuf_addch(sb, ')');
+		named++;
+	}
+	if (more)
+		tc_strbuf_addf(sb, " and %zu more", more);
+}
+
 static void *watchdog(void *arg)
 {
 	struct watch *w = arg;
@@ -348,13 +408,13 @@ static void *watchdog(void *arg)
 			last = at;
 			since = t;
 		} else if (t - since > w->timeout) {
-			const struct tc_event *ev = &s->evs->ev[at];
-			const char *op = tc_op_name(ev->op);
-			fprintf(stderr,
-				"tracecluster-replay: rank %" PRId32 " stuck for %.0f s at event %"
-				PRIu64 " (%s, comm %" PRIu32 ", peer %" PRId32 ", tag %" PRId32
-				"): aborting\n", s->rank, t - since, at, op ? op : "?", ev->comm,
-				ev->peer, ev->tag);
+			/* the replay's thread is inside an MPI call: the events
+			 * are not written meanwhile (read only after loading) */
+			struct tc_strbuf where;
+			tc_strbuf_init(&where);
+			describe_stuck(s->evs, at, &where);
+			fprintf(stderr, "tracecluster-replay: rank %" PRId32 " stuck for %.0f s at %s: "
+				"aborting\n", s->rank, t - since, where.buf ? where.buf : "?");
 			fflush(stderr);
 			_exit(TC_REPLAY_EXIT_STUCK);
 		}

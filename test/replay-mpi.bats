@@ -780,6 +780,41 @@ else:
 	[ "$n" -eq $((r - 1)) ]
 }
 
+@test "collectives on MPI_COMM_WORLD that disagree are refused before the replay, naming the calls" {
+	need_mpi
+	# lead-only: the members take their lead's v-collective vectors
+	tc compress -q --mode callpath --lead-only -o cl.tct "$BATS_FILE_TMPDIR/coll"
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 cl.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp "tracecluster-replay: the ranks' v-collectives on MPI_COMM_WORLD disagree: at the [0-9]+(st|nd|rd|th) collective, MPI_I?(Alltoall|Allgather|Gather|Scatter)v, rank [0-3] \\(event [0-9]+\\) sends [0-9]+ bytes to rank [0-3] \\(event [0-9]+\\), which receives [0-9]+ \\(--force replays it as it is\\)"
+	refute_output --partial "makespan:"
+	# the events named are that call at both ranks, and their bytes differ
+	local m op s es b d ed r
+	m=$(echo "$output" | sed -n 's/.* collective, \(MPI_[A-Za-z]*\), rank \([0-3]\) (event \([0-9]*\)) sends \([0-9]*\) bytes to rank \([0-3]\) (event \([0-9]*\)), which receives \([0-9]*\) .*/\1 \2 \3 \4 \5 \6 \7/p')
+	read -r op s es b d ed r <<<"$m"
+	[ -n "$r" ] && [ "$b" != "$r" ]
+	tc expand --rank "$s" cl.tct | awk -v e="$es" -v o="$op" '$1 == e && $4 == o { f = 1 } END { exit !f }'
+	tc expand --rank "$d" cl.tct | awk -v e="$ed" -v o="$op" '$1 == e && $4 == o { f = 1 } END { exit !f }'
+	# another count of a uniform collective at one rank: both calls named
+	tc compress -q --mode none --text -o c.tct "$BATS_FILE_TMPDIR/coll"
+	awk '/^MPI_Bcast / { s = 1 } s && /^    count / { sub(/count .*/, "count 10@[0-2]|12@[3]"); s = 0 } { print }' \
+		c.tct >bc.tct
+	grep -q '^    count 10@\[0-2\]|12@\[3\]$' bc.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 bc.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp "the ranks' collectives on MPI_COMM_WORLD disagree at the [0-9]+(st|nd|rd|th): rank 0 event ([0-9]+) \\(MPI_Bcast, root [0-3], 40 bytes\\), rank 3 event [0-9]+ \\(MPI_Bcast, root [0-3], 48 bytes\\) \\(--force"
+	# one rank without a collective the others call
+	sed 's/^MPI_Igatherv \(site=[0-9]*\) n=4 /MPI_Igatherv \1 ranks=[0-2] n=3 /' c.tct >ng.tct
+	! cmp -s c.tct ng.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 ng.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp "disagree at the [0-9]+(st|nd|rd|th): rank 0 event [0-9]+ \\(MPI_Igatherv, root [0-3]\\), rank 3 calls no more \\([0-9]+ in all\\)"
+	# the exact trace agrees, and --force replays the one that does not
+	run -0 timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 c.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --force --timeout 5 bc.tct
+	assert_output --partial "tracecluster-replay: warning: the ranks' collectives on MPI_COMM_WORLD disagree"
+}
+
 @test "a replay that cannot proceed is reported with rank, event and operation" {
 	need_mpi
 	# the first MPI_Send of the trace gets another tag: its receiver waits forever

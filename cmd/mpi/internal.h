@@ -80,6 +80,11 @@ static inline bool tc_rp_fits_int(uint64_t v)
 	return v <= INT32_MAX;
 }
 
+/* Say on stderr, at rank printer, that the trace's ranks disagree: what
+ * (pairs.c), a warning when force. */
+void tc_replay_disagree(const struct tc_replay_mpi *s, bool force, int printer,
+			const char *what);
+
 /* One-sided (rma.c): the largest access of the window ops of evs, in
  * bytes; why ev cannot be replayed (NULL: it can), win_creator the op
  * that created its window; replay event i. */

@@ -250,7 +250,7 @@ bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force)
 	uint64_t *theirs = tc_xcalloc(2 * w, sizeof(*theirs));
 	uint64_t *info = tc_xcalloc(2 * w, sizeof(*info));
 	uint64_t me[2] = { 0, 0 }, sent_in = 0, recv_known = 0;
-	char msg[512] = "", where[160];
+	char msg[512] = "", where[160], line[600];
 	int bad_rank, first, pair[2] = { -1, -1 };
 	bool judge_total = true;
 
@@ -315,13 +315,18 @@ bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force)
 			namer = s->rank;
 		PMPI_Allreduce(MPI_IN_PLACE, &namer, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 		printer = namer < s->world ? namer : first;
-		if (s->rank == printer && !(force && s->o->quiet))
-			fprintf(stderr, "tracecluster-replay: %sthe trace's messages do not pair up: "
-				"%s%s\n", force ? "warning: " : "", msg,
-				force ? "; replayed as it is" : " (--force replays it as it is)");
+		snprintf(line, sizeof(line), "the trace's messages do not pair up: %s", msg);
+		tc_replay_disagree(s, force, printer, line);
 	}
 	free(mine);
 	free(theirs);
 	free(info);
 	return first == s->world;
+}
+
+void tc_replay_disagree(const struct tc_replay_mpi *s, bool force, int printer, const char *what)
+{
+	if (s->rank == printer && !(force && s->o->quiet))
+		fprintf(stderr, "tracecluster-replay: %s%s%s\n", force ? "warning: " : "", what,
+			force ? "; replayed as it is" : " (--force replays it as it is)");
 }

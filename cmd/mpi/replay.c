@@ -753,6 +753,8 @@ int main(int argc, char **argv)
 	 * with messages in flight: named before, not found by the watchdog */
 	if (all_ok && !tc_replay_pairs_check(&s, force) && !force)
 		all_ok = 0;
+	if (all_ok && !tc_replay_colls_check(&s, force) && !force)
+		all_ok = 0;
 	if (!all_ok) {
 		tc_replay_mpi_release(&s);
 		tc_revents_release(&evs);

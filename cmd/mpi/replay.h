@@ -112,6 +112,12 @@ const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at);
  * on stderr (a warning when force: the replay goes on). Collective over
  * the world. */
 bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force);
+/* Whether the ranks' collectives on MPI_COMM_WORLD agree: the same calls
+ * in order, the same roots and uniform sizes, each v-collective's bytes
+ * as its partners receive them (colls.c); when not, the first difference
+ * is named on stderr as tc_replay_pairs_check does. Collective over the
+ * world. */
+bool tc_replay_colls_check(const struct tc_replay_mpi *s, bool force);
 /* Replay every event (MPI initialised; the trace's own Init and Finalize
  * are the program's). */
 void tc_replay_mpi_run(struct tc_replay_mpi *s);

@@ -778,6 +778,19 @@ else:
 	m=$(echo "$output" | sed -n 's/.*rank 0 receives \([0-9]*\) messages (.*send it \([0-9]*\) .*/\1 \2/p')
 	read -r r n <<<"$m"
 	[ "$n" -eq $((r - 1)) ]
+	# persistent requests: each start sends or receives once, as its init
+	# says; rank 3's persistent sends to rank 0 taken out
+	tc compress -q --mode none --text -o pe.tct "$BATS_FILE_TMPDIR/persist"
+	awk '/^MPI_Send_init / { s = 1 } s && /^    peer / { sub(/-3@\[3\]/, "null@[3]"); s = 0 } { print }' \
+		pe.tct >pe-bad.tct
+	! cmp -s pe.tct pe-bad.tct
+	run -0 timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 pe.tct
+	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 pe-bad.tct
+	[ "$status" -eq 1 ]
+	assert_output --regexp "rank 0 receives ([1-9][0-9]*) messages? of tag [0-9]+ from rank 3, which sends 0 of them; the first unsent: rank 0 event ([0-9]+) \\(MPI_Start(all)?\\)"
+	n=$(echo "$output" | sed -n 's/.*rank 0 receives \([0-9]*\) message.*/\1/p')
+	t=$(echo "$output" | sed -n 's/.* of tag \([0-9]*\) from rank 3.*/\1/p')
+	[ "$(tc expand --rank 0 pe.tct | grep -c "MPI_Start .* peer=3 tag=$t \|MPI_Startall .*<3:$t:")" = "$n" ]
 }
 
 @test "collectives on MPI_COMM_WORLD that disagree are refused before the replay, naming the calls" {

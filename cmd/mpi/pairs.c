@@ -15,12 +15,12 @@
  *
  * Counted: sends (blocking or not, sendrecv's send side) to a world rank
  * and receives from one, a wildcard receive by the source it matched in
- * the trace. A receive whose match the trace does not name counts for
- * any sender: its rank's totals are compared, not the pairs. Persistent
- * requests (sent once per start) and cancelled ones (sent or not, as it
- * happened) make a rank's counts uncertain: pairs with that rank are not
- * judged. Messages with processes outside the world (spawned or connected
- * ones) are not counted.
+ * the trace, and each start of a persistent request (partitioned ones
+ * too) as its init says. A receive whose match the trace does not name
+ * counts for any sender: its rank's totals are compared, not the pairs.
+ * Cancelled requests (sent or not, as it happened) make a rank's counts
+ * uncertain: pairs with that rank are not judged. Messages with processes
+ * outside the world (spawned or connected ones) are not counted.
  *
  * The first rank with a message without partner names it: the pair's
  * messages are then compared tag by tag (messages of one tag between two
@@ -38,65 +38,126 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The world rank ev sends to (its send side), or -1. */
-static int32_t send_peer(const struct tc_event *ev)
-{
-	unsigned k = tc_op_kind(ev->op);
+/* One end of a message an event issues. */
+struct msg_end {
+	int32_t peer;            /* world rank; -2: a receive whose source the
+				  * trace does not name */
+	int32_t tag;
+	bool send;
+};
 
-	if ((k == TC_K_SEND || k == TC_K_SENDRECV) && (ev->fields & TC_F_PEER) && ev->peer >= 0)
-		return ev->peer;
-	return -1;
+typedef void (*end_fn)(void *arg, size_t i, const struct msg_end *m);
+
+/* A persistent request's init: its id and event. */
+struct pinit {
+	uint64_t id;
+	size_t at;
+};
+
+static const struct tc_event *find_init(const struct tc_revents *e, const struct pinit *v,
+					size_t n, uint64_t id)
+{
+	for (size_t j = n; j-- > 0;)
+		if (v[j].id == id)
+			return &e->ev[v[j].at];
+	return NULL;
 }
 
-/* The world rank event i receives from (receive side): -1 when it
- * receives nothing from the world (none, MPI_PROC_NULL, outside), -2 for
- * a wildcard receive whose match the trace does not name. */
-static int32_t recv_peer(const struct tc_replay_mpi *s, size_t i)
+/* The receive end of source p (src: the source the trace names for a
+ * wildcard, or negative), or false when it receives from no world rank. */
+static bool recv_end(int32_t p, int32_t tag, int32_t src, struct msg_end *m)
 {
-	const struct tc_event *ev = &s->evs->ev[i];
-	unsigned k = tc_op_kind(ev->op);
-	int32_t p;
-
-	if (k == TC_K_RECV && (ev->fields & TC_F_PEER))
-		p = ev->peer;
-	else if (k == TC_K_SENDRECV && (ev->fields & TC_F_RPEER))
-		p = ev->rpeer;
-	else
-		return -1;
 	if (p == TC_ANY_SOURCE)
-		return s->src[i] >= 0 ? s->src[i] : -2;
-	return p >= 0 ? p : -1;
+		p = src >= 0 ? src : -2;
+	else if (p < 0)
+		return false;
+	*m = (struct msg_end){ p, tag, false };
+	return true;
 }
 
-/* Whether the rank's counts are uncertain (see the head comment). */
-static bool uncertain(const struct tc_event *ev)
+/* The end a persistent request's start issues (src as for recv_end). */
+static bool start_end(const struct tc_event *init, int32_t src, struct msg_end *m)
 {
-	return tc_op_kind(ev->op) == TC_K_PERSIST || ev->op == TC_OP_CANCEL;
+	if (init->op == TC_OP_RECV_INIT || init->op == TC_OP_PRECV_INIT)
+		return recv_end(init->peer, init->tag, src, m);
+	if (init->peer < 0)
+		return false;
+	*m = (struct msg_end){ init->peer, init->tag, true };
+	return true;
 }
 
-/* The tag a send or receive carries (a sendrecv's receive side its rtag). */
-static int32_t msg_tag(const struct tc_event *ev, bool send)
+/*
+ * Call fn for every message end of the rank's events, in order: sends
+ * (blocking or not, a sendrecv's send side) to a world rank, receives
+ * from one, and each start of a persistent request as its init says.
+ * *cancel: the rank cancels a request.
+ */
+static void walk_ends(const struct tc_replay_mpi *s, end_fn fn, void *arg, bool *cancel)
 {
-	return !send && tc_op_kind(ev->op) == TC_K_SENDRECV ? ev->rtag : ev->tag;
+	const struct tc_revents *e = s->evs;
+	struct pinit *inits = NULL;
+	size_t ninits = 0, ainits = 0;
+	struct msg_end m;
+
+	*cancel = false;
+	for (size_t i = 0; i < e->n; i++) {
+		const struct tc_event *ev = &e->ev[i], *init;
+		unsigned k = tc_op_kind(ev->op);
+		if ((k == TC_K_SEND || k == TC_K_SENDRECV) && (ev->fields & TC_F_PEER) &&
+		    ev->peer >= 0)
+			fn(arg, i, &(struct msg_end){ ev->peer, ev->tag, true });
+		if (k == TC_K_RECV && (ev->fields & TC_F_PEER) &&
+		    recv_end(ev->peer, ev->tag, s->src[i], &m))
+			fn(arg, i, &m);
+		if (k == TC_K_SENDRECV && (ev->fields & TC_F_RPEER) &&
+		    recv_end(ev->rpeer, ev->rtag, s->src[i], &m))
+			fn(arg, i, &m);
+		if (k == TC_K_PERSIST && (ev->fields & TC_F_REQUEST)) {
+			TC_ALLOC_GROW(inits, ninits + 1, ainits);
+			inits[ninits++] = (struct pinit){ ev->request, i };
+		}
+		if (ev->op == TC_OP_START && (ev->fields & TC_F_REQUEST) &&
+		    (init = find_init(e, inits, ninits, ev->request)) && start_end(init, s->src[i], &m))
+			fn(arg, i, &m);
+		if (ev->op == TC_OP_STARTALL) {
+			for (uint32_t j = 0; j < ev->ncompl; j++)
+				if ((init = find_init(e, inits, ninits, ev->compl[j].request)) &&
+				    start_end(init, -1, &m))
+					fn(arg, i, &m);
+		}
+		if (ev->op == TC_OP_CANCEL)
+			*cancel = true;
+	}
+	free(inits);
 }
 
-/* Whether event i sends to peer (send) or receives from it. */
-static bool with_peer(const struct tc_replay_mpi *s, size_t i, int32_t peer, bool send)
+/* Finding the n-th end (from 0) to or from a peer, of a tag or any. */
+struct nth {
+	int32_t peer, tag;
+	bool send, all;
+	uint64_t n;
+	size_t at;
+};
+
+static void nth_fn(void *arg, size_t i, const struct msg_end *m)
 {
-	return (send ? send_peer(&s->evs->ev[i]) : recv_peer(s, i)) == peer;
+	struct nth *q = arg;
+
+	if (m->peer == q->peer && m->send == q->send && (q->all || m->tag == q->tag) &&
+	    q->n-- == 0)
+		q->at = i;
 }
 
-/* The index of the n-th (from 0) event of the rank that sends to peer
- * (send) or receives from it, of any tag (all) or of tag. */
+/* The index of the event of the n-th (from 0) end of the rank that
+ * sends to peer (send) or receives from it, of any tag (all) or of tag. */
 static size_t nth_event(const struct tc_replay_mpi *s, int32_t peer, bool send, bool all,
 			int32_t tag, uint64_t n)
 {
-	for (size_t i = 0; i < s->evs->n; i++) {
-		if (with_peer(s, i, peer, send) && (all || msg_tag(&s->evs->ev[i], send) == tag) &&
-		    n-- == 0)
-			return i;
-	}
-	return 0;
+	struct nth q = { peer, tag, send, all, n, 0 };
+	bool cancel;
+
+	walk_ends(s, nth_fn, &q, &cancel);
+	return q.at;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -104,6 +165,27 @@ static int cmp_i64(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* Collecting the tags of the ends to or from a peer. */
+struct tags {
+	int32_t peer;
+	bool send, any;
+	int64_t *t;
+	size_t n, alloc;
+};
+
+static void tags_fn(void *arg, size_t i, const struct msg_end *m)
+{
+	struct tags *q = arg;
+
+	(void)i;
+	if (m->peer != q->peer || m->send != q->send)
+		return;
+	if (!m->send && m->tag == TC_ANY_TAG)
+		q->any = true;
+	TC_ALLOC_GROW(q->t, q->n + 1, q->alloc);
+	q->t[q->n++] = m->tag;
 }
 
 /*
@@ -114,30 +196,25 @@ static int cmp_i64(const void *a, const void *b)
 static int64_t *tag_counts(const struct tc_replay_mpi *s, int32_t peer, bool send, int *n,
 			   bool *any)
 {
-	int64_t *t = NULL, *out;
-	size_t nt = 0, at = 0, k = 0;
+	struct tags q = { peer, send, false, NULL, 0, 0 };
+	int64_t *out;
+	size_t k = 0;
+	bool cancel;
 
-	*any = false;
-	for (size_t i = 0; i < s->evs->n; i++) {
-		if (!with_peer(s, i, peer, send))
-			continue;
-		if (!send && msg_tag(&s->evs->ev[i], false) == TC_ANY_TAG)
-			*any = true;
-		TC_ALLOC_GROW(t, nt + 1, at);
-		t[nt++] = msg_tag(&s->evs->ev[i], send);
-	}
-	if (nt)
-		qsort(t, nt, sizeof(*t), cmp_i64);
-	out = tc_xmalloc(tc_st_mult(2 * nt + 1, sizeof(*out)));
-	for (size_t i = 0; i < nt; i++) {
-		if (!k || out[2 * (k - 1)] != t[i]) {
-			out[2 * k] = t[i];
+	walk_ends(s, tags_fn, &q, &cancel);
+	if (q.n)
+		qsort(q.t, q.n, sizeof(*q.t), cmp_i64);
+	out = tc_xmalloc(tc_st_mult(2 * q.n + 1, sizeof(*out)));
+	for (size_t i = 0; i < q.n; i++) {
+		if (!k || out[2 * (k - 1)] != q.t[i]) {
+			out[2 * k] = q.t[i];
 			out[2 * k++ + 1] = 0;
 		}
 		out[2 * (k - 1) + 1]++;
 	}
-	free(t);
+	free(q.t);
 	*n = (int)k;
+	*any = q.any;
 	return out;
 }
 
@@ -175,6 +252,20 @@ static struct verdict compare_tags(const int64_t *snd, int ns, const int64_t *rc
 	return v;
 }
 
+/* "rank R event I (OP, comm C)": the rank's event i (a start has no
+ * communicator of its own). */
+static void describe(const struct tc_replay_mpi *s, size_t i, char *out, size_t len)
+{
+	const struct tc_event *ev = &s->evs->ev[i];
+	const char *op = tc_op_name(ev->op);
+
+	if (ev->fields & TC_F_COMM)
+		snprintf(out, len, "rank %" PRId32 " event %zu (%s, comm %" PRIu32 ")", s->rank, i,
+			 op ? op : "?", ev->comm);
+	else
+		snprintf(out, len, "rank %" PRId32 " event %zu (%s)", s->rank, i, op ? op : "?");
+}
+
 /*
  * Name the first unpaired message of the pair (src, dst) in msg at the
  * rank that has it: the sender's tags go to the receiver, which compares
@@ -188,8 +279,7 @@ static bool name_by_tag(const struct tc_replay_mpi *s, int32_t src, int32_t dst,
 	int ns = 0, nr = 0;
 	bool any = false, mine;
 	struct verdict v = { -1, 0, 0, 0, 0, 0 };
-	size_t at;
-	const char *op;
+	char where[160];
 
 	if (s->rank == src)
 		snd = tag_counts(s, dst, true, &ns, &any);
@@ -215,30 +305,35 @@ static bool name_by_tag(const struct tc_replay_mpi *s, int32_t src, int32_t dst,
 	mine = v.who == s->rank;
 	if (!mine)
 		return false;
-	at = nth_event(s, v.send ? dst : src, v.send, false, (int32_t)v.tag, (uint64_t)v.nth);
-	op = tc_op_name(s->evs->ev[at].op);
+	describe(s, nth_event(s, v.send ? dst : src, v.send, false, (int32_t)v.tag,
+			      (uint64_t)v.nth), where, sizeof(where));
 	if (v.send)
 		snprintf(msg, len, "rank %" PRId32 " sends %" PRId64 " message%s of tag %" PRId64
 			 " to rank %" PRId32 ", which receives %" PRId64 " of them; the first "
-			 "unreceived: rank %" PRId32 " event %zu (%s, comm %" PRIu32 ")", src, v.n,
-			 v.n == 1 ? "" : "s", v.tag, dst, v.other, s->rank, at, op ? op : "?",
-			 s->evs->ev[at].comm);
+			 "unreceived: %s", src, v.n, v.n == 1 ? "" : "s", v.tag, dst, v.other, where);
 	else
 		snprintf(msg, len, "rank %" PRId32 " receives %" PRId64 " message%s of tag %" PRId64
 			 " from rank %" PRId32 ", which sends %" PRId64 " of them; the first "
-			 "unsent: rank %" PRId32 " event %zu (%s, comm %" PRIu32 ")", dst, v.n,
-			 v.n == 1 ? "" : "s", v.tag, src, v.other, s->rank, at, op ? op : "?",
-			 s->evs->ev[at].comm);
+			 "unsent: %s", dst, v.n, v.n == 1 ? "" : "s", v.tag, src, v.other, where);
 	return true;
 }
 
-static void describe(const struct tc_replay_mpi *s, size_t i, char *out, size_t len)
-{
-	const struct tc_event *ev = &s->evs->ev[i];
-	const char *op = tc_op_name(ev->op);
+/* Counting the ends per peer: counts[2p] sends to p, counts[2p+1]
+ * receives from p, *wild receives of a source the trace does not name. */
+struct tally {
+	uint64_t *counts, wild;
+	int32_t world;
+};
 
-	snprintf(out, len, "rank %" PRId32 " event %zu (%s, comm %" PRIu32 ", tag %" PRId32 ")",
-		 s->rank, i, op ? op : "?", ev->comm, ev->tag);
+static void tally_fn(void *arg, size_t i, const struct msg_end *m)
+{
+	struct tally *q = arg;
+
+	(void)i;
+	if (m->peer >= 0 && m->peer < q->world)
+		q->counts[2 * (size_t)m->peer + !m->send]++;
+	else if (m->peer == -2)
+		q->wild++;
 }
 
 bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force)
@@ -252,21 +347,12 @@ bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force)
 	uint64_t me[2] = { 0, 0 }, sent_in = 0, recv_known = 0;
 	char msg[512] = "", where[160], line[600];
 	int bad_rank, first, pair[2] = { -1, -1 };
-	bool judge_total = true;
+	bool judge_total = true, cancel;
+	struct tally t = { mine, 0, s->world };
 
-	for (size_t i = 0; i < s->evs->n; i++) {
-		const struct tc_event *ev = &s->evs->ev[i];
-		int32_t p = send_peer(ev);
-		if (p >= 0 && p < s->world)
-			mine[2 * (size_t)p]++;
-		p = recv_peer(s, i);
-		if (p >= 0 && p < s->world)
-			mine[2 * (size_t)p + 1]++;
-		else if (p == -2)
-			me[0]++;
-		if (uncertain(ev))
-			me[1] = 1;
-	}
+	walk_ends(s, tally_fn, &t, &cancel);
+	me[0] = t.wild;
+	me[1] = cancel;
 	PMPI_Alltoall(mine, 2, MPI_UINT64_T, theirs, 2, MPI_UINT64_T, MPI_COMM_WORLD);
 	PMPI_Allgather(me, 2, MPI_UINT64_T, info, 2, MPI_UINT64_T, MPI_COMM_WORLD);
 

@@ -223,19 +223,14 @@ static bool same_sequence(const struct tc_replay_mpi *s, char *msg, size_t len, 
 	if (s->rank == b || s->rank == a) {
 		char mine[160];
 		snprintf(mine, sizeof(mine), "calls no more (%" PRIu64 " in all)", n);
-		int64_t ev_b[1] = { -1 };
 		if (first < n)
 			name_coll(&e->ev[kth_coll(e, first)], kth_coll(e, first), mine,
 				  sizeof(mine));
-		if (s->rank == b && b != a) {
-			ev_b[0] = first < n ? (int64_t)kth_coll(e, first) : -1;
-			PMPI_Send(ev_b, 1, MPI_INT64_T, a, 2, MPI_COMM_WORLD);
+		if (s->rank == b && b != a)
 			PMPI_Send(mine, (int)sizeof(mine), MPI_CHAR, a, 3, MPI_COMM_WORLD);
-		}
 		if (s->rank == a) {
 			char other[160];
 			if (b != a) {
-				PMPI_Recv(ev_b, 1, MPI_INT64_T, b, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 				PMPI_Recv(other, (int)sizeof(other), MPI_CHAR, b, 3, MPI_COMM_WORLD,
 					  MPI_STATUS_IGNORE);
 				other[sizeof(other) - 1] = '\0';
@@ -262,7 +257,7 @@ static void name_vcoll(const struct tc_replay_mpi *s, int src, int dst, char *ms
 {
 	const struct tc_revents *e = s->evs;
 	/* per v-collective: its number among the world's collectives, its
-	 * event, the bytes to (src) or from (dst) the other rank */
+	 * event, the bytes from the other rank (dst) or to it (src) */
 	int64_t *v = NULL, *w = NULL;
 	size_t nv = 0, av = 0, nw = 0;
 	uint64_t k = 0;
@@ -276,8 +271,8 @@ static void name_vcoll(const struct tc_replay_mpi *s, int src, int dst, char *ms
 			TC_ALLOC_GROW(v, 3 * (nv + 1), av);
 			v[3 * nv] = (int64_t)k;
 			v[3 * nv + 1] = (int64_t)i;
-			v[3 * nv++ + 2] = (int64_t)(s->rank == src ?
-				vbytes(ev, s->rank, dst, true) : vbytes(ev, s->rank, src, false));
+			v[3 * nv++ + 2] = (int64_t)(s->rank == dst ?
+				vbytes(ev, s->rank, src, false) : vbytes(ev, s->rank, dst, true));
 		}
 		k++;
 	}
@@ -287,11 +282,7 @@ static void name_vcoll(const struct tc_replay_mpi *s, int src, int dst, char *ms
 		return;
 	}
 	if (src != dst) {
-		MPI_Status st;
-		PMPI_Probe(src, 4, MPI_COMM_WORLD, &st);
-		PMPI_Get_count(&st, MPI_INT64_T, &cnt);
-		w = tc_xmalloc(tc_st_mult((size_t)cnt + 1, sizeof(*w)));
-		PMPI_Recv(w, cnt, MPI_INT64_T, src, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		w = tc_rp_recv_i64(src, 4, &cnt);
 		nw = (size_t)cnt / 3;
 	} else {
 		/* to itself: the send side of the same calls */

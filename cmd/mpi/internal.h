@@ -85,6 +85,10 @@ static inline bool tc_rp_fits_int(uint64_t v)
 void tc_replay_disagree(const struct tc_replay_mpi *s, bool force, int printer,
 			const char *what);
 
+/* A message of int64s of any length from world rank src with tag, as a
+ * new array of *n (pairs.c; the replay's checks before it starts). */
+int64_t *tc_rp_recv_i64(int src, int tag, int *n);
+
 /* One-sided (rma.c): the largest access of the window ops of evs, in
  * bytes; why ev cannot be replayed (NULL: it can), win_creator the op
  * that created its window; replay event i. */

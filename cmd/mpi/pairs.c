@@ -286,11 +286,7 @@ static bool name_by_tag(const struct tc_replay_mpi *s, int32_t src, int32_t dst,
 	if (s->rank == dst) {
 		rcv = tag_counts(s, src, false, &nr, &any);
 		if (src != dst) {
-			MPI_Status st;
-			PMPI_Probe(src, 0, MPI_COMM_WORLD, &st);
-			PMPI_Get_count(&st, MPI_INT64_T, &ns);
-			snd = tc_xmalloc(tc_st_mult((size_t)ns + 1, sizeof(*snd)));
-			PMPI_Recv(snd, ns, MPI_INT64_T, src, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			snd = tc_rp_recv_i64(src, 0, &ns);
 			ns /= 2;
 		}
 		v = compare_tags(snd, ns, rcv, nr, any, src, dst);
@@ -415,4 +411,16 @@ void tc_replay_disagree(const struct tc_replay_mpi *s, bool force, int printer, 
 	if (s->rank == printer && !(force && s->o->quiet))
 		fprintf(stderr, "tracecluster-replay: %s%s%s\n", force ? "warning: " : "", what,
 			force ? "; replayed as it is" : " (--force replays it as it is)");
+}
+
+int64_t *tc_rp_recv_i64(int src, int tag, int *n)
+{
+	MPI_Status st;
+	int64_t *v;
+
+	PMPI_Probe(src, tag, MPI_COMM_WORLD, &st);
+	PMPI_Get_count(&st, MPI_INT64_T, n);
+	v = tc_xmalloc(tc_st_mult((size_t)*n + 1, sizeof(*v)));
+	PMPI_Recv(v, *n, MPI_INT64_T, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	return v;
 }

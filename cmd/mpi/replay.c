@@ -75,9 +75,11 @@ static const char usage[] =
 	"                      it matched in the trace (the default); any: as recorded\n"
 	"      --timeout S     watchdog: seconds without progress inside one MPI call\n"
 	"                      before the replay is reported stuck (default 120)\n"
-	"      --force         replay a trace whose point-to-point messages do not pair\n"
-	"                      up (a rank sends more to another than that one receives\n"
-	"                      from it, or fewer), which is refused by default\n"
+	"      --force         replay a trace whose ranks disagree, which is refused by\n"
+	"                      default: point-to-point messages that do not pair up (a\n"
+	"                      rank sends more to another than that one receives from\n"
+	"                      it, or fewer), collectives on MPI_COMM_WORLD that differ\n"
+	"                      (operation, root, bytes)\n"
 	"      --json          one JSON document on standard output\n"
 	"  -q, --quiet         no warnings about skipped operations\n"
 	"  -h, --help          this help\n"
@@ -749,8 +751,9 @@ int main(int argc, char **argv)
 	}
 	ok = !why;
 	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-	/* messages without a partner would block the replay or leave it
-	 * with messages in flight: named before, not found by the watchdog */
+	/* messages without a partner, collectives that differ: they would
+	 * block the replay or end it in an MPI error; named before, not
+	 * found by the watchdog */
 	if (all_ok && !tc_replay_pairs_check(&s, force) && !force)
 		all_ok = 0;
 	if (all_ok && !tc_replay_colls_check(&s, force) && !force)

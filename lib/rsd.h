@@ -96,7 +96,10 @@ static inline int32_t tc_abs_peer_in(int64_t rel, int32_t rank, int32_t world)
 
 	if (!tc_rel_is_rank(rel) || world <= 0)
 		return tc_abs_peer(rel, rank);
-	a = (rel + rank) % world;
+	a = rel + rank;
+	if (a >= 0 && a < world) /* every exact rank's: no division */
+		return (int32_t)a;
+	a %= world;
 	return (int32_t)(a < 0 ? a + world : a);
 }
 

@@ -198,6 +198,21 @@ PY
 	run -0 tc compress --mode none --text --precision 0 "$SETS/jitter" -o zero.tct
 	grep -Eq '^ +count hist ' zero.tct
 	! grep -Eq '^ +count (<|[0-9]+@)' zero.tct
+	# peers drawn from a histogram of several ranks' relative peers wrap
+	# around the world as every relative peer does: each one a rank of it
+	run -0 tc compress --mode none --text --precision 0 "$SETS/master-worker" -o mw0.tct
+	grep -Eq '^ +r?peer hist ' mw0.tct
+	for r in $(seq 0 7); do tc expand --json --rank "$r" mw0.tct; done | python3 -c '
+import json, sys
+n = 0
+for line in sys.stdin:
+    e = json.loads(line)
+    for k in ("peer", "rpeer"):
+        p = e.get(k)
+        if isinstance(p, int):
+            assert 0 <= p < 8, e
+            n += 1
+assert n > 0'
 }
 
 @test "compress: usage errors exit 2" {

@@ -145,15 +145,9 @@ static const struct tc_gval *resolve(const struct tc_gtrace_iter *it, const stru
 	if (var == VAR_HIST) {
 		tmp->n = 1;
 		tmp->v = NULL;
+		/* a drawn peer that leaves the world wraps around it, as any
+		 * relative peer does (decode) */
 		tmp->w = hist_draw(it, gp->hist, nd, p, occ);
-		if (p < TC_GP_N && tc_gparam_kind(p) == TC_GPK_PEER && it->g->world_size > 0) {
-			/* keep a drawn peer inside the world */
-			int64_t abs = tmp->w + it->rank;
-			if (abs < 0)
-				tmp->w -= abs;
-			else if (abs >= it->g->world_size)
-				tmp->w -= abs - (it->g->world_size - 1);
-		}
 		return tmp;
 	}
 	if (gp->var[var].seq) {

@@ -732,7 +732,7 @@ else:
 	tc compress -q --mode callpath --lead-only -o hl.tct "$BATS_FILE_TMPDIR/halo2d"
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 hl.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp "tracecluster-replay: the trace's messages do not pair up: rank [0-3] sends [0-9]+ messages? of tag -?[0-9]+ to rank [0-3], which receives [0-9]+ of them; the first unreceived: rank [0-3] event [0-9]+ \\(MPI_Isend, comm [0-9]+\\) \\(--force replays it as it is\\)"
+	assert_output --regexp "tracecluster-replay: the trace's messages do not pair up: rank [0-3] sends [0-9]+ messages? of tag -?[0-9]+ to rank [0-3], which receives [0-9]+ of them; the first unreceived: rank [0-3] event [0-9]+ \\(MPI_Isend, comm [0-9]+, peer [0-3], tag -?[0-9]+\\) \\(--force replays it as it is\\)"
 	refute_output --partial "stuck for"
 	refute_output --partial "makespan:"
 	# the event named is the first send of that tag to that rank its
@@ -741,6 +741,7 @@ else:
 	m=$(echo "$output" | sed -n 's/.*rank \([0-3]\) sends \([0-9]*\) messages* of tag \([0-9-]*\) to rank \([0-3]\), which receives \([0-9]*\) .* event \([0-9]*\) .*/\1 \2 \3 \4 \5 \6/p')
 	read -r s n t d r ev <<<"$m"
 	[ -n "$ev" ] && [ "$n" -gt "$r" ]
+	[[ "$output" == *"event $ev (MPI_Isend, comm "*", peer $d, tag $t) (--force"* ]]
 	tc expand --rank "$s" hl.tct | grep " MPI_I*send .* peer=$d tag=$t " >snd.txt
 	tc expand --rank "$d" hl.tct | grep " MPI_I*recv .* peer=$s tag=$t " >rcv.txt || true
 	[ "$(wc -l <snd.txt)" = "$n" ] && [ "$(wc -l <rcv.txt)" = "$r" ]
@@ -751,7 +752,7 @@ else:
 	assert_output --partial "tracecluster-replay: warning: the trace's messages do not pair up: "
 	assert_output --partial "; replayed as it is"
 	# a wait names the calls of the requests it waits for
-	assert_output --regexp 'rank [0-3] stuck for [0-9]+ s at event [0-9]+ \(MPI_Waitall, comm 0\) waiting for event [0-9]+ \(MPI_Irecv, comm [0-9]+, peer (MPI_PROC_NULL|[0-3]), tag [0-9]+\)(, event [0-9]+ \(MPI_I(recv|send), [^)]*\)){3} and [0-9]+ more: aborting'
+	assert_output --regexp 'rank [0-3] stuck for [0-9]+ s at event [0-9]+ \(MPI_Waitall\) waiting for event [0-9]+ \(MPI_Irecv, comm [0-9]+, peer (MPI_PROC_NULL|[0-3]), tag [0-9]+\)(, event [0-9]+ \(MPI_I(recv|send), [^)]*\)){3} and [0-9]+ more: aborting'
 	# more receives than sends, named where they are: phases' sends of
 	# ranks 0 and 2 to their right neighbours taken out
 	tc compress -q --mode none --text -o ph.tct "$BATS_FILE_TMPDIR/phases"
@@ -760,7 +761,7 @@ else:
 	! cmp -s ph.tct ph-bad.tct
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 ph-bad.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp "rank 1 receives [1-9][0-9]* messages? of tag 2 from rank 0, which sends 0 of them; the first unsent: rank 1 event [0-9]+ \\(MPI_Recv, comm 0\\)"
+	assert_output --regexp "rank 1 receives [1-9][0-9]* messages? of tag 2 from rank 0, which sends 0 of them; the first unsent: rank 1 event [0-9]+ \\(MPI_Recv, comm 0, peer 0, tag 2\\)"
 	ev=$(echo "$output" | sed -n 's/.*the first unsent: rank 1 event \([0-9]*\) .*/\1/p')
 	[ "$(tc expand --rank 1 ph.tct | awk '/ MPI_Recv .* peer=0 tag=2 / { print $1; exit }')" = "$ev" ]
 	# wildcard receives whose matches the trace does not name: the totals
@@ -788,7 +789,7 @@ else:
 	run -0 timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 pe.tct
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 pe-bad.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp "rank 0 receives ([1-9][0-9]*) messages? of tag [0-9]+ from rank 3, which sends 0 of them; the first unsent: rank 0 event ([0-9]+) \\(MPI_Start(all)?\\)"
+	assert_output --regexp "rank 0 receives ([1-9][0-9]*) messages? of tag [0-9]+ from rank 3, which sends 0 of them; the first unsent: rank 0 event ([0-9]+) \\(MPI_Startall\\)"
 	n=$(echo "$output" | sed -n 's/.*rank 0 receives \([0-9]*\) message.*/\1/p')
 	t=$(echo "$output" | sed -n 's/.* of tag \([0-9]*\) from rank 3.*/\1/p')
 	[ "$(tc expand --rank 0 pe.tct | grep -c "MPI_Start .* peer=3 tag=$t \|MPI_Startall .*<3:$t:")" = "$n" ]
@@ -842,13 +843,13 @@ assert m["src_pct"] < 100 and m["events_pct"] < 100, m'
 	grep -q '^    count 10@\[0-2\]|12@\[3\]$' bc.tct
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 bc.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp "the ranks' collectives on MPI_COMM_WORLD disagree at the [0-9]+(st|nd|rd|th): rank 0 event ([0-9]+) \\(MPI_Bcast, root [0-3], 40 bytes\\), rank 3 event [0-9]+ \\(MPI_Bcast, root [0-3], 48 bytes\\) \\(--force"
+	assert_output --regexp "the ranks' collectives on MPI_COMM_WORLD disagree at the [0-9]+(st|nd|rd|th): rank 0 event ([0-9]+) \\(MPI_Bcast, comm 0, root [0-3], 40 bytes\\), rank 3 event [0-9]+ \\(MPI_Bcast, comm 0, root [0-3], 48 bytes\\) \\(--force"
 	# one rank without a collective the others call
 	sed 's/^MPI_Igatherv \(site=[0-9]*\) n=4 /MPI_Igatherv \1 ranks=[0-2] n=3 /' c.tct >ng.tct
 	! cmp -s c.tct ng.tct
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 ng.tct
 	[ "$status" -eq 1 ]
-	assert_output --regexp "disagree at the [0-9]+(st|nd|rd|th): rank 0 event [0-9]+ \\(MPI_Igatherv, root [0-3]\\), rank 3 calls no more \\([0-9]+ in all\\)"
+	assert_output --regexp "disagree at the [0-9]+(st|nd|rd|th): rank 0 event [0-9]+ \\(MPI_Igatherv, comm 0, root [0-3]\\), rank 3 calls no more \\([0-9]+ in all\\)"
 	# the exact trace agrees, and --force replays the one that does not
 	run -0 timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 c.tct
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --force --timeout 5 bc.tct
@@ -864,7 +865,7 @@ assert m["src_pct"] < 100 and m["events_pct"] < 100, m'
 	! cmp -s c.tct stuck.tct
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 2 stuck.tct
 	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
-	assert_output --regexp 'tracecluster-replay: rank [0-9]+ stuck for [0-9]+ s at event [0-9]+ \(MPI_[A-Za-z]+, comm [0-9]+, peer ([0-9]+|MPI_ANY_SOURCE), tag -?[0-9]+\)( waiting for event [0-9]+ \(MPI_[A-Za-z]+, .*\))?: aborting'
+	assert_output --regexp 'tracecluster-replay: rank [0-9]+ stuck for [0-9]+ s at event [0-9]+ (\(MPI_[A-Za-z]+, comm [0-9]+, peer ([0-9]+|MPI_ANY_SOURCE), tag -?[0-9]+\)|\(MPI_(Wait|Test)[a-z]*\) waiting for event [0-9]+ \(MPI_[A-Za-z]+, comm [0-9]+, peer [0-9]+, tag -?[0-9]+\).*): aborting'
 	# an MPI error (a receive smaller than its message: the messages pair
 	# up, their counts do not) names the rank and event, not MPI's abort
 	tc compress -q --mode none --text -o ph.tct "$BATS_FILE_TMPDIR/phases"
@@ -873,7 +874,7 @@ assert m["src_pct"] < 100 and m["events_pct"] < 100, m'
 	! cmp -s ph.tct trunc.tct
 	run timeout 60 mpirun -np 4 "$RP" --no-compute --timeout 20 trunc.tct
 	[ "$status" -eq 4 ]
-	assert_output --regexp "tracecluster-replay: rank [13] at event ([0-9]+) \(MPI_Recv, comm 0\): MPI error: .*truncat.* \(a message larger than its receive: the trace's counts disagree between the ranks\)"
+	assert_output --regexp "tracecluster-replay: rank ([13]) at event ([0-9]+) \(MPI_Recv, comm 0, peer [02], tag 2\): MPI error: .*truncat.* \(a message larger than its receive: the trace's counts disagree between the ranks\)"
 	refute_output --partial "MPI_ERRORS_ARE_FATAL"
 	refute_output --partial "stuck for"
 }

@@ -141,34 +141,6 @@ static size_t kth_coll(const struct tc_revents *e, uint64_t k)
 	return 0;
 }
 
-/* An event's operation and root as the report names them. */
-static void name_coll(const struct tc_event *ev, size_t i, char *out, size_t len)
-{
-	const char *op = tc_op_name(ev->op);
-
-	int n = snprintf(out, len, "event %zu (%s", i, op ? op : "?");
-
-	if (n < 0 || (size_t)n >= len)
-		return;
-	if (tc_op_flags(ev->op) & TC_OPF_ROOT)
-		n += snprintf(out + n, len - (size_t)n, ", root %" PRId32, ev->root);
-	if ((size_t)n < len && vkind(ev->op) == V_NONE && tc_op_base(ev->op) != TC_OP_REDUCE_SCATTER &&
-	    tc_op_base(ev->op) != TC_OP_IREDUCE_SCATTER)
-		n += snprintf(out + n, len - (size_t)n, ", %" PRIu64 " bytes", bytes_of(ev, ev->count));
-	if ((size_t)n < len)
-		snprintf(out + n, len - (size_t)n, ")");
-}
-
-/* The lowest rank for which mine holds (collective over the world);
- * world when none does. */
-static int lowest(bool mine, const struct tc_replay_mpi *s)
-{
-	int r = mine ? s->rank : s->world, all;
-
-	PMPI_Allreduce(&r, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	return all;
-}
-
 /*
  * Step 1: the sequences. Returns whether they agree; when not, msg is
  * written at the rank that reports (*reporter, the same on every rank).
@@ -201,8 +173,8 @@ static bool same_sequence(const struct tc_replay_mpi *s, char *msg, size_t len, 
 				first = at + (uint64_t)j;
 		if (first != UINT64_MAX) {
 			uint64_t j = first - at;
-			a = lowest(h[j] == lo[j], s);
-			b = lowest(h[j] == hi[j], s);
+			a = tc_rp_lowest(s, h[j] == lo[j]);
+			b = tc_rp_lowest(s, h[j] == hi[j]);
 		}
 		at += (uint64_t)m;
 	}
@@ -214,22 +186,22 @@ static bool same_sequence(const struct tc_replay_mpi *s, char *msg, size_t len, 
 	}
 	if (first == UINT64_MAX) {
 		/* a common prefix, then one rank calls more */
-		a = lowest(n == nmin, s);
-		b = lowest(n == nmax, s);
+		a = tc_rp_lowest(s, n == nmin);
+		b = tc_rp_lowest(s, n == nmax);
 		first = nmin;
 	}
 	*reporter = a;
 	/* b tells a its event; a writes the line */
 	if (s->rank == b || s->rank == a) {
-		char mine[160];
+		char mine[256];
 		snprintf(mine, sizeof(mine), "calls no more (%" PRIu64 " in all)", n);
 		if (first < n)
-			name_coll(&e->ev[kth_coll(e, first)], kth_coll(e, first), mine,
-				  sizeof(mine));
+			tc_rp_event_text(&e->ev[kth_coll(e, first)], kth_coll(e, first), mine,
+					 sizeof(mine));
 		if (s->rank == b && b != a)
 			PMPI_Send(mine, (int)sizeof(mine), MPI_CHAR, a, 3, MPI_COMM_WORLD);
 		if (s->rank == a) {
-			char other[160];
+			char other[256];
 			if (b != a) {
 				PMPI_Recv(other, (int)sizeof(other), MPI_CHAR, b, 3, MPI_COMM_WORLD,
 					  MPI_STATUS_IGNORE);
@@ -327,7 +299,7 @@ bool tc_replay_colls_check(const struct tc_replay_mpi *s, bool force)
 	const struct tc_revents *e = s->evs;
 	size_t w = (size_t)s->world;
 	uint64_t *mine, *theirs;
-	char msg[640] = "";
+	char msg[800] = "";
 	int reporter = s->world, pair[2] = { -1, -1 }, first;
 
 	if (!same_sequence(s, msg, sizeof(msg), &reporter)) {
@@ -356,7 +328,7 @@ bool tc_replay_colls_check(const struct tc_replay_mpi *s, bool force)
 	}
 	free(mine);
 	free(theirs);
-	first = lowest(pair[0] >= 0, s);
+	first = tc_rp_lowest(s, pair[0] >= 0);
 	if (first == s->world)
 		return true;
 	PMPI_Bcast(pair, 2, MPI_INT, first, MPI_COMM_WORLD);

@@ -88,6 +88,13 @@ void tc_replay_disagree(const struct tc_replay_mpi *s, bool force, int printer,
 /* A message of int64s of any length from world rank src with tag, as a
  * new array of *n (pairs.c; the replay's checks before it starts). */
 int64_t *tc_rp_recv_i64(int src, int tag, int *n);
+/* The lowest world rank for which mine holds, or the world size when
+ * none does (pairs.c; collective over the world). */
+int tc_rp_lowest(const struct tc_replay_mpi *s, bool mine);
+/* "event I (OP, comm C, peer P, tag T, root R, N bytes)" of event i in
+ * out[len], with what the event has of those (pairs.c; the reports of
+ * the checks, the watchdog). */
+void tc_rp_event_text(const struct tc_event *ev, size_t i, char *out, size_t len);
 
 /* One-sided (rma.c): the largest access of the window ops of evs, in
  * bytes; why ev cannot be replayed (NULL: it can), win_creator the op

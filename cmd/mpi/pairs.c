@@ -90,7 +90,7 @@ static bool start_end(const struct tc_event *init, int32_t src, struct msg_end *
  * Call fn for every message end of the rank's events, in order: sends
  * (blocking or not, a sendrecv's send side) to a world rank, receives
  * from one, and each start of a persistent request as its init says.
- * *cancel: the rank cancels a request.
+ * *cancel (when not NULL): the rank cancels a request.
  */
 static void walk_ends(const struct tc_replay_mpi *s, end_fn fn, void *arg, bool *cancel)
 {
@@ -99,7 +99,8 @@ static void walk_ends(const struct tc_replay_mpi *s, end_fn fn, void *arg, bool 
 	size_t ninits = 0, ainits = 0;
 	struct msg_end m;
 
-	*cancel = false;
+	if (cancel)
+		*cancel = false;
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i], *init;
 		unsigned k = tc_op_kind(ev->op);
@@ -125,7 +126,7 @@ static void walk_ends(const struct tc_replay_mpi *s, end_fn fn, void *arg, bool 
 				    start_end(init, -1, &m))
 					fn(arg, i, &m);
 		}
-		if (ev->op == TC_OP_CANCEL)
+		if (ev->op == TC_OP_CANCEL && cancel)
 			*cancel = true;
 	}
 	free(inits);
@@ -154,9 +155,8 @@ static size_t nth_event(const struct tc_replay_mpi *s, int32_t peer, bool send, 
 			int32_t tag, uint64_t n)
 {
 	struct nth q = { peer, tag, send, all, n, 0 };
-	bool cancel;
 
-	walk_ends(s, nth_fn, &q, &cancel);
+	walk_ends(s, nth_fn, &q, NULL);
 	return q.at;
 }
 
@@ -199,9 +199,8 @@ static int64_t *tag_counts(const struct tc_replay_mpi *s, int32_t peer, bool sen
 	struct tags q = { peer, send, false, NULL, 0, 0 };
 	int64_t *out;
 	size_t k = 0;
-	bool cancel;
 
-	walk_ends(s, tags_fn, &q, &cancel);
+	walk_ends(s, tags_fn, &q, NULL);
 	if (q.n)
 		qsort(q.t, q.n, sizeof(*q.t), cmp_i64);
 	out = tc_xmalloc(tc_st_mult(2 * q.n + 1, sizeof(*out)));
@@ -252,18 +251,13 @@ static struct verdict compare_tags(const int64_t *snd, int ns, const int64_t *rc
 	return v;
 }
 
-/* "rank R event I (OP, comm C)": the rank's event i (a start has no
- * communicator of its own). */
+/* "rank R event I (...)": the rank's event i. */
 static void describe(const struct tc_replay_mpi *s, size_t i, char *out, size_t len)
 {
-	const struct tc_event *ev = &s->evs->ev[i];
-	const char *op = tc_op_name(ev->op);
+	char ev[256];
 
-	if (ev->fields & TC_F_COMM)
-		snprintf(out, len, "rank %" PRId32 " event %zu (%s, comm %" PRIu32 ")", s->rank, i,
-			 op ? op : "?", ev->comm);
-	else
-		snprintf(out, len, "rank %" PRId32 " event %zu (%s)", s->rank, i, op ? op : "?");
+	tc_rp_event_text(&s->evs->ev[i], i, ev, sizeof(ev));
+	snprintf(out, len, "rank %" PRId32 " %s", s->rank, ev);
 }
 
 /*
@@ -279,7 +273,7 @@ static bool name_by_tag(const struct tc_replay_mpi *s, int32_t src, int32_t dst,
 	int ns = 0, nr = 0;
 	bool any = false, mine;
 	struct verdict v = { -1, 0, 0, 0, 0, 0 };
-	char where[160];
+	char where[300];
 
 	if (s->rank == src)
 		snd = tag_counts(s, dst, true, &ns, &any);
@@ -341,8 +335,8 @@ bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force)
 	uint64_t *theirs = tc_xcalloc(2 * w, sizeof(*theirs));
 	uint64_t *info = tc_xcalloc(2 * w, sizeof(*info));
 	uint64_t me[2] = { 0, 0 }, sent_in = 0, recv_known = 0;
-	char msg[512] = "", where[160], line[600];
-	int bad_rank, first, pair[2] = { -1, -1 };
+	char msg[700] = "", where[300], line[800];
+	int first, pair[2] = { -1, -1 };
 	bool judge_total = true, cancel;
 	struct tally t = { mine, 0, s->world };
 
@@ -385,17 +379,14 @@ bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force)
 		snprintf(msg, sizeof(msg), "rank %" PRId32 " receives %" PRIu64 " message%s (%" PRIu64
 			 " from any source), the ranks send it %" PRIu64, s->rank, recv_known + me[0],
 			 recv_known + me[0] == 1 ? "" : "s", me[0], sent_in);
-	bad_rank = *msg ? s->rank : s->world;
-	PMPI_Allreduce(&bad_rank, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	first = tc_rp_lowest(s, *msg);
 	if (first < s->world) {
 		/* the pair's messages tag by tag, where they are; one rank
 		 * reports: the one that named the message, else the first */
-		int namer = s->world, printer;
+		int namer, printer;
 		PMPI_Bcast(pair, 2, MPI_INT, first, MPI_COMM_WORLD);
-		if (pair[0] >= 0 && (s->rank == pair[0] || s->rank == pair[1]) &&
-		    name_by_tag(s, pair[0], pair[1], msg, sizeof(msg)))
-			namer = s->rank;
-		PMPI_Allreduce(MPI_IN_PLACE, &namer, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		namer = tc_rp_lowest(s, pair[0] >= 0 && (s->rank == pair[0] || s->rank == pair[1]) &&
+					name_by_tag(s, pair[0], pair[1], msg, sizeof(msg)));
 		printer = namer < s->world ? namer : first;
 		snprintf(line, sizeof(line), "the trace's messages do not pair up: %s", msg);
 		tc_replay_disagree(s, force, printer, line);
@@ -423,4 +414,43 @@ int64_t *tc_rp_recv_i64(int src, int tag, int *n)
 	v = tc_xmalloc(tc_st_mult((size_t)*n + 1, sizeof(*v)));
 	PMPI_Recv(v, *n, MPI_INT64_T, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	return v;
+}
+
+int tc_rp_lowest(const struct tc_replay_mpi *s, bool mine)
+{
+	int r = mine ? s->rank : s->world, all;
+
+	PMPI_Allreduce(&r, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	return all;
+}
+
+void tc_rp_event_text(const struct tc_event *ev, size_t i, char *out, size_t len)
+{
+	const char *op = tc_op_name(ev->op);
+	size_t at = 0;
+
+#define PUT(...)                                                              \
+	do {                                                                  \
+		int n_ = snprintf(out + at, len - at, __VA_ARGS__);           \
+		at = n_ < 0 ? len - 1 : at + (size_t)n_ >= len ? len - 1 : at + (size_t)n_; \
+	} while (0)
+	if (!len)
+		return;
+	PUT("event %zu (%s", i, op ? op : "?");
+	if (ev->fields & TC_F_COMM)
+		PUT(", comm %" PRIu32, ev->comm);
+	if ((ev->fields & TC_F_PEER) && (ev->peer >= 0 || !tc_peer_name(ev->peer)))
+		PUT(", peer %" PRId32, ev->peer);
+	else if (ev->fields & TC_F_PEER)
+		PUT(", peer %s", tc_peer_name(ev->peer));
+	if (ev->fields & TC_F_TAG)
+		PUT(", tag %" PRId32, ev->tag);
+	if (ev->fields & TC_F_ROOT)
+		PUT(", root %" PRId32, ev->root);
+	/* what a uniform collective moves at every rank */
+	if (tc_op_kind(ev->op) == TC_K_COLL && (ev->fields & TC_F_COUNT) &&
+	    !(tc_op_flags(ev->op) & TC_OPF_V))
+		PUT(", %" PRIu64 " bytes", ev->count * (uint64_t)ev->dtype_size);
+	PUT(")");
+#undef PUT
 }

@@ -14,7 +14,7 @@
  * See tracecluster-replay(1).
  */
 #include "lib/compat.h"
-#include "cmd/mpi/replay.h"
+#include "cmd/mpi/internal.h"
 #include "formats/tct.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
@@ -339,26 +339,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* An event as the watchdog names it: operation, communicator, and its
- * peer and tag (point-to-point) or root (a rooted collective). */
-static void put_event(struct tc_strbuf *sb, const struct tc_event *ev)
-{
-	const char *op = tc_op_name(ev->op);
-	unsigned k = tc_op_kind(ev->op);
-
-	tc_strbuf_addf(sb, "%s, comm %" PRIu32, op ? op : "?", ev->comm);
-	if (k == TC_K_SEND || k == TC_K_RECV || k == TC_K_SENDRECV || k == TC_K_PROBE ||
-	    k == TC_K_PERSIST) {
-		if (ev->peer >= 0 || !tc_peer_name(ev->peer))
-			tc_strbuf_addf(sb, ", peer %" PRId32, ev->peer);
-		else
-			tc_strbuf_addf(sb, ", peer %s", tc_peer_name(ev->peer));
-		tc_strbuf_addf(sb, ", tag %" PRId32, ev->tag);
-	} else if (ev->fields & TC_F_ROOT) {
-		tc_strbuf_addf(sb, ", root %" PRId32, ev->root);
-	}
-}
-
 /* At most this many requests of a wait are named. */
 #define STUCK_REQS 4
 
@@ -371,10 +351,10 @@ static void describe_stuck(const struct tc_revents *e, uint64_t i, struct tc_str
 {
 	const struct tc_event *ev = &e->ev[i];
 	size_t named = 0, more = 0;
+	char text[256];
 
-	tc_strbuf_addf(sb, "event %" PRIu64 " (", i);
-	put_event(sb, ev);
-	tc_strbuf_addch(sb, ')');
+	tc_rp_event_text(ev, (size_t)i, text, sizeof(text));
+	tc_strbuf_addstr(sb, text);
 	if (tc_op_kind(ev->op) != TC_K_WAIT || !ev->ncompl)
 		return;
 	for (uint32_t j = 0; j < ev->ncompl; j++) {
@@ -389,9 +369,8 @@ static void describe_stuck(const struct tc_revents *e, uint64_t i, struct tc_str
 			more++;
 			continue;
 		}
-		tc_strbuf_addf(sb, "%s event %zu (", named ? "," : " waiting for", k);
-		put_event(sb, &e->ev[k]);
-		tc_strbuf_addch(sb, ')');
+		tc_rp_event_text(&e->ev[k], k, text, sizeof(text));
+		tc_strbuf_addf(sb, "%s %s", named ? "," : " waiting for", text);
 		named++;
 	}
 	if (more)
@@ -441,17 +420,16 @@ static struct tc_replay_mpi *live;
  */
 static void mpi_error(int code)
 {
-	char str[MPI_MAX_ERROR_STRING] = "";
+	char str[MPI_MAX_ERROR_STRING] = "", where[256] = "an event";
 	int len = 0, cls = 0;
 	uint64_t at = live ? atomic_load(&live->progress) : 0;
-	const struct tc_event *ev = live && at < live->evs->n ? &live->evs->ev[at] : NULL;
-	const char *op = ev ? tc_op_name(ev->op) : NULL;
 
+	if (live && at < live->evs->n)
+		tc_rp_event_text(&live->evs->ev[at], (size_t)at, where, sizeof(where));
 	PMPI_Error_string(code, str, &len);
 	PMPI_Error_class(code, &cls);
-	fprintf(stderr, "tracecluster-replay: rank %" PRId32 " at event %" PRIu64 " (%s, comm %"
-		PRIu32 "): MPI error: %s%s\n", live ? live->rank : -1, at, op ? op : "?",
-		ev ? ev->comm : 0, str,
+	fprintf(stderr, "tracecluster-replay: rank %" PRId32 " at %s: MPI error: %s%s\n",
+		live ? live->rank : -1, where, str,
 		cls == MPI_ERR_TRUNCATE ? " (a message larger than its receive: the trace's "
 					  "counts disagree between the ranks)" : "");
 	fflush(stderr);

@@ -153,7 +153,6 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "cpu" };
 	struct real_acc ra = { 0 };
 	bool json = false, real = false, built = false, lead_only = false, real_failed = false;
-	char real_err[1024] = "";
 	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;
 	double space_none;
 
@@ -225,11 +224,9 @@ int cmd_accuracy(int argc, char **argv)
 		mr.compute = NULL;
 	mr.np = a.world;
 	/* a replay that fails (a trace set or a clustered trace the replay
-	 * refuses, the launcher) is reported with the rest, and the status */
-	if (real && real_replay(&a, b.g, &mr, &ra, &err)) {
-		tc_error_format(&err, real_err, sizeof(real_err));
-		real_failed = true;
-	}
+	 * refuses, the launcher) is reported with the rest (err kept for
+	 * the end), and the status */
+	real_failed = real && real_replay(&a, b.g, &mr, &ra, &err);
 	if (json) {
 		struct tc_json *o = tc_json_object(), *h = tc_json_object();
 		tc_json_set_int(o, "schema", 2);
@@ -255,7 +252,9 @@ int cmd_accuracy(int argc, char **argv)
 		if (real) {
 			struct tc_json *r = tc_json_object();
 			if (real_failed) {
-				tc_json_set_str(r, "error", real_err);
+				char msg[1024];
+				tc_error_format(&err, msg, sizeof(msg));
+				tc_json_set_str(r, "error", msg);
 			} else {
 				tc_json_set_real(r, "t_s", ra.t);
 				tc_json_set_real(r, "t_clustered_s", ra.t_clustered);

@@ -89,7 +89,8 @@ static uint64_t coll_hash(const struct tc_event *ev)
 	if (base == TC_OP_REDUCE_SCATTER || base == TC_OP_IREDUCE_SCATTER) {
 		for (uint32_t j = 0; j < ev->nrcounts; j++)
 			h = tc_hash_mix(h, bytes_of(ev, ev->rcounts[j]));
-	} else if (vkind(ev->op) == V_NONE) {
+	} else if (!(tc_op_flags(ev->op) & TC_OPF_V)) {
+		/* a uniform collective (as tc_rp_event_text names its bytes) */
 		h = tc_hash_mix(h, bytes_of(ev, ev->count));
 	}
 	/* 0 and UINT64_MAX mark "none" in the reductions */

@@ -537,12 +537,137 @@ PY
 	need_mpi
 	# the program polls with MPI_Improbe: whether a poll finds nothing
 	# depends on timing, so those are left out of the comparison; one that
-	# would take a message the trace receives later is not issued (counted)
-	for i in 1 2 3; do
-		run replay_traced "rp-mprobe$i" --no-compute "$BATS_FILE_TMPDIR/mprobe"
+	# would take a message the trace receives later is not issued (counted),
+	# and one that took a message arriving just after that check holds it
+	# for the call of the trace that takes it (then only the receives
+	# compare: that call, a probe, is not issued)
+	for i in 1 2 3 4 5; do
+		run replay_traced "rp-mprobe$i" --no-compute --json "$BATS_FILE_TMPDIR/mprobe"
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
-		same_events "$BATS_FILE_TMPDIR/mprobe" "rp-mprobe$i" --polls
+		assert_output --partial '"empty_polls":"guard",'
+		if [[ $output == *'"polls_took":0,'* ]]; then
+			same_events "$BATS_FILE_TMPDIR/mprobe" "rp-mprobe$i" --polls
+		else
+			same_events "$BATS_FILE_TMPDIR/mprobe" "rp-mprobe$i" --probes
+		fi
 	done
+}
+
+# poll_trace OUT HOW: the --mode none trace of mprobe, made to poll where a
+# message is certainly there: ranks 1-3 send before a barrier, after which
+# rank 0 polls with an MPI_Improbe that found nothing (the recorded one
+# had not yet been sent), then takes the last message with Mprobe + Mrecv
+# (HOW mprobe) or MPI_Recv (recv)
+poll_trace() {
+	tc compress -q --mode none --text -o mp.tct "$BATS_FILE_TMPDIR/mprobe"
+	python3 - mp.tct "$1" "$2" <<'PY'
+import sys
+src, out, how = sys.argv[1:4]
+lines = open(src).read().split("\n")
+i, j = lines.index("trace"), lines.index("end")
+recs = []
+for l in lines[i + 1:j]:
+    if l.startswith(" "):
+        recs[-1].append(l)
+    else:
+        recs.append([l])
+op = lambda r: r[0].split()[0]
+send = [r for r in recs if op(r) == "MPI_Send"][0]
+recs.remove(send)
+recs.insert(2, send)
+t = "comp=1000.000/0.000/1000/1000 comm=1000.000/0.000/1000/1000"
+# the polls that found nothing: only the one inserted below, so that
+# whether a message arrives during a poll cannot change what the replay
+# reports; the loop of the recorded polls becomes its last, found one
+def last(v):
+    if not v.startswith("<"):
+        return v
+    depth, parts, cur = 0, [], ""
+    for ch in v[1:-1]:
+        depth += ch in "[<"
+        depth -= ch in "]>"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return (parts + [cur])[-1].split("*")[0]
+k = [n for n, r in enumerate(recs) if op(r) == "loop"]
+if k:
+    k = k[0]
+    assert op(recs[k + 1]) == "}" and "MPI_Improbe" in recs[k][1]
+    body = [l.strip().split(" ", 1) for l in recs[k][2:]]
+    recs[k:k + 2] = [["MPI_Improbe site=5 ranks=[0] n=1 " + t] +
+                     ["    %s %s" % (f, last(v)) for f, v in body]]
+k = [n for n, r in enumerate(recs) if op(r) == "MPI_Wait"][0]
+assert op(recs[k + 1]) == "MPI_Mprobe" and op(recs[k + 2]) == "MPI_Mrecv"
+if how == "recv":
+    # the message the Mprobe found: [none:PEER:TAG:BYTES]
+    compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
+    _, peer, tag, _ = compl.strip("[]").split(":")
+    recs[k + 1:k + 3] = [["MPI_Recv site=1 ranks=[0] n=1 " + t, "    comm 2",
+                          "    peer " + peer, "    tag " + tag, "    count 64",
+                          "    dtype MPI_INT", "    dtype_size 4", "    compl " + compl]]
+recs[k + 1:k + 1] = [["MPI_Barrier site=6 n=4 " + t, "    comm 0"],
+                     ["MPI_Improbe site=5 ranks=[0] n=1 " + t, "    comm 2",
+                      "    peer any", "    tag -1"]]
+open(out, "w").write("\n".join(lines[:i + 1] + [l for r in recs for l in r] + lines[j:]))
+PY
+}
+
+# received FILE.jsonl: the messages received (source:tag:bytes), in order
+received() {
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e.get("record") != "event" or not any(k in e["op"] for k in ("Recv", "Mrecv", "Wait")):
+        continue
+    for c in e.get("completions", []):
+        if c["source"] != "MPI_PROC_NULL":
+            print("%s:%s:%s" % (c["source"], c["tag"], c["bytes"]))
+' "$1"
+}
+
+@test "a poll that finds a message the trace's poll did not: not issued, or the message held for its call" {
+	need_mpi
+	for how in mprobe recv; do
+		poll_trace "p-$how.tct" "$how"
+		tc expand --json --rank 0 "p-$how.tct" >a0.jl
+		grep -q '"op":"MPI_Improbe","peer":"MPI_ANY_SOURCE","rank":0,"record":"event".*"tag":-1}$' a0.jl
+		# the default: the poll would take the message, so it is not issued
+		run replay_traced "rp-g-$how" --no-compute --json "p-$how.tct"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		assert_output --partial '"empty_polls":"guard",'
+		assert_output --partial '"polls_took":0,'
+		assert_output --partial '"skipped":1,'
+		same_events "p-$how.tct" "rp-g-$how" --polls
+		# issued: it takes the message, which the Mprobe or the Recv
+		# of the trace then receives (a Recv as an MPI_Mrecv)
+		run replay_traced "rp-i-$how" --no-compute --json --empty-polls issue "p-$how.tct"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+		assert_output --partial '"empty_polls":"issue",'
+		assert_output --partial '"polls_took":1,'
+		tc dump --json "rp-i-$how/rank-00000.tcr" >b.jl
+		run received a0.jl
+		[ "${#lines[@]}" -eq 3 ]
+		want=$output
+		IFS=: read -r src tag _ <<<"${lines[2]}"
+		grep '"op":"MPI_Improbe","peer":"MPI_ANY_SOURCE"' b.jl | grep -q '"source":'"$src"',"tag":'"$tag"'}'
+		run received b.jl
+		assert_equal "$output" "$want"
+		for r in 1 2 3; do
+			f=$(printf 'rank-%05d.tcr' $r)
+			tc expand --json --rank $r "p-$how.tct" >a.jl
+			tc dump --json "rp-i-$how/$f" >b.jl
+			run -0 python3 "$CMP" a.jl b.jl
+		done
+	done
+	# the text report says so
+	run -0 timeout 60 mpirun -np 4 "$RP" --no-compute --empty-polls issue p-recv.tct
+	assert_output --partial "polls:    1 message taken by polls that found none in the trace"
+	run -2 --separate-stderr "$RP" --empty-polls maybe p-recv.tct
+	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --empty-polls: expected guard or issue, not maybe"
 }
 
 @test "--mode none in each serialisation replays exactly as the original" {

@@ -38,6 +38,16 @@ struct tc_rreq {
 	MPI_Request h2;
 };
 
+/* A message an MPI_Improbe took in the replay where the trace's found
+ * none (its message arrived in between): held for the call of the trace
+ * that takes it (ops.c). */
+struct tc_rheld {
+	MPI_Comm c;
+	int src, tag;            /* ranks of c, as matched */
+	int bytes;
+	MPI_Message m;
+};
+
 struct tc_rwin {
 	uint32_t id;             /* the trace's window id */
 	MPI_Win w;

@@ -21,6 +21,16 @@
  * MPI-IO in io.c; what cannot be replayed is refused before the replay
  * starts (tc_replay_mpi_refusal), and a call that cannot be issued with
  * the recorded parameters is counted in skipped.
+ *
+ * A polling MPI_Improbe that found no message in the trace may find one
+ * in the replay, which takes it off the queue. By default such a poll is
+ * not issued when a message it would take is already there; one that
+ * arrives between that check and the call, or any under --empty-polls
+ * issue, is held (struct tc_rheld) and given to the trace's call that
+ * takes it: a matched probe takes it as its message, a receive receives
+ * it with MPI_Mrecv or MPI_Imrecv, a probe finds it without a call.
+ * Held messages come first, so that messages between two ranks still
+ * match in the order they were sent.
  */
 #include "lib/compat.h"
 #include "cmd/mpi/internal.h"
@@ -514,11 +524,76 @@ void tc_replay_mpi_init(struct tc_replay_mpi *s, const struct tc_replay_opts *o,
 	tc_rp_io_init(s);
 }
 
+/* ---- messages polls took early ---------------------------------------------------- */
+
+/* The oldest held message of c that a call for src (a rank of c, or
+ * MPI_ANY_SOURCE) and tag (or MPI_ANY_TAG) would match, or NULL. */
+static struct tc_rheld *held_find(struct tc_replay_mpi *s, MPI_Comm c, int src, int tag)
+{
+	if (src == MPI_PROC_NULL)
+		return NULL;
+	for (size_t k = 0; k < s->nheld; k++) {
+		struct tc_rheld *h = &s->held[k];
+		if (h->c == c && (src == MPI_ANY_SOURCE || src == h->src) &&
+		    (tag == MPI_ANY_TAG || tag == h->tag))
+			return h;
+	}
+	return NULL;
+}
+
+static void held_add(struct tc_replay_mpi *s, MPI_Comm c, const MPI_Status *st, MPI_Message m)
+{
+	struct tc_rheld *h;
+	int bytes = 0;
+
+	if (s->nheld == s->aheld) {
+		s->aheld = s->aheld ? 2 * s->aheld : 4;
+		s->held = tc_xrealloc(s->held, tc_st_mult(s->aheld, sizeof(*s->held)));
+	}
+	PMPI_Get_count(st, MPI_BYTE, &bytes);
+	h = &s->held[s->nheld++];
+	*h = (struct tc_rheld){ .c = c, .src = st->MPI_SOURCE, .tag = st->MPI_TAG,
+				.bytes = bytes, .m = m };
+	s->polls_took++;
+}
+
+/* The message of h, which leaves the list (its order kept). */
+static MPI_Message held_take(struct tc_replay_mpi *s, struct tc_rheld *h)
+{
+	MPI_Message m = h->m;
+	size_t k = (size_t)(h - s->held);
+
+	memmove(h, h + 1, (s->nheld - k - 1) * sizeof(*h));
+	s->nheld--;
+	return m;
+}
+
+/* Receive the held messages of c (MPI_COMM_NULL: all) that no call of
+ * the trace took, before c is freed or the replay ends: PMPI_, since
+ * the trace has no such call. */
+static void held_drain(struct tc_replay_mpi *s, MPI_Comm c)
+{
+	for (size_t k = 0; k < s->nheld;) {
+		struct tc_rheld *h = &s->held[k];
+		void *buf;
+		if (c != MPI_COMM_NULL && h->c != c) {
+			k++;
+			continue;
+		}
+		buf = tc_xmalloc(h->bytes ? (size_t)h->bytes : 1);
+		PMPI_Mrecv(buf, h->bytes, MPI_BYTE, &h->m, MPI_STATUS_IGNORE);
+		free(buf);
+		held_take(s, h);
+	}
+}
+
 void tc_replay_mpi_release(struct tc_replay_mpi *s)
 {
 	int size;
 	void *b;
 
+	held_drain(s, MPI_COMM_NULL);
+	free(s->held);
 	tc_rp_rma_release(s);
 	tc_rp_io_release(s);
 	if (s->bsend)
@@ -557,6 +632,8 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Datatype t;
 	MPI_Request h = MPI_REQUEST_NULL, h2 = MPI_REQUEST_NULL, *hp = NULL;
+	MPI_Message m;
+	struct tc_rheld *held;
 	bool exact;
 	int peer, rpeer, cnt = (int)ev->count, rcnt;
 	int32_t want = TC_PEER_NONE;
@@ -578,10 +655,20 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 	case TC_OP_ISSEND: MPI_Issend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
 	case TC_OP_IRSEND: MPI_Irsend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
 	case TC_OP_RECV:
-		MPI_Recv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, MPI_STATUS_IGNORE);
+		if ((held = held_find(s, c->c, peer, tag_of(ev->tag)))) {
+			m = held_take(s, held);
+			MPI_Mrecv(s->rbuf, cnt, t, &m, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, MPI_STATUS_IGNORE);
+		}
 		break;
 	case TC_OP_IRECV:
-		MPI_Irecv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, &h);
+		if ((held = held_find(s, c->c, peer, tag_of(ev->tag)))) {
+			m = held_take(s, held);
+			MPI_Imrecv(s->rbuf, cnt, t, &m, &h);
+		} else {
+			MPI_Irecv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, &h);
+		}
 		want = s->src[i];
 		break;
 	case TC_OP_SEND_INIT: MPI_Send_init(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
@@ -643,42 +730,62 @@ static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 {
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Message m = MPI_MESSAGE_NULL;
-	int peer, flag = 0;
+	MPI_Status st;
+	struct tc_rheld *held;
+	bool found = ev->fields & TC_F_REQUEST; /* a matched probe's message, in the trace */
+	int peer, tag, flag = 0;
 
 	if (!c || !tc_rp_comm_rank(c, wild_peer(s, i, ev->peer), &peer))
 		return false;
-	switch (ev->op) {
-	case TC_OP_PROBE:
-		MPI_Probe(peer, tag_of(ev->tag), c->c, MPI_STATUS_IGNORE);
-		break;
-	case TC_OP_IPROBE:
-		/* found in the trace: wait until it is there */
-		if (ev->ncompl)
-			while (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
-				       MPI_SUCCESS && !flag)
-				;
-		MPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE);
-		break;
-	case TC_OP_MPROBE:
-		MPI_Mprobe(peer, tag_of(ev->tag), c->c, &m, MPI_STATUS_IGNORE);
-		break;
-	case TC_OP_IMPROBE:
-		if (ev->fields & TC_F_REQUEST) {
-			while (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
-				       MPI_SUCCESS && !flag)
-				;
-		} else if (PMPI_Iprobe(peer, tag_of(ev->tag), c->c, &flag, MPI_STATUS_IGNORE) ==
-				   MPI_SUCCESS && flag) {
-			/* found nothing in the trace, but would take a message here
-			 * that a later call of the trace receives: not issued */
+	tag = tag_of(ev->tag);
+	if ((held = held_find(s, c->c, peer, tag))) {
+		/* taken by an earlier poll: a matched probe that found it in
+		 * the trace has it as its message; any other call would find
+		 * it, or wait for another: not issued */
+		if (!found || (ev->op != TC_OP_MPROBE && ev->op != TC_OP_IMPROBE))
+			return false;
+		m = held_take(s, held);
+	} else {
+		switch (ev->op) {
+		case TC_OP_PROBE:
+			MPI_Probe(peer, tag, c->c, MPI_STATUS_IGNORE);
+			break;
+		case TC_OP_IPROBE:
+			/* found in the trace: wait until it is there */
+			if (ev->ncompl)
+				while (PMPI_Iprobe(peer, tag, c->c, &flag, MPI_STATUS_IGNORE) ==
+					       MPI_SUCCESS && !flag)
+					;
+			MPI_Iprobe(peer, tag, c->c, &flag, MPI_STATUS_IGNORE);
+			break;
+		case TC_OP_MPROBE:
+			MPI_Mprobe(peer, tag, c->c, &m, MPI_STATUS_IGNORE);
+			break;
+		case TC_OP_IMPROBE:
+			if (found) {
+				while (PMPI_Iprobe(peer, tag, c->c, &flag, MPI_STATUS_IGNORE) ==
+					       MPI_SUCCESS && !flag)
+					;
+			} else if (s->o->polls_guarded &&
+				   PMPI_Iprobe(peer, tag, c->c, &flag, MPI_STATUS_IGNORE) ==
+					   MPI_SUCCESS && flag) {
+				/* found nothing in the trace, but would take a
+				 * message here that a later call of the trace
+				 * takes: not issued */
+				return false;
+			}
+			flag = 0;
+			MPI_Improbe(peer, tag, c->c, &flag, &m, &st);
+			if (!found && flag && m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC) {
+				held_add(s, c->c, &st, m);
+				m = MPI_MESSAGE_NULL;
+			}
+			break;
+		default:
 			return false;
 		}
-		MPI_Improbe(peer, tag_of(ev->tag), c->c, &flag, &m, MPI_STATUS_IGNORE);
-		break;
-	default:
-		return false;
 	}
-	if (m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC && (ev->fields & TC_F_REQUEST)) {
+	if (m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC && found) {
 		struct tc_rreq *q = tc_rp_req_add(s, ev->request);
 		q->msg = true;
 		q->m = m;
@@ -1239,6 +1346,7 @@ static bool comm_op(struct tc_replay_mpi *s, size_t at, const struct tc_event *e
 	case TC_OP_COMM_DISCONNECT:
 		if (c->c == MPI_COMM_WORLD || c->c == MPI_COMM_SELF)
 			return false;
+		held_drain(s, c->c);
 		if (ev->op == TC_OP_COMM_FREE)
 			MPI_Comm_free(&c->c);
 		else

@@ -41,6 +41,7 @@ static const char usage[] =
 	"                                        [--other-load N|now] [--node-share F|now]\n"
 	"                                        [--no-compute] [--tracer-cost recorded|none|NS]\n"
 	"                                        [--any-source recorded|any]\n"
+	"                                        [--empty-polls guard|issue]\n"
 	"                                        [--timeout S] [--force]\n"
 	"                                        [--json] [-q] TRACE\n"
 	"\n"
@@ -75,6 +76,11 @@ static const char usage[] =
 	"                      the global trace), none, or NS nanoseconds\n"
 	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
 	"                      it matched in the trace (the default); any: as recorded\n"
+	"      --empty-polls P an MPI_Improbe that found no message in the trace:\n"
+	"                      guard: not issued when a message it would take is\n"
+	"                      there (the default); issue: issued as recorded; a\n"
+	"                      message such a poll takes is held for the call of the\n"
+	"                      trace that takes it\n"
 	"      --timeout S     watchdog: seconds without progress inside one MPI call\n"
 	"                      before the replay is reported stuck (default 120)\n"
 	"      --force         replay a trace whose ranks disagree, which is refused by\n"
@@ -478,6 +484,7 @@ struct results {
 	uint64_t events, skips;
 	double tracer_ns;          /* the ns per call taken out of the gaps, mean over ranks */
 	double tracer_s;           /* the time taken out of them, over every rank */
+	uint64_t polls_took;       /* messages polls took early, over every rank */
 };
 
 static void results_sum(struct results *r, int world)
@@ -512,6 +519,8 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_int(doc, "node_cores", o->node_cores);
 	tc_json_set_int(doc, "node_ranks", o->node_ranks);
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
+	tc_json_set_str(doc, "empty_polls", o->polls_guarded ? "guard" : "issue");
+	tc_json_set_uint(doc, "polls_took", r->polls_took);
 	tc_json_set_str(doc, "tracer_cost", o->tracer_cost);
 	tc_json_set_real(doc, "tracer_ns", r->tracer_ns);
 	tc_json_set_real(doc, "tracer_removed_s", r->tracer_s);
@@ -551,6 +560,10 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	if (r->tracer_s > 0)
 		printf("tracer:   %.0f ns per call out of the gaps (%s), %.6f s over the ranks\n",
 		       r->tracer_ns, o->tracer_cost, r->tracer_s);
+	if (r->polls_took)
+		printf("polls:    %" PRIu64 " message%s taken by polls that found none in the "
+		       "trace, held for the calls that take them\n", r->polls_took,
+		       r->polls_took == 1 ? "" : "s");
 	printf("makespan: %.6f s (recorded %.6f s, ratio %.3f)\n", r->max, r->rec_max,
 	       r->rec_max > 0 ? r->max / r->rec_max : 0);
 	printf("\n%8s %14s %14s %12s\n", "rank", "time_s", "recorded_s", "events");
@@ -568,6 +581,7 @@ int main(int argc, char **argv)
 		{ "no-compute", no_argument, NULL, 'n' },
 		{ "tracer-cost", required_argument, NULL, 'T' },
 		{ "any-source", required_argument, NULL, 'a' },
+		{ "empty-polls", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'J' },
@@ -577,7 +591,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tc_replay_opts o = { .compute = TC_COMPUTE_CPU, .node_share = 1,
-				    .any_recorded = true };
+				    .any_recorded = true, .polls_guarded = true };
 	struct tc_replay_mpi s;
 	struct tc_revents evs;
 	struct tc_error err;
@@ -653,6 +667,15 @@ int main(int argc, char **argv)
 				o.any_recorded = false;
 			else
 				return usage_error(0, "--any-source: expected recorded or any, not",
+						   optarg), 2;
+			break;
+		case 'P':
+			if (!strcmp(optarg, "guard"))
+				o.polls_guarded = true;
+			else if (!strcmp(optarg, "issue"))
+				o.polls_guarded = false;
+			else
+				return usage_error(0, "--empty-polls: expected guard or issue, not",
 						   optarg), 2;
 			break;
 		case 't':
@@ -777,10 +800,11 @@ int main(int argc, char **argv)
 	PMPI_Gather(&nev, 1, MPI_UINT64_T, res.nev, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&skipped, 1, MPI_UINT64_T, res.skipped, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	{
-		uint64_t mine[2] = { o.tracer_ns, discount }, all[2] = { 0, 0 };
-		PMPI_Reduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+		uint64_t mine[3] = { o.tracer_ns, discount, s.polls_took }, all[3] = { 0, 0, 0 };
+		PMPI_Reduce(mine, all, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 		res.tracer_ns = (double)all[0] / world;
 		res.tracer_s = (double)all[1] * 1e-9;
+		res.polls_took = all[2];
 	}
 	if (rank == 0) {
 		results_sum(&res, world);

@@ -53,6 +53,8 @@ struct tc_replay_opts {
 	int node_cores;           /* the cores the node's ranks run on (>= 1) */
 	int node_ranks;           /* the job's ranks on this node */
 	bool any_recorded;        /* wildcard receives name the recorded source */
+	bool polls_guarded;       /* an MPI_Improbe that found nothing in the trace
+				   * is not issued when a message is there */
 	bool quiet;
 	const char *tracer_cost;  /* --tracer-cost: "recorded", "none" or "given" */
 	uint64_t tracer_ns;       /* the tracer's ns per call taken out of each gap */
@@ -65,6 +67,7 @@ struct tc_replay_opts {
 
 struct tc_rcomm;
 struct tc_rreq;
+struct tc_rheld;
 struct tc_rwin;
 struct tc_rfile;
 
@@ -79,6 +82,9 @@ struct tc_replay_mpi {
 	size_t ncomms;
 	struct tc_rreq *reqs;     /* live requests and messages */
 	size_t nreqs, areqs;
+	struct tc_rheld *held;    /* messages polls took early, oldest first */
+	size_t nheld, aheld;
+	uint64_t polls_took;      /* how many */
 	MPI_Comm *idup;           /* Comm_idup'ed, not yet named by an event */
 	size_t nidup;
 	struct tc_rwin *wins;     /* one-sided windows */

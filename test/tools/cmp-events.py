@@ -3,7 +3,7 @@
 `tracecluster expand --json` print them, per event: op, peer, tag, count
 and communicator (and the receive side of a sendrecv).
 
-usage: cmp-events.py [--polls] [--mpi3] ORIGINAL.jsonl REPLAYED.jsonl
+usage: cmp-events.py [--polls|--probes] [--mpi3] ORIGINAL.jsonl REPLAYED.jsonl
 
 A wildcard receive or probe of the original also matches a replayed one
 that names the source it matched in the original (tracecluster-replay
@@ -11,7 +11,12 @@ that names the source it matched in the original (tracecluster-replay
 prints "N events equal" and exits 0. With --polls, MPI_Iprobe and
 MPI_Improbe calls that found no message and MPI_Win_test calls that found
 the epoch still open (count 0) are left out of both sides: how often a
-polling loop finds nothing depends on timing, not on the trace.
+polling loop finds nothing depends on timing, not on the trace. With
+--probes, every probe is left out as well: a poll of the replay that found
+a message its trace's poll did not takes it off the queue, and
+tracecluster-replay holds it for the later probe or receive of the trace
+that takes it (that probe is then not issued), so only the receives show
+which message went where.
 With --mpi3, the original's MPI-4 calls are first turned into the MPI-3
 calls tracecluster-replay issues for them on an MPI without MPI-4 (see
 mpi3()), and communicator ids are compared through the communicators the
@@ -119,6 +124,9 @@ class Comms:
         return self.map.get(x, x) == y
 
 
+PROBES = ("MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe")
+
+
 def found(e):
     if e["op"] == "MPI_Win_test":
         return e.get("count") != 0
@@ -127,12 +135,15 @@ def found(e):
 
 def main():
     args = sys.argv[1:]
-    polls = "--polls" in args
+    probes = "--probes" in args
+    polls = "--polls" in args or probes
     m3 = "--mpi3" in args
-    args = [x for x in args if x not in ("--polls", "--mpi3")]
+    args = [x for x in args if x not in ("--polls", "--probes", "--mpi3")]
     a, b = load(args[0]), load(args[1])
     if polls:
         a, b = [e for e in a if found(e)], [e for e in b if found(e)]
+    if probes:
+        a, b = [e for e in a if e["op"] not in PROBES], [e for e in b if e["op"] not in PROBES]
     src = matched_sources(a)
     if m3:
         a = mpi3(a)

@@ -557,7 +557,8 @@ PY
 # message is certainly there: ranks 1-3 send before a barrier, after which
 # rank 0 polls with an MPI_Improbe that found nothing (the recorded one
 # had not yet been sent), then takes the last message with Mprobe + Mrecv
-# (HOW mprobe) or MPI_Recv (recv)
+# (HOW mprobe), MPI_Recv (recv) or an MPI_Sendrecv sending to
+# MPI_PROC_NULL (sendrecv)
 poll_trace() {
 	tc compress -q --mode none --text -o mp.tct "$BATS_FILE_TMPDIR/mprobe"
 	python3 - mp.tct "$1" "$2" <<'PY'
@@ -608,6 +609,13 @@ if how == "recv":
     recs[k + 1:k + 3] = [["MPI_Recv site=1 ranks=[0] n=1 " + t, "    comm 2",
                           "    peer " + peer, "    tag " + tag, "    count 64",
                           "    dtype MPI_INT", "    dtype_size 4", "    compl " + compl]]
+elif how == "sendrecv":
+    compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
+    _, peer, tag, _ = compl.strip("[]").split(":")
+    recs[k + 1:k + 3] = [["MPI_Sendrecv site=1 ranks=[0] n=1 " + t, "    comm 2",
+                          "    peer null", "    tag 7", "    rpeer " + peer, "    rtag " + tag,
+                          "    count 3", "    dtype MPI_INT", "    dtype_size 4",
+                          "    compl " + compl]]
 recs[k + 1:k + 1] = [["MPI_Barrier site=6 n=4 " + t, "    comm 0"],
                      ["MPI_Improbe site=5 ranks=[0] n=1 " + t, "    comm 2",
                       "    peer any", "    tag -1"]]
@@ -621,17 +629,17 @@ received() {
 import json, sys
 for l in open(sys.argv[1]):
     e = json.loads(l)
-    if e.get("record") != "event" or not any(k in e["op"] for k in ("Recv", "Mrecv", "Wait")):
+    if e.get("record") != "event" or not any(k in e["op"] for k in ("Recv", "Mrecv", "Sendrecv", "Wait")):
         continue
     for c in e.get("completions", []):
-        if c["source"] != "MPI_PROC_NULL":
+        if c.get("source") not in (None, "MPI_PROC_NULL"):
             print("%s:%s:%s" % (c["source"], c["tag"], c["bytes"]))
 ' "$1"
 }
 
-@test "a poll that finds a message the trace's poll did not: not issued, or the message held for its call" {
+@test "a poll that finds a message the trace's poll did not: not issued, or the message held for the call that takes it" {
 	need_mpi
-	for how in mprobe recv; do
+	for how in mprobe recv sendrecv; do
 		poll_trace "p-$how.tct" "$how"
 		tc expand --json --rank 0 "p-$how.tct" >a0.jl
 		grep -q '"op":"MPI_Improbe","peer":"MPI_ANY_SOURCE","rank":0,"record":"event".*"tag":-1}$' a0.jl
@@ -642,8 +650,9 @@ for l in open(sys.argv[1]):
 		assert_output --partial '"polls_took":0,'
 		assert_output --partial '"skipped":1,'
 		same_events "p-$how.tct" "rp-g-$how" --polls
-		# issued: it takes the message, which the Mprobe or the Recv
-		# of the trace then receives (a Recv as an MPI_Mrecv)
+		# issued: it takes the message, which the Mprobe, the Recv or
+		# the Sendrecv of the trace then receives (a Recv as an
+		# MPI_Mrecv, a Sendrecv as MPI_Isend, MPI_Mrecv, MPI_Wait)
 		run replay_traced "rp-i-$how" --no-compute --json --empty-polls issue "p-$how.tct"
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
 		assert_output --partial '"empty_polls":"issue",'

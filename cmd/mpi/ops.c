@@ -28,7 +28,9 @@
  * arrives between that check and the call, or any under --empty-polls
  * issue, is held (struct tc_rheld) and given to the trace's call that
  * takes it: a matched probe takes it as its message, a receive receives
- * it with MPI_Mrecv or MPI_Imrecv, a probe finds it without a call.
+ * it with MPI_Mrecv or MPI_Imrecv (a sendrecv's receive half too, its
+ * send then an MPI_Isend completed after it); another probe that would
+ * find it is not issued. A persistent receive's start does not take one.
  * Held messages come first, so that messages between two ranks still
  * match in the order they were sent.
  */
@@ -587,6 +589,29 @@ static void held_drain(struct tc_replay_mpi *s, MPI_Comm c)
 	}
 }
 
+/* Receive cnt elements of t from peer with tag on c, blocking (h NULL)
+ * or into *h: a held message that matches first, with MPI_Mrecv or
+ * MPI_Imrecv. */
+static void take_or_recv(struct tc_replay_mpi *s, MPI_Comm c, int cnt, MPI_Datatype t, int peer,
+			 int tag, MPI_Request *h)
+{
+	struct tc_rheld *held = held_find(s, c, peer, tag);
+	MPI_Message m;
+
+	if (!held) {
+		if (h)
+			MPI_Irecv(s->rbuf, cnt, t, peer, tag, c, h);
+		else
+			MPI_Recv(s->rbuf, cnt, t, peer, tag, c, MPI_STATUS_IGNORE);
+		return;
+	}
+	m = held_take(s, held);
+	if (h)
+		MPI_Imrecv(s->rbuf, cnt, t, &m, h);
+	else
+		MPI_Mrecv(s->rbuf, cnt, t, &m, MPI_STATUS_IGNORE);
+}
+
 void tc_replay_mpi_release(struct tc_replay_mpi *s)
 {
 	int size;
@@ -632,8 +657,6 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Datatype t;
 	MPI_Request h = MPI_REQUEST_NULL, h2 = MPI_REQUEST_NULL, *hp = NULL;
-	MPI_Message m;
-	struct tc_rheld *held;
 	bool exact;
 	int peer, rpeer, cnt = (int)ev->count, rcnt;
 	int32_t want = TC_PEER_NONE;
@@ -655,20 +678,10 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 	case TC_OP_ISSEND: MPI_Issend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
 	case TC_OP_IRSEND: MPI_Irsend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
 	case TC_OP_RECV:
-		if ((held = held_find(s, c->c, peer, tag_of(ev->tag)))) {
-			m = held_take(s, held);
-			MPI_Mrecv(s->rbuf, cnt, t, &m, MPI_STATUS_IGNORE);
-		} else {
-			MPI_Recv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, MPI_STATUS_IGNORE);
-		}
+		take_or_recv(s, c->c, cnt, t, peer, tag_of(ev->tag), NULL);
 		break;
 	case TC_OP_IRECV:
-		if ((held = held_find(s, c->c, peer, tag_of(ev->tag)))) {
-			m = held_take(s, held);
-			MPI_Imrecv(s->rbuf, cnt, t, &m, &h);
-		} else {
-			MPI_Irecv(s->rbuf, cnt, t, peer, tag_of(ev->tag), c->c, &h);
-		}
+		take_or_recv(s, c->c, cnt, t, peer, tag_of(ev->tag), &h);
 		want = s->src[i];
 		break;
 	case TC_OP_SEND_INIT: MPI_Send_init(s->sbuf, cnt, t, peer, ev->tag, c->c, &h); break;
@@ -686,12 +699,19 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		if (ev->ncompl && ev->dtype_size &&
 		    tc_rp_fits_int(ev->compl[0].bytes / ev->dtype_size))
 			rcnt = (int)(ev->compl[0].bytes / ev->dtype_size);
-		if (ev->op == TC_OP_SENDRECV)
+		if (held_find(s, c->c, rpeer, tag_of(ev->rtag))) {
+			/* its message taken by a poll: the send, the held
+			 * message's receive, the send's wait */
+			MPI_Isend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h2);
+			take_or_recv(s, c->c, rcnt, t, rpeer, tag_of(ev->rtag), NULL);
+			MPI_Wait(&h2, MPI_STATUS_IGNORE);
+		} else if (ev->op == TC_OP_SENDRECV) {
 			MPI_Sendrecv(s->sbuf, cnt, t, peer, ev->tag, s->rbuf, rcnt, t, rpeer,
 				     tag_of(ev->rtag), c->c, MPI_STATUS_IGNORE);
-		else
+		} else {
 			MPI_Sendrecv_replace(s->rbuf, cnt, t, peer, ev->tag, rpeer, tag_of(ev->rtag),
 					     c->c, MPI_STATUS_IGNORE);
+		}
 		break;
 	case TC_OP_ISENDRECV:
 	case TC_OP_ISENDRECV_REPLACE:
@@ -700,7 +720,7 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		if (!hp || !(ev->fields & TC_F_RPEER) ||
 		    !tc_rp_comm_rank(c, wild_peer(s, i, ev->rpeer), &rpeer))
 			return false;
-		MPI_Irecv(s->rbuf, cnt, t, rpeer, tag_of(ev->rtag), c->c, &h);
+		take_or_recv(s, c->c, cnt, t, rpeer, tag_of(ev->rtag), &h);
 		MPI_Isend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h2);
 		want = s->src[i];
 		break;

@@ -557,8 +557,8 @@ PY
 # message is certainly there: ranks 1-3 send before a barrier, after which
 # rank 0 polls with an MPI_Improbe that found nothing (the recorded one
 # had not yet been sent), then takes the last message with Mprobe + Mrecv
-# (HOW mprobe), MPI_Recv (recv) or an MPI_Sendrecv sending to
-# MPI_PROC_NULL (sendrecv)
+# (HOW mprobe), MPI_Recv (recv), a persistent receive (persist) or an
+# MPI_Sendrecv sending to MPI_PROC_NULL (sendrecv)
 poll_trace() {
 	tc compress -q --mode none --text -o mp.tct "$BATS_FILE_TMPDIR/mprobe"
 	python3 - mp.tct "$1" "$2" <<'PY'
@@ -609,6 +609,15 @@ if how == "recv":
     recs[k + 1:k + 3] = [["MPI_Recv site=1 ranks=[0] n=1 " + t, "    comm 2",
                           "    peer " + peer, "    tag " + tag, "    count 64",
                           "    dtype MPI_INT", "    dtype_size 4", "    compl " + compl]]
+elif how == "persist":
+    compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
+    _, peer, tag, _ = compl.strip("[]").split(":")
+    args = ["    comm 2", "    peer " + peer, "    tag " + tag, "    count 64",
+            "    dtype MPI_INT", "    dtype_size 4"]
+    recs[k + 1:k + 3] = [["MPI_Recv_init site=1 ranks=[0] n=1 " + t] + args + ["    request +1"],
+                         ["MPI_Start site=7 ranks=[0] n=1 " + t] + args + ["    request +0"],
+                         ["MPI_Wait site=9 ranks=[0] n=1 " + t, "    compl [+0:" + compl[6:]],
+                         ["MPI_Request_free site=11 ranks=[0] n=1 " + t, "    request +0"]]
 elif how == "sendrecv":
     compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
     _, peer, tag, _ = compl.strip("[]").split(":")
@@ -639,7 +648,7 @@ for l in open(sys.argv[1]):
 
 @test "a poll that finds a message the trace's poll did not: not issued, or the message held for the call that takes it" {
 	need_mpi
-	for how in mprobe recv sendrecv; do
+	for how in mprobe recv persist sendrecv; do
 		poll_trace "p-$how.tct" "$how"
 		tc expand --json --rank 0 "p-$how.tct" >a0.jl
 		grep -q '"op":"MPI_Improbe","peer":"MPI_ANY_SOURCE","rank":0,"record":"event".*"tag":-1}$' a0.jl
@@ -650,9 +659,10 @@ for l in open(sys.argv[1]):
 		assert_output --partial '"polls_took":0,'
 		assert_output --partial '"skipped":1,'
 		same_events "p-$how.tct" "rp-g-$how" --polls
-		# issued: it takes the message, which the Mprobe, the Recv or
-		# the Sendrecv of the trace then receives (a Recv as an
-		# MPI_Mrecv, a Sendrecv as MPI_Isend, MPI_Mrecv, MPI_Wait)
+		# issued: it takes the message, which the Mprobe, the Recv, the
+		# persistent receive or the Sendrecv of the trace then
+		# receives (a Recv as an MPI_Mrecv, the start as an
+		# MPI_Imrecv, a Sendrecv as MPI_Isend, MPI_Mrecv, MPI_Wait)
 		run replay_traced "rp-i-$how" --no-compute --json --empty-polls issue "p-$how.tct"
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
 		assert_output --partial '"empty_polls":"issue",'

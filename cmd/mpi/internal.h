@@ -36,6 +36,13 @@ struct tc_rreq {
 	const struct tc_event *init;
 	uint64_t ready;
 	MPI_Request h2;
+	/* a persistent receive: its MPI_Recv_init and the source rank it
+	 * was made with; a start that takes a held message (struct
+	 * tc_rheld) receives it with MPI_Imrecv into h, the persistent
+	 * handle kept in ph until that completes */
+	const struct tc_event *rinit;
+	int rsrc;
+	MPI_Request ph;
 };
 
 /* A message an MPI_Improbe took in the replay where the trace's found

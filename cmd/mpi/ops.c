@@ -29,8 +29,9 @@
  * issue, is held (struct tc_rheld) and given to the trace's call that
  * takes it: a matched probe takes it as its message, a receive receives
  * it with MPI_Mrecv or MPI_Imrecv (a sendrecv's receive half too, its
- * send then an MPI_Isend completed after it); another probe that would
- * find it is not issued. A persistent receive's start does not take one.
+ * send then an MPI_Isend completed after it; a persistent receive's
+ * start with MPI_Imrecv in its stead); another probe that would find it
+ * is not issued.
  * Held messages come first, so that messages between two ranks still
  * match in the order they were sent.
  */
@@ -292,6 +293,7 @@ struct tc_rreq *tc_rp_req_add(struct tc_replay_mpi *s, uint64_t id)
 	q->h = MPI_REQUEST_NULL;
 	q->m = MPI_MESSAGE_NULL;
 	q->h2 = MPI_REQUEST_NULL;
+	q->ph = MPI_REQUEST_NULL;
 	q->done_src = TC_PEER_NONE;
 	return q;
 }
@@ -742,6 +744,10 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		q->done_src = want;
 		if (tc_op_flags(ev->op) & TC_OPF_PART)
 			q->init = ev;
+		if (ev->op == TC_OP_RECV_INIT) {
+			q->rinit = ev;
+			q->rsrc = peer;
+		}
 	}
 	return true;
 }
@@ -866,9 +872,13 @@ static void completed(struct tc_replay_mpi *s, struct tc_rreq **q, MPI_Request *
 	int k = 0;
 
 	for (int j = 0; j < n; j++) {
-		if (q[j]->persistent)
+		if (q[j]->persistent && q[j]->ph != MPI_REQUEST_NULL && h[j] == MPI_REQUEST_NULL) {
+			/* a held message's receive stood in for the start */
+			q[j]->h = q[j]->ph;
+			q[j]->ph = MPI_REQUEST_NULL;
+		} else if (q[j]->persistent) {
 			q[j]->h = h[j];
-		else if (k < 64)
+		} else if (k < 64)
 			ids[k++] = q[j]->id;
 	}
 	/* drop by id: dropping moves entries, so q[] goes stale */
@@ -997,6 +1007,25 @@ static bool issue_init(struct tc_replay_mpi *s, size_t i, struct tc_rreq *q, uns
 }
 
 /* MPI_Start of an MPI-4 request replayed through MPI-3 calls. */
+/* The start of a persistent receive q whose message a poll took: that
+ * message received with MPI_Imrecv in its place (true), else false. */
+static bool start_held(struct tc_replay_mpi *s, struct tc_rreq *q)
+{
+	const struct tc_event *ev = q->rinit;
+	struct tc_rcomm *c = ev ? tc_rp_comm_get(s, ev) : NULL;
+	struct tc_rheld *held;
+	MPI_Message m;
+	bool exact;
+
+	if (!c || q->ph != MPI_REQUEST_NULL ||
+	    !(held = held_find(s, c->c, q->rsrc, tag_of(ev->tag))))
+		return false;
+	m = held_take(s, held);
+	q->ph = q->h;
+	MPI_Imrecv(s->rbuf, (int)ev->count, tc_rp_dtype(ev, &exact), &m, &q->h);
+	return true;
+}
+
 static bool start_init(struct tc_replay_mpi *s, size_t i, struct tc_rreq *q)
 {
 	q->ready = 0;
@@ -1032,19 +1061,23 @@ static bool request_op(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 			return false;
 		if (q->init)
 			return start_init(s, i, q);
-		MPI_Start(&q->h);
+		if (!start_held(s, q))
+			MPI_Start(&q->h);
 		return true;
 	case TC_OP_STARTALL:
 		h = tc_xmalloc(tc_st_mult(ev->ncompl ? ev->ncompl : 1, sizeof(*h)));
 		qs = tc_xmalloc(tc_st_mult(ev->ncompl ? ev->ncompl : 1, sizeof(*qs)));
 		event_reqs(s, ev, h, qs, &n);
-		/* MPI-4 requests one by one, the others together */
+		/* MPI-4 requests and receives of held messages one by one,
+		 * the others together */
 		for (int j = 0; j < n; j++) {
 			if (qs[j]->init)
 				ok = start_init(s, i, qs[j]) && ok;
+			else if (start_held(s, qs[j]))
+				qs[j] = NULL;
 		}
 		for (int j = 0; j < n; j++) {
-			if (!qs[j]->init) {
+			if (qs[j] && !qs[j]->init) {
 				h[k] = h[j];
 				qs[k++] = qs[j];
 			}
@@ -1068,6 +1101,8 @@ static bool request_op(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 		/* an MPI-4 request's MPI-3 call, complete: nothing to free */
 		if (!q->init || q->h != MPI_REQUEST_NULL)
 			MPI_Request_free(&q->h);
+		if (q->ph != MPI_REQUEST_NULL)
+			PMPI_Request_free(&q->ph);
 		req_drop(s, q);
 		return true;
 	case TC_OP_CANCEL:

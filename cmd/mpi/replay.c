@@ -477,6 +477,21 @@ static void usage_error(int rank, const char *msg, const char *arg)
 			arg ? arg : "", "try 'tracecluster-replay --help'\n");
 }
 
+/* Option opt's argument arg, one of two words: *v set true for yes, false
+ * for no; anything else a usage error (false). */
+static bool two_words(const char *opt, const char *arg, const char *yes, const char *no, bool *v)
+{
+	char msg[96];
+
+	if (strcmp(arg, yes) && strcmp(arg, no)) {
+		snprintf(msg, sizeof(msg), "%s: expected %s or %s, not", opt, yes, no);
+		usage_error(0, msg, arg);
+		return false;
+	}
+	*v = !strcmp(arg, yes);
+	return true;
+}
+
 struct results {
 	double *t, *rec;           /* replayed and recorded time per rank */
 	uint64_t *nev, *skipped;
@@ -661,22 +676,12 @@ int main(int argc, char **argv)
 						   "nanoseconds (at most 10^9), not", optarg), 2;
 			break;
 		case 'a':
-			if (!strcmp(optarg, "recorded"))
-				o.any_recorded = true;
-			else if (!strcmp(optarg, "any"))
-				o.any_recorded = false;
-			else
-				return usage_error(0, "--any-source: expected recorded or any, not",
-						   optarg), 2;
+			if (!two_words("--any-source", optarg, "recorded", "any", &o.any_recorded))
+				return 2;
 			break;
 		case 'P':
-			if (!strcmp(optarg, "guard"))
-				o.polls_guarded = true;
-			else if (!strcmp(optarg, "issue"))
-				o.polls_guarded = false;
-			else
-				return usage_error(0, "--empty-polls: expected guard or issue, not",
-						   optarg), 2;
+			if (!two_words("--empty-polls", optarg, "guard", "issue", &o.polls_guarded))
+				return 2;
 			break;
 		case 't':
 			timeout = strtod(optarg, &end);

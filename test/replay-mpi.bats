@@ -817,10 +817,16 @@ assert json.load(sys.stdin)["compute"] == "none"'
 	tc synth -q -o st --ranks 4 --pattern stencil1d --iters 20 --compute-ns 5000000 --jitter 0
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json st
 	t=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
-	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute st
-	t0=$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
+	# without the gaps: the fastest of three (on a loaded machine, four
+	# ranks polling on two cores may wait whole time slices for a
+	# partner, in one replay as long as the gaps)
+	t0=
+	for i in 1 2 3; do
+		run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute st
+		t0=$(echo "$output" | python3 -c 'import json,sys; t=json.load(sys.stdin)["makespan_s"]; p=sys.argv[1]; print(min(t, float(p)) if p else t)' "$t0")
+	done
 	# 20 gaps of 5 ms at least
-	python3 -c "import sys; sys.exit(0 if $t >= 0.09 and $t > $t0 else 1)"
+	python3 -c "import sys; sys.exit(0 if $t >= 0.09 and $t > $t0 else 1)" || { echo "t=$t t0=$t0"; false; }
 	# CPU time: a whole core's share takes the gaps' time at least
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute cpu --cpu-share 1 st
 	echo "$output" | python3 -c '

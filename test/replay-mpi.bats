@@ -602,25 +602,19 @@ if k:
                      ["    %s %s" % (f, last(v)) for f, v in body]]
 k = [n for n, r in enumerate(recs) if op(r) == "MPI_Wait"][0]
 assert op(recs[k + 1]) == "MPI_Mprobe" and op(recs[k + 2]) == "MPI_Mrecv"
+# the message the Mprobe found: [none:PEER:TAG:BYTES]
+compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
+_, peer, tag, _ = compl.strip("[]").split(":")
+args = ["    comm 2", "    peer " + peer, "    tag " + tag, "    count 64",
+        "    dtype MPI_INT", "    dtype_size 4"]
 if how == "recv":
-    # the message the Mprobe found: [none:PEER:TAG:BYTES]
-    compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
-    _, peer, tag, _ = compl.strip("[]").split(":")
-    recs[k + 1:k + 3] = [["MPI_Recv site=1 ranks=[0] n=1 " + t, "    comm 2",
-                          "    peer " + peer, "    tag " + tag, "    count 64",
-                          "    dtype MPI_INT", "    dtype_size 4", "    compl " + compl]]
+    recs[k + 1:k + 3] = [["MPI_Recv site=1 ranks=[0] n=1 " + t] + args + ["    compl " + compl]]
 elif how == "persist":
-    compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
-    _, peer, tag, _ = compl.strip("[]").split(":")
-    args = ["    comm 2", "    peer " + peer, "    tag " + tag, "    count 64",
-            "    dtype MPI_INT", "    dtype_size 4"]
     recs[k + 1:k + 3] = [["MPI_Recv_init site=1 ranks=[0] n=1 " + t] + args + ["    request +1"],
                          ["MPI_Start site=7 ranks=[0] n=1 " + t] + args + ["    request +0"],
                          ["MPI_Wait site=9 ranks=[0] n=1 " + t, "    compl [+0:" + compl[6:]],
                          ["MPI_Request_free site=11 ranks=[0] n=1 " + t, "    request +0"]]
 elif how == "sendrecv":
-    compl = [l.split()[1] for l in recs[k + 1] if l.split()[0] == "compl"][0]
-    _, peer, tag, _ = compl.strip("[]").split(":")
     recs[k + 1:k + 3] = [["MPI_Sendrecv site=1 ranks=[0] n=1 " + t, "    comm 2",
                           "    peer null", "    tag 7", "    rpeer " + peer, "    rtag " + tag,
                           "    count 3", "    dtype MPI_INT", "    dtype_size 4",

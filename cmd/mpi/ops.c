@@ -40,6 +40,7 @@
 #include "lib/event.h"
 #include "lib/xalloc.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,7 +555,10 @@ static void held_add(struct tc_replay_mpi *s, MPI_Comm c, const MPI_Status *st, 
 		s->aheld = s->aheld ? 2 * s->aheld : 4;
 		s->held = tc_xrealloc(s->held, tc_st_mult(s->aheld, sizeof(*s->held)));
 	}
-	PMPI_Get_count(st, MPI_BYTE, &bytes);
+	/* over INT_MAX bytes (MPI_UNDEFINED): the replay's receives take
+	 * int counts, and so does the drain's; it reports the truncation */
+	if (PMPI_Get_count(st, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes < 0)
+		bytes = INT_MAX;
 	h = &s->held[s->nheld++];
 	*h = (struct tc_rheld){ .c = c, .src = st->MPI_SOURCE, .tag = st->MPI_TAG,
 				.bytes = bytes, .m = m };
@@ -659,6 +663,7 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 	struct tc_rcomm *c = tc_rp_comm_get(s, ev);
 	MPI_Datatype t;
 	MPI_Request h = MPI_REQUEST_NULL, h2 = MPI_REQUEST_NULL, *hp = NULL;
+	struct tc_rheld *held;
 	bool exact;
 	int peer, rpeer, cnt = (int)ev->count, rcnt;
 	int32_t want = TC_PEER_NONE;
@@ -701,11 +706,12 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 		if (ev->ncompl && ev->dtype_size &&
 		    tc_rp_fits_int(ev->compl[0].bytes / ev->dtype_size))
 			rcnt = (int)(ev->compl[0].bytes / ev->dtype_size);
-		if (held_find(s, c->c, rpeer, tag_of(ev->rtag))) {
+		if ((held = held_find(s, c->c, rpeer, tag_of(ev->rtag)))) {
 			/* its message taken by a poll: the send, the held
 			 * message's receive, the send's wait */
+			MPI_Message m = held_take(s, held);
 			MPI_Isend(s->sbuf, cnt, t, peer, ev->tag, c->c, &h2);
-			take_or_recv(s, c->c, rcnt, t, rpeer, tag_of(ev->rtag), NULL);
+			MPI_Mrecv(s->rbuf, rcnt, t, &m, MPI_STATUS_IGNORE);
 			MPI_Wait(&h2, MPI_STATUS_IGNORE);
 		} else if (ev->op == TC_OP_SENDRECV) {
 			MPI_Sendrecv(s->sbuf, cnt, t, peer, ev->tag, s->rbuf, rcnt, t, rpeer,
@@ -800,7 +806,6 @@ static bool probe(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 				 * takes: not issued */
 				return false;
 			}
-			flag = 0;
 			MPI_Improbe(peer, tag, c->c, &flag, &m, &st);
 			if (!found && flag && m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC) {
 				held_add(s, c->c, &st, m);
@@ -872,14 +877,15 @@ static void completed(struct tc_replay_mpi *s, struct tc_rreq **q, MPI_Request *
 	int k = 0;
 
 	for (int j = 0; j < n; j++) {
-		if (q[j]->persistent && q[j]->ph != MPI_REQUEST_NULL && h[j] == MPI_REQUEST_NULL) {
-			/* a held message's receive stood in for the start */
-			q[j]->h = q[j]->ph;
-			q[j]->ph = MPI_REQUEST_NULL;
-		} else if (q[j]->persistent) {
-			q[j]->h = h[j];
-		} else if (k < 64)
-			ids[k++] = q[j]->id;
+		if (!q[j]->persistent) {
+			if (k < 64)
+				ids[k++] = q[j]->id;
+			continue;
+		}
+		/* a held message's receive that stood in for the start done:
+		 * the persistent request back */
+		q[j]->h = q[j]->ph != MPI_REQUEST_NULL ? q[j]->ph : h[j];
+		q[j]->ph = MPI_REQUEST_NULL;
 	}
 	/* drop by id: dropping moves entries, so q[] goes stale */
 	for (int j = 0; j < k; j++) {
@@ -1006,7 +1012,6 @@ static bool issue_init(struct tc_replay_mpi *s, size_t i, struct tc_rreq *q, uns
 	return ok;
 }
 
-/* MPI_Start of an MPI-4 request replayed through MPI-3 calls. */
 /* The start of a persistent receive q whose message a poll took: that
  * message received with MPI_Imrecv in its place (true), else false. */
 static bool start_held(struct tc_replay_mpi *s, struct tc_rreq *q)
@@ -1026,6 +1031,7 @@ static bool start_held(struct tc_replay_mpi *s, struct tc_rreq *q)
 	return true;
 }
 
+/* MPI_Start of an MPI-4 request replayed through MPI-3 calls. */
 static bool start_init(struct tc_replay_mpi *s, size_t i, struct tc_rreq *q)
 {
 	q->ready = 0;

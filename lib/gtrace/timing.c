@@ -7,14 +7,18 @@
  * tc_gtime): exact enough to replay any rank, but on a noisy machine
  * nearly one entry per rank. `stats` keeps statistics merged across ranks
  * (Scala-H-Trace §4: timing as statistics per node, not per rank) except
- * where merging would move some rank's total time noticeably: entries are
- * joined while the per-rank time they stand for (mean compute + call time
- * times the occurrences per rank) differs by at most TIMING_BUDGET of the
- * average rank's whole run. A one-off phase whose length differs between
- * ranks (initialisation, a load imbalance) keeps its entries, the millions
- * of short gaps of a timestep loop become one statistic; no rank's replayed
- * total moves by more than about TIMING_BUDGET per event whose entries
- * were joined.
+ * where merging would move some rank's time noticeably: entries are joined
+ * while the per-rank compute time they stand for (mean compute time times
+ * the occurrences per rank) and the per-rank total (compute + call time)
+ * both differ by at most TIMING_BUDGET of the average rank's whole run.
+ * The compute time is the one a replay spends, the call time follows from
+ * the communication: a rank that computes long before an event and one
+ * that waits long inside it stay apart even when their totals agree. A
+ * one-off phase whose length differs between ranks (initialisation, a
+ * load imbalance) keeps its entries, the millions of short gaps of a
+ * timestep loop become one statistic; no rank's replayed compute time
+ * moves by more than about TIMING_BUDGET per event whose entries were
+ * joined.
  */
 #include "lib/compat.h"
 #include "lib/gtrace/internal.h"
@@ -23,6 +27,7 @@
 #include "lib/rsd.h"
 #include "lib/xalloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +48,15 @@ int tc_gtiming_from_name(const char *name)
 	return -1;
 }
 
-/* Nanoseconds a rank of the entry spends at the event over the run. */
+/* Nanoseconds a rank of the entry spends at the event over the run:
+ * computing before it (comp) and in all (compute + call). */
+static double rank_comp(const struct tc_gtime *t)
+{
+	if (!t->ranks.count)
+		return 0;
+	return t->comp.mean * (double)t->comp.n / (double)t->ranks.count;
+}
+
 static double rank_time(const struct tc_gtime *t)
 {
 	if (!t->ranks.count)
@@ -67,7 +80,7 @@ static double run_time(const struct tc_gnode *seq, size_t n, uint64_t ranks)
 }
 
 struct entry_order {
-	double t;
+	double comp, t;
 	int32_t first;
 	uint32_t i;
 };
@@ -76,6 +89,8 @@ static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry_order *x = a, *y = b;
 
+	if (x->comp != y->comp)
+		return x->comp < y->comp ? -1 : 1;
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
 	return (x->first > y->first) - (x->first < y->first);
@@ -99,8 +114,8 @@ static void drop_entries(struct tc_gnode *nd)
 	nd->ntimes = 0;
 }
 
-/* Join entries whose per-rank times lie within tol of the group's first
- * (in increasing order of per-rank time). */
+/* Join entries whose per-rank compute and total times both lie within
+ * tol of the group's first (in increasing order of per-rank compute time). */
 static void join_entries(struct tc_gnode *nd, double tol)
 {
 	struct entry_order *o;
@@ -111,6 +126,7 @@ static void join_entries(struct tc_gnode *nd, double tol)
 		return;
 	o = tc_xcalloc(n, sizeof(*o));
 	for (uint32_t i = 0; i < n; i++) {
+		o[i].comp = rank_comp(&nd->times[i]);
 		o[i].t = rank_time(&nd->times[i]);
 		o[i].first = tc_granks_first(&nd->times[i].ranks);
 		o[i].i = i;
@@ -122,7 +138,7 @@ static void join_entries(struct tc_gnode *nd, double tol)
 		struct tc_gtime *g = &out[k++];
 		*g = nd->times[o[i].i];
 		memset(&nd->times[o[i].i], 0, sizeof(nd->times[0]));
-		while (j < n && o[j].t - o[i].t <= tol) {
+		while (j < n && o[j].comp - o[i].comp <= tol && fabs(o[j].t - o[i].t) <= tol) {
 			struct tc_gtime *t = &nd->times[o[j].i];
 			tc_granks_union(&g->ranks, &g->ranks, &t->ranks);
 			tc_rsd_stat_merge(&g->comp, &t->comp);

@@ -896,44 +896,40 @@ TEST(tct_json_keeps_bytes_that_are_not_utf8)
 
 /* ---- time entries ------------------------------------------------------ */
 
-/* Every event of rank's expansion starts comp ns after the previous one
- * ends and takes comm ns. */
-static bool gaps_are(const struct tc_gtrace *g, int32_t rank, uint64_t comp, uint64_t comm)
+#define ANY_EVENT UINT64_MAX
+#define ANY_TIME UINT64_MAX
+
+/* Event `at` of rank's expansion (every event: ANY_EVENT) starts comp ns
+ * after the previous one ends and takes comm ns (any time: ANY_TIME). */
+static bool times_at(const struct tc_gtrace *g, int32_t rank, uint64_t at, uint64_t comp,
+		     uint64_t comm)
 {
 	struct tc_gtrace_iter it;
 	struct tc_event ev;
 	uint64_t prev = 0, k = 0;
-	bool ok = true;
+	bool ok = true, seen = false;
 
 	if (tc_gtrace_iter_init(&it, g, rank))
 		return false;
 	while (tc_gtrace_iter_next(&it, &ev)) {
-		if (ev.t_start - prev != comp || ev.t_end - ev.t_start != comm)
-			ok = false;
+		if (at == ANY_EVENT || k == at) {
+			seen = true;
+			if (ev.t_start - prev != comp ||
+			    (comm != ANY_TIME && ev.t_end - ev.t_start != comm))
+				ok = false;
+		}
 		prev = ev.t_end;
 		k++;
 	}
 	tc_gtrace_iter_release(&it);
-	return ok && k;
+	return ok && seen;
 }
 
-/* Event k of rank's expansion starts comp ns after the previous one ends. */
-static bool gaps_are_at(const struct tc_gtrace *g, int32_t rank, uint64_t k, uint64_t comp)
+/* Every event of rank's expansion starts comp ns after the previous one
+ * ends and takes comm ns. */
+static bool gaps_are(const struct tc_gtrace *g, int32_t rank, uint64_t comp, uint64_t comm)
 {
-	struct tc_gtrace_iter it;
-	struct tc_event ev;
-	uint64_t prev = 0, i = 0;
-	bool ok = false;
-
-	if (tc_gtrace_iter_init(&it, g, rank))
-		return false;
-	while (tc_gtrace_iter_next(&it, &ev)) {
-		if (i++ == k)
-			ok = ev.t_start - prev == comp;
-		prev = ev.t_end;
-	}
-	tc_gtrace_iter_release(&it);
-	return ok;
+	return times_at(g, rank, ANY_EVENT, comp, comm);
 }
 
 TEST(merge_keeps_times_per_rank_set)
@@ -1037,10 +1033,10 @@ TEST(timing_stats_keeps_entries_whose_compute_times_differ)
 	CHECK_EQ_U64(g->seq[1].ntimes, 4);
 	tc_gtrace_set_timing(g, TC_GTIMING_STATS);
 	CHECK_EQ_U64(g->seq[1].ntimes, 3);
-	CHECK(gaps_are_at(g, 0, 1, 2578644));
-	CHECK(gaps_are_at(g, 1, 1, 38848));
-	CHECK(gaps_are_at(g, 2, 1, 105000));
-	CHECK(gaps_are_at(g, 3, 1, 105000));
+	CHECK(times_at(g, 0, 1, 2578644, ANY_TIME));
+	CHECK(times_at(g, 1, 1, 38848, ANY_TIME));
+	CHECK(times_at(g, 2, 1, 105000, ANY_TIME));
+	CHECK(times_at(g, 3, 1, 105000, ANY_TIME));
 	t = g->seq[1].ntimes == 3 ? &g->seq[1].times[2] : NULL;
 	CHECK(t && t->ranks.count == 2 && t->comm.mean == 500000.0);
 	tc_gtrace_free(&g);

@@ -2,7 +2,9 @@
 # make bench, global trace section: bytes of the global trace of real MPI
 # programs beside the peers' bytes on the same work (../shared/bench/peers.md:
 # Pilgrim, ScalaTrace), the halo exchange of testdata at 100, 1,000 and
-# 10,000 iterations, growth with P on synthetic stencils, and compress time
+# 10,000 iterations, how far --timing stats moves each rank's compute time
+# (what a replay spends) beside --timing rank, growth with P on synthetic
+# stencils, and compress time
 # end to end against the text form with per-rank-set times (what compress
 # wrote before the binary form), interleaved. Each goal gets PASS or FAIL.
 set -eu
@@ -83,6 +85,20 @@ PY
 		for t in stats rank none; do
 			"$tc" accuracy --mode callpath-param --timing "$t" --json "$work/npb-$b" >"$work/acc.json"
 			line="$line $(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print("%7d/%5.1f" % (d["bytes"], 100 * d["acc"]))' "$work/acc.json")"
+		done
+		printf "  %-4s %s\n" "$b" "$line"
+	done
+	# what a replay spends: each rank's total compute time, as the global
+	# trace gives it back against the raw files (--mode none, so that the
+	# times are the only difference), --timing stats beside --timing rank
+	echo "largest change of a rank's compute time, % of its span (--mode none; figures, no goal):"
+	printf "  %-4s %12s %12s\n" bench "stats %/rank" "rank %/rank"
+	for b in cg lu mg ft is bt sp; do
+		line=""
+		for t in stats rank; do
+			"$tc" compress -q --mode none --timing "$t" "$work/npb-$b" -o "$work/moved.tct"
+			m=$(python3 "$top/test/tools/compute-moved.py" "$tc" "$work/npb-$b" "$work/moved.tct")
+			line="$line $(printf "%8s/%-3s" "${m% *}" "${m#* }")"
 		done
 		printf "  %-4s %s\n" "$b" "$line"
 	done

@@ -4,9 +4,9 @@
 # Pilgrim, ScalaTrace), the halo exchange of testdata at 100, 1,000 and
 # 10,000 iterations, how far --timing stats moves each rank's compute time
 # (what a replay spends) beside --timing rank, growth with P on synthetic
-# stencils, and compress time
-# end to end against the text form with per-rank-set times (what compress
-# wrote before the binary form), interleaved. Each goal gets PASS or FAIL.
+# stencils, and compress time end to end against the text form with
+# per-rank-set times (what compress wrote before the binary form),
+# interleaved. Each goal gets PASS or FAIL.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 tc="$top/bin/tracecluster"

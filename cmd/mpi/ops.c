@@ -1104,11 +1104,17 @@ static bool request_op(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 	case TC_OP_REQUEST_FREE:
 		if (!q)
 			return false;
+		/* a start that received a held message, still active: that
+		 * receive is the replay's own, the persistent request is the
+		 * one the trace frees (a traced replay records that one) */
+		if (q->ph != MPI_REQUEST_NULL) {
+			PMPI_Request_free(&q->h);
+			q->h = q->ph;
+			q->ph = MPI_REQUEST_NULL;
+		}
 		/* an MPI-4 request's MPI-3 call, complete: nothing to free */
 		if (!q->init || q->h != MPI_REQUEST_NULL)
 			MPI_Request_free(&q->h);
-		if (q->ph != MPI_REQUEST_NULL)
-			PMPI_Request_free(&q->ph);
 		req_drop(s, q);
 		return true;
 	case TC_OP_CANCEL:

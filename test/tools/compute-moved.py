@@ -34,7 +34,7 @@ def main():
     tc, tset, trace = sys.argv[1:4]
     info = json.loads(subprocess.run([tc, "info", "--json", tset], check=True,
                                      capture_output=True, text=True).stdout)
-    world = info.get("world_size") or info["ranks"]
+    world = info["world_size"]
     worst, at = 0.0, 0
     for r in range(world):
         raw = events([tc, "dump", "--json", "--rank", str(r), tset])

@@ -24,10 +24,15 @@
 # most N were also after its replays, and the line "quiet runs" says how
 # many were.
 #
-# The application's time is its span from the end of MPI_Init to the
-# start of MPI_Finalize (the largest over ranks), the span the replay
-# re-enacts, measured untraced (column plain_s, by test/tools/span.c
-# preloaded) and traced (column app_s, from the trace). The replay takes
+# The application's time is its span to the start of MPI_Finalize (the
+# largest over ranks) from the moment all its ranks have left MPI_Init,
+# measured untraced (column plain_s, by test/tools/span.c preloaded,
+# which starts it at a barrier after MPI_Init), as the replay times
+# itself from a barrier after its own setup: the ranks leave MPI_Init
+# milliseconds apart in both, and the replay re-enacts what follows. The
+# span from each rank's own end of MPI_Init, the one a trace records, is
+# given beside it: untraced (column own_s, with column /own the median
+# of the replay's time over it) and traced (column app_s). The replay takes
 # the tracer's own time per call, as the shim measured it, out of the
 # gaps (tracecluster-replay --tracer-cost recorded, its default), so its
 # time is compared with the untraced application's, as the papers
@@ -128,8 +133,8 @@ others() {
 echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
 echo "load average before: $(load)"
 echo "${MPIRUN_ARGS:+mpirun $MPIRUN_ARGS; }judged: --compute $judged, |ratio - 1| <= 0.10 (ratio: replay / untraced application)"
-printf '%-5s %-7s %8s %5s %8s %8s %8s %7s  %-22s %-4s %7s %-6s %s\n' bench mode events other \
-	plain_s app_s replay_s ratio runs time /traced traced exact
+printf '%-5s %-7s %8s %5s %8s %8s %8s %8s %7s  %-22s %-4s %7s %7s %-6s %s\n' bench mode events \
+	other plain_s own_s app_s replay_s ratio runs time /own /traced traced exact
 pass=0
 judgedn=0
 for b in $LIST; do
@@ -137,18 +142,22 @@ for b in $LIST; do
 	[ -x "$x" ] || { echo "bench-replay: $x is missing" >&2; status=1; continue; }
 	: >"$W/app"
 	: >"$W/plain"
+	: >"$W/own"
 	: >"$W/traced"
 	: >"$W/other"
-	for m in $MODES; do : >"$W/t.$m"; : >"$W/r.$m"; : >"$W/rt.$m"; done
+	for m in $MODES; do : >"$W/t.$m"; : >"$W/r.$m"; : >"$W/ro.$m"; : >"$W/rt.$m"; done
 	for r in $(seq "$REPS"); do
 		d="$W/$b.$r"
 		wait_quiet
 		o1=$(others)
 		echo "$o1" >>"$W/other"
+		: >"$W/span"
 		# shellcheck disable=SC2086
-		(cd "$W" && SPAN_OUT="$W/plain" mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$SPAN" \
+		(cd "$W" && SPAN_OUT="$W/span" mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$SPAN" \
 			-x SPAN_OUT "$x" >"$d.plain.out" 2>&1) ||
 			{ echo "bench-replay: $b failed untraced (see $d.plain.out)" >&2; status=1; continue 2; }
+		cut -d' ' -f1 "$W/span" >>"$W/plain"
+		cut -d' ' -f2 "$W/span" >>"$W/own"
 		# shellcheck disable=SC2086
 		(cd "$W" && "$TC" run -f -o "$d" -- mpirun $MPIRUN_ARGS -np "$P" "$x" >"$d.out" 2>&1) ||
 			{ echo "bench-replay: $b failed (see $d.out)" >&2; status=1; continue 2; }
@@ -163,6 +172,8 @@ for b in $LIST; do
 			# over the untraced application's time of this run
 			jget makespan_s <"$d.$m.json" | awk -v a="$(tail -n 1 "$W/plain")" \
 				'{ printf "%.4f\n", (a > 0 ? $1 / a : 0) }' >>"$W/r.$m"
+			jget makespan_s <"$d.$m.json" | awk -v a="$(tail -n 1 "$W/own")" \
+				'{ printf "%.4f\n", (a > 0 ? $1 / a : 0) }' >>"$W/ro.$m"
 			jget ratio <"$d.$m.json" >>"$W/rt.$m"
 		done
 		jget recorded_makespan_s <"$d.$judged.json" >>"$W/app"
@@ -207,9 +218,10 @@ for b in $LIST; do
 		[ "$verdict" = "-" ] || judgedn=$((judgedn + 1))
 		[ "$verdict" = PASS ] && pass=$((pass + 1))
 		runs=$(awk '{ printf "%s%.3f", (NR > 1 ? "," : ""), $1 }' "$W/r.$m")
-		printf '%-5s %-7s %8s %5s %8.3f %8.3f %8.3f %7.3f  %-22s %-4s %7.3f %-6s %s\n' "$b" \
-			"$m" "$ev" "$other" "$plain" "$app" "$(median <"$W/t.$m")" "$ratio" "$runs" \
-			"$verdict" "$(median <"$W/rt.$m")" "$traced" "$exact"
+		printf '%-5s %-7s %8s %5s %8.3f %8.3f %8.3f %8.3f %7.3f  %-22s %-4s %7.3f %7.3f %-6s %s\n' \
+			"$b" "$m" "$ev" "$other" "$plain" "$(median <"$W/own")" "$app" \
+			"$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$(median <"$W/ro.$m")" \
+			"$(median <"$W/rt.$m")" "$traced" "$exact"
 	done
 done
 echo "within 10% (--compute $judged): $pass of $judgedn"

@@ -1,14 +1,19 @@
 /*
  * span.c - the span of an untraced MPI program, for test/bench-replay.sh.
  *
- * Preloaded (mpicc -shared -fPIC), it times each rank from the end of
- * MPI_Init to the start of MPI_Finalize, the span a trace records and a
- * replay re-enacts, and rank 0 appends the largest to the file named by
- * SPAN_OUT (else stderr), in seconds. It does nothing else: the program
- * runs as it does without a tool. The Fortran entry points of Open MPI
- * and MPICH (mpi_init_, mpi_init_thread_, mpi_finalize_) are timed too;
- * they reach their PMPI forms through dlsym, so no Fortran library is
- * linked in (the mpi_f08 bindings are not).
+ * Preloaded (mpicc -shared -fPIC), it times each rank to the start of
+ * MPI_Finalize from two starts: a barrier of all ranks after MPI_Init
+ * (the start tracecluster-replay times itself from: its ranks leave
+ * MPI_Init as far apart as the program's, and it starts them together),
+ * and the rank's own end of MPI_Init (the span a trace records). Rank 0
+ * appends the largest of each over the ranks, in that order, in seconds,
+ * as one line to the file named by SPAN_OUT (else stderr). Apart from
+ * that one barrier (whose wait the program's first collective would
+ * have had) the program runs as it does without a tool. The Fortran
+ * entry points of Open MPI and MPICH (mpi_init_, mpi_init_thread_,
+ * mpi_finalize_) are timed too; they reach their PMPI forms through
+ * dlsym, so no Fortran library is linked in (the mpi_f08 bindings are
+ * not).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,7 +22,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double t_init;
+static double t_init, t_sync;
 static int reported;     /* a Fortran finalize may call the C one */
 
 static double now(void)
@@ -28,23 +33,31 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* the start: each rank's end of MPI_Init, then all ranks' (a barrier) */
+static void started(void)
+{
+	t_init = now();
+	PMPI_Barrier(MPI_COMM_WORLD);
+	t_sync = now();
+}
+
 static void report(void)
 {
-	double span = now() - t_init, most = 0;
+	double t_fin = now(), span[2] = { t_fin - t_sync, t_fin - t_init }, most[2] = { 0, 0 };
 	const char *path = getenv("SPAN_OUT");
 	int rank = 0;
 	FILE *f;
 
 	if (reported++)
 		return;
-	PMPI_Reduce(&span, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	PMPI_Reduce(span, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank != 0)
 		return;
 	f = path ? fopen(path, "a") : stderr;
 	if (!f)
 		return;
-	fprintf(f, "%.9f\n", most);
+	fprintf(f, "%.9f %.9f\n", most[0], most[1]);
 	if (f != stderr)
 		fclose(f);
 }
@@ -53,7 +66,7 @@ int MPI_Init(int *argc, char ***argv)
 {
 	int rc = PMPI_Init(argc, argv);
 
-	t_init = now();
+	started();
 	return rc;
 }
 
@@ -61,7 +74,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 
-	t_init = now();
+	started();
 	return rc;
 }
 
@@ -88,13 +101,13 @@ static void *next(const char *name)
 void mpi_init_(int *ierr)
 {
 	((f1)next("pmpi_init_"))(ierr);
-	t_init = now();
+	started();
 }
 
 void mpi_init_thread_(int *required, int *provided, int *ierr)
 {
 	((f3)next("pmpi_init_thread_"))(required, provided, ierr);
-	t_init = now();
+	started();
 }
 
 void mpi_finalize_(int *ierr)

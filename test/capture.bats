@@ -121,6 +121,28 @@ setup() {
 	assert_line "M id=1 parent=0 creator=- size=1 members=2"
 }
 
+@test "capture: the ranks leave MPI_Init together however long the shim's setup takes on one" {
+	local d="$BATS_TEST_TMPDIR" slow="$TP/libslowstart.so"
+	[ -f "$slow" ]
+	# rank 1's setup 800 ms longer than the others'
+	run timeout 60 mpirun -np 4 -x LD_PRELOAD="$slow:$SHIM" -x TRACECLUSTER_DIR="$d/t" \
+		-x TC_SLOWSTART_MS=800 -x TC_SLOWSTART_RANKS=1 "$TP/ring" 5
+	assert_success
+	# each rank's end of MPI_Init on the wall clock: its file's start
+	# (the wall clock at its time 0) plus the Init event's end
+	for r in 0 1 2 3; do
+		"$EV" "$d/t/rank-0000$r.tcr" | awk '
+			/^H / { for (i = 1; i <= NF; i++) if ($i ~ /^start=/) s = substr($i, 7) }
+			/^E op=MPI_Init / { for (i = 1; i <= NF; i++) if ($i ~ /^[td]=/) e += substr($i, 3) }
+			END { printf "%.0f %.0f\n", (s + e) / 1e6, e / 1e6 }'
+	done >"$d/ends"
+	cat "$d/ends"
+	# in MPI_Init 800 ms longer on rank 1, as long on the others, which
+	# waited for it; they leave within a fraction of that of each other
+	awk '{ if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1; if ($2 < 800) short++ }
+		END { exit !(hi - lo < 300 && !short) }' "$d/ends"
+}
+
 @test "capture: the trailer gives the shim's own time per call in the compute gaps; tracecluster info reports it" {
 	local r
 	ran_ok halo 9

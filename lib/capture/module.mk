@@ -63,8 +63,10 @@ ifeq ($(HAVE_MPIFC),yes)
 CAPTURE_TESTPROGS += $(CAPTURE_TEST_F:%=$(BUILD)/testdata/capture/%) \
 	$(BUILD)/testdata/capture/mixed
 endif
-# a test helper preloaded to make the shim's allocations fail (not installed)
-CAPTURE_TESTPROGS += $(BUILD)/testdata/capture/libfailalloc.so
+# test helpers preloaded to make the shim's allocations fail and its setup
+# slow (not installed)
+CAPTURE_TESTPROGS += $(BUILD)/testdata/capture/libfailalloc.so \
+	$(BUILD)/testdata/capture/libslowstart.so
 TCR_EVENTS := $(BUILD)/test/capture/tcr-events
 
 ifeq ($(HAVE_MPICC),yes)
@@ -111,9 +113,9 @@ $(BUILD)/testdata/capture/%: testdata/capture/%.c
 	@mkdir -p $(dir $@)
 	$(Q_CC)$(MPICC) -O2 -g -Wall -o $@ $< -lpthread
 
-$(BUILD)/testdata/capture/libfailalloc.so: testdata/capture/failalloc.c
+$(BUILD)/testdata/capture/lib%.so: testdata/capture/%.c
 	@mkdir -p $(dir $@)
-	$(Q_LD)$(CC) -O2 -g -Wall -shared -fPIC -o $@ $< -ldl
+	$(Q_LD)$(CC) -O2 -g -Wall -shared -fPIC -o $@ $< -ldl -pthread
 
 $(BUILD)/testdata/capture/%: testdata/capture/%.f90
 	@mkdir -p $(dir $@)

@@ -16,6 +16,7 @@
 #include "lib/pool.h"
 #include "lib/replay.h"
 #include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "viz/viz.h"
 
 #include <getopt.h>
@@ -29,7 +30,8 @@ static const char accuracy_usage[] =
 	"                             [--json] [--timing stats|rank|none]\n"
 	"                             [--latency US] [--overhead US] [--gap US]\n"
 	"                             [--per-byte NS] [--no-compute]\n"
-	"                             [--lead-only] [--replay sim|mpi] [--mpirun CMD] DIR\n"
+	"                             [--lead-only] [--replay sim|mpi] [--replay-runs N]\n"
+	"                             [--mpirun CMD] DIR\n"
 	"\n"
 	"Cluster the ranks of the trace set in DIR with mode M, build the global\n"
 	"compressed trace as tracecluster compress does, expand it to every rank and\n"
@@ -53,6 +55,8 @@ static const char accuracy_usage[] =
 	"      --replay R      sim: the simulated replay alone (default); mpi: also\n"
 	"                      replay the trace set and the global trace on real MPI\n"
 	"                      ranks (tracecluster-replay) and report ACC of their times\n"
+	"      --replay-runs N --replay mpi: replay each N times, in turns, and take\n"
+	"                      the median times (default 1)\n"
 	"      --mpirun CMD    the MPI launcher for --replay mpi (default mpirun)\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
@@ -87,11 +91,37 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 	       space_none);
 }
 
+/* The most runs --replay-runs takes. */
+#define MAX_REPLAY_RUNS 1000
+
 /* The replay on real MPI ranks of the original and of the mode's global
- * trace g (written to a temporary file). */
+ * trace g (written to a temporary file), runs times each: the times of
+ * every run, their medians, and ACC of the medians. */
 struct real_acc {
+	unsigned runs;
+	double *ts, *ts_clustered;       /* [runs] */
 	double t, t_clustered, acc;
 };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n), n > 0 (the mean of the middle two when n is
+ * even); v is left as it was. */
+static double median(const double *v, unsigned n)
+{
+	double *s = tc_xmalloc(tc_st_mult(n, sizeof(*s))), m;
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
 
 static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 		       const struct tc_mpireplay *mr, struct real_acc *out, struct tc_error *err)
@@ -107,21 +137,45 @@ static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 	close(fd);
 	tc_strbuf_init(&sb);
 	tc_tct_format(g, TC_TCT_BINARY, &sb);
-	if (tc_tct_write_file(path, sb.buf, sb.len, err) ||
-	    tc_mpireplay_run(mr, a->path, &out->t, err))
+	if (tc_tct_write_file(path, sb.buf, sb.len, err))
 		goto out;
-	/* the temporary file's name means nothing to the user */
-	if (tc_mpireplay_run(mr, path, &out->t_clustered, err)) {
-		tc_error_set(err, TC_ERR_IO, a->path, -1, "the replay of the %s global trace on %"
-			     PRId32 " MPI ranks failed", a->what, mr->np);
-		goto out;
+	/* in turns, so that both meet the machine's changes alike */
+	for (unsigned i = 0; i < out->runs; i++) {
+		if (tc_mpireplay_run(mr, a->path, &out->ts[i], err))
+			goto out;
+		/* the temporary file's name means nothing to the user */
+		if (tc_mpireplay_run(mr, path, &out->ts_clustered[i], err)) {
+			tc_error_set(err, TC_ERR_IO, a->path, -1, "the replay of the %s global trace on %"
+				     PRId32 " MPI ranks failed", a->what, mr->np);
+			goto out;
+		}
 	}
+	out->t = median(out->ts, out->runs);
+	out->t_clustered = median(out->ts_clustered, out->runs);
 	out->acc = tc_anl_acc(out->t, out->t_clustered);
 	rc = 0;
 out:
 	unlink(path);
 	tc_strbuf_release(&sb);
 	return rc;
+}
+
+/* The real replays' line for runs > 1: the medians and their ACC, then
+ * the range of each's times. */
+static void print_runs(const struct real_acc *r, int32_t np, const char *compute)
+{
+	double lo = r->ts[0], hi = lo, clo = r->ts_clustered[0], chi = clo;
+
+	for (unsigned i = 1; i < r->runs; i++) {
+		lo = r->ts[i] < lo ? r->ts[i] : lo;
+		hi = r->ts[i] > hi ? r->ts[i] : hi;
+		clo = r->ts_clustered[i] < clo ? r->ts_clustered[i] : clo;
+		chi = r->ts_clustered[i] > chi ? r->ts_clustered[i] : chi;
+	}
+	printf("real replay: t %.6f s, t' %.6f s, ACC %.4f (medians of %u runs each, in turns; %"
+	       PRId32 " MPI ranks, compute %s)\n", r->t, r->t_clustered, r->acc, r->runs, np,
+	       compute ? compute : "none");
+	printf("             t %.6f to %.6f s, t' %.6f to %.6f s\n", lo, hi, clo, chi);
 }
 
 int cmd_accuracy(int argc, char **argv)
@@ -135,6 +189,7 @@ int cmd_accuracy(int argc, char **argv)
 		{ "timing", required_argument, NULL, 'G' },
 		{ "replay", required_argument, NULL, 'R' },
 		{ "mpirun", required_argument, NULL, 'X' },
+		{ "replay-runs", required_argument, NULL, 'N' },
 		{ "lead-only", no_argument, NULL, 'L' },
 		TC_ANL_MODEL_LONGOPTS,
 		TC_MODE_LONGOPTS,
@@ -151,7 +206,8 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_pool *pool = NULL;
 	struct tc_error err;
 	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "cpu" };
-	struct real_acc ra = { 0 };
+	struct real_acc ra = { .runs = 1 };
+	uint64_t u;
 	bool json = false, real = false, built = false, lead_only = false, real_failed = false;
 	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;
 	double space_none;
@@ -195,6 +251,14 @@ int cmd_accuracy(int argc, char **argv)
 		case 'X':
 			mr.launcher = optarg;
 			break;
+		case 'N':
+			if ((rc = tc_parse_u64(cmd, "--replay-runs", optarg, &u)))
+				return rc;
+			if (u < 1 || u > MAX_REPLAY_RUNS)
+				return tc_usage_error(cmd, "--replay-runs: expected 1 to %d, got '%s'",
+						      MAX_REPLAY_RUNS, optarg);
+			ra.runs = (unsigned)u;
+			break;
 		case 'L':
 			lead_only = true;
 			break;
@@ -226,6 +290,8 @@ int cmd_accuracy(int argc, char **argv)
 	/* a replay that fails (a trace set or a clustered trace the replay
 	 * refuses, the launcher) is reported with the rest (err kept for
 	 * the end), and the status */
+	ra.ts = tc_xcalloc(ra.runs, sizeof(*ra.ts));
+	ra.ts_clustered = tc_xcalloc(ra.runs, sizeof(*ra.ts_clustered));
 	real_failed = real && real_replay(&a, b.g, &mr, &ra, &err);
 	if (json) {
 		struct tc_json *o = tc_json_object(), *h = tc_json_object();
@@ -256,10 +322,18 @@ int cmd_accuracy(int argc, char **argv)
 				tc_error_format(&err, msg, sizeof(msg));
 				tc_json_set_str(r, "error", msg);
 			} else {
+				struct tc_json *t = tc_json_array(), *tc = tc_json_array();
 				tc_json_set_real(r, "t_s", ra.t);
 				tc_json_set_real(r, "t_clustered_s", ra.t_clustered);
 				tc_json_set_real(r, "acc", ra.acc);
+				for (unsigned i = 0; i < ra.runs; i++) {
+					tc_json_append(t, tc_json_real(ra.ts[i]));
+					tc_json_append(tc, tc_json_real(ra.ts_clustered[i]));
+				}
+				tc_json_set(r, "runs_t_s", t);
+				tc_json_set(r, "runs_t_clustered_s", tc);
 			}
+			tc_json_set_uint(r, "runs", ra.runs);
 			tc_json_set_str(r, "compute", mr.compute ? mr.compute : "none");
 			tc_json_set(o, "replay_mpi", r);
 		}
@@ -270,10 +344,12 @@ int cmd_accuracy(int argc, char **argv)
 		if (real && real_failed)
 			printf("real replay: failed (%" PRId32 " MPI ranks, compute %s)\n", mr.np,
 			       mr.compute ? mr.compute : "none");
-		else if (real)
+		else if (real && ra.runs == 1)
 			printf("real replay: t %.6f s, t' %.6f s, ACC %.4f (%" PRId32
 			       " MPI ranks, compute %s)\n", ra.t, ra.t_clustered, ra.acc, mr.np,
 			       mr.compute ? mr.compute : "none");
+		else if (real)
+			print_runs(&ra, mr.np, mr.compute);
 	}
 	status = TC_EXIT_OK;
 	if (real_failed) {
@@ -282,6 +358,8 @@ int cmd_accuracy(int argc, char **argv)
 		status = TC_EXIT_FAIL;
 	}
 out:
+	free(ra.ts);
+	free(ra.ts_clustered);
 	if (built)
 		tc_anl_built_release(&b);
 	tc_anl_release(&a);

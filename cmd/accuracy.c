@@ -55,8 +55,9 @@ static const char accuracy_usage[] =
 	"      --replay R      sim: the simulated replay alone (default); mpi: also\n"
 	"                      replay the trace set and the global trace on real MPI\n"
 	"                      ranks (tracecluster-replay) and report ACC of their times\n"
-	"      --replay-runs N --replay mpi: replay each N times, in turns, and take\n"
-	"                      the median times (default 1)\n"
+	"      --replay-runs N\n"
+	"                      with --replay mpi: replay each N times, in turns, and\n"
+	"                      take the median times (default 1)\n"
 	"      --mpirun CMD    the MPI launcher for --replay mpi (default mpirun)\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
@@ -95,8 +96,9 @@ static void print_text(const char *path, const struct tc_anl *a, const struct tc
 #define MAX_REPLAY_RUNS 1000
 
 /* The replay on real MPI ranks of the original and of the mode's global
- * trace g (written to a temporary file), runs times each: the times of
- * every run, their medians, and ACC of the medians. */
+ * trace g (written to a temporary file), runs times each, in pairs whose
+ * first alternates (ABBA...): the times of every run, their medians, and
+ * ACC of the medians. */
 struct real_acc {
 	unsigned runs;
 	double *ts, *ts_clustered;       /* [runs] */
@@ -139,12 +141,14 @@ static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 	tc_tct_format(g, TC_TCT_BINARY, &sb);
 	if (tc_tct_write_file(path, sb.buf, sb.len, err))
 		goto out;
-	/* in turns, so that both meet the machine's changes alike */
-	for (unsigned i = 0; i < out->runs; i++) {
-		if (tc_mpireplay_run(mr, a->path, &out->ts[i], err))
+	/* in turns, each first as often, so that both meet the machine's
+	 * changes alike */
+	for (unsigned i = 0; i < 2 * out->runs; i++) {
+		bool set = (i % 2 == 0) == (i / 2 % 2 == 0);
+		if (set && tc_mpireplay_run(mr, a->path, &out->ts[i / 2], err))
 			goto out;
 		/* the temporary file's name means nothing to the user */
-		if (tc_mpireplay_run(mr, path, &out->ts_clustered[i], err)) {
+		if (!set && tc_mpireplay_run(mr, path, &out->ts_clustered[i / 2], err)) {
 			tc_error_set(err, TC_ERR_IO, a->path, -1, "the replay of the %s global trace on %"
 				     PRId32 " MPI ranks failed", a->what, mr->np);
 			goto out;
@@ -207,6 +211,7 @@ int cmd_accuracy(int argc, char **argv)
 	struct tc_error err;
 	struct tc_mpireplay mr = { .launcher = "mpirun", .compute = "cpu" };
 	struct real_acc ra = { .runs = 1 };
+	bool runs_given = false;
 	uint64_t u;
 	bool json = false, real = false, built = false, lead_only = false, real_failed = false;
 	int metric = TC_HM_COUNT, timing = TC_GTIMING_STATS, c, rc, status = TC_EXIT_FAIL;
@@ -258,6 +263,7 @@ int cmd_accuracy(int argc, char **argv)
 				return tc_usage_error(cmd, "--replay-runs: expected 1 to %d, got '%s'",
 						      MAX_REPLAY_RUNS, optarg);
 			ra.runs = (unsigned)u;
+			runs_given = true;
 			break;
 		case 'L':
 			lead_only = true;
@@ -269,6 +275,8 @@ int cmd_accuracy(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return tc_usage_error(cmd, optind >= argc ? "missing DIR" : "too many arguments");
+	if (runs_given && !real)
+		return tc_usage_error(cmd, "--replay-runs: only with --replay mpi");
 	if ((rc = tc_mode_lookup(cmd, mode_name, &mode)))
 		return rc;
 	tc_error_clear(&err);

@@ -30,9 +30,11 @@
 # which starts it at a barrier after MPI_Init), as the replay times
 # itself from a barrier after its own setup: the ranks leave MPI_Init
 # milliseconds apart in both, and the replay re-enacts what follows. The
-# span from each rank's own end of MPI_Init, the one a trace records, is
-# given beside it: untraced (column own_s, with column /own the median
-# of the replay's time over it) and traced (column app_s). The replay takes
+# untraced span from each rank's own end of MPI_Init, without the
+# barrier, is given beside it (column own_s, with column /own the median
+# of the replay's time over it), and the traced one (column app_s, from
+# the end of MPI_Init as the trace records it: after the barrier that
+# ends the capture shim's setup). The replay takes
 # the tracer's own time per call, as the shim measured it, out of the
 # gaps (tracecluster-replay --tracer-cost recorded, its default), so its
 # time is compared with the untraced application's, as the papers

@@ -125,9 +125,12 @@ setup() {
 	local d="$BATS_TEST_TMPDIR" slow="$TP/libslowstart.so"
 	[ -f "$slow" ]
 	# rank 1's setup 800 ms longer than the others'
-	run timeout 60 mpirun -np 4 -x LD_PRELOAD="$slow:$SHIM" -x TRACECLUSTER_DIR="$d/t" \
-		-x TC_SLOWSTART_MS=800 -x TC_SLOWSTART_RANKS=1 "$TP/ring" 5
+	run --separate-stderr timeout 60 mpirun -np 4 -x LD_PRELOAD="$slow:$SHIM" \
+		-x TRACECLUSTER_DIR="$d/t" -x TC_SLOWSTART_MS=800 -x TC_SLOWSTART_RANKS=1 "$TP/ring" 5
 	assert_success
+	# rank 1 alone was slowed
+	[ "$(grep -c '^slowstart: ' <<<"$stderr")" = 1 ]
+	[[ "$stderr" == *"slowstart: rank 1: 800 ms"* ]]
 	# each rank's end of MPI_Init on the wall clock: its file's start
 	# (the wall clock at its time 0) plus the Init event's end
 	for r in 0 1 2 3; do

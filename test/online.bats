@@ -275,6 +275,29 @@ jm() {
 	assert_output --partial "blocking collective"
 }
 
+@test "online chameleon: a rank whose file fails in MPI_Init: no clustering in the job, no hang" {
+	need_mpi
+	local fail="$B/testdata/capture/libfailalloc.so" r
+	[ -f "$fail" ] || skip "libfailalloc.so not built"
+	# rank 1's first allocation in the shim (opening its file) fails: the
+	# others, tracing, vote on the in-job clustering with it and wait for
+	# it at the end of MPI_Init
+	rm -rf fa
+	run --separate-stderr timeout 60 mpirun -np 4 -x LD_PRELOAD="$fail:$SHIM" \
+		-x TRACECLUSTER_DIR="$PWD/fa" -x TC_FAILALLOC=1 -x TC_FAILALLOC_RANKS=1 \
+		-x TRACECLUSTER_ONLINE=chameleon -x TRACECLUSTER_ONLINE_KEEP=all \
+		"$B/testdata/capture/ring" 5
+	assert_success
+	[[ "$stderr" == *"rank 1: out of memory"* ]]
+	[[ "$stderr" == *"TRACECLUSTER_ONLINE=chameleon: not every rank traces; no clustering in the job"* ]]
+	[ ! -e fa/rank-00001.tcr ]
+	[ ! -e fa/global.tct ]
+	for r in 0 2 3; do
+		"$B/test/capture/tcr-events" "fa/rank-0000$r.tcr" | tail -1 |
+			grep -q "^S events=[1-9][0-9]* .* trailer=1 dropped=0 bad_blocks=0 "
+	done
+}
+
 @test "out of memory in the in-job clustering: the job and every raw file are unharmed" {
 	need_mpi
 	local fail="$B/testdata/capture/libfailalloc.so" spec prog np mode total r n d

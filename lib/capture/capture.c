@@ -1253,13 +1253,14 @@ static void emit_base_comms(void)
 	free(all);
 }
 
-static void online_start(void);
+static void online_start(bool traced);
 static void writer_sync(void);
 
 /* The shim's setup in MPI_Init: its directory, files, tables and writer
- * thread. False when the job traces nothing (no rank took part in the
- * collectives after the directory's choice); true otherwise, the rank
- * tracing or not. */
+ * thread. False when the directory could not be chosen (rank 0's
+ * choice, broadcast: false on every rank alike); true otherwise, on a
+ * rank whose own file failed too, which has made every collective the
+ * others make. */
 static bool setup(uint64_t t0, uint64_t realtime0, int provided)
 {
 	const char *dir;
@@ -1334,6 +1335,8 @@ static bool setup(uint64_t t0, uint64_t realtime0, int provided)
 			cap_warn("%s; tracing stopped", msg);
 		else if (first == tc_cap.rank)
 			cap_warn("%s (%d of %d ranks); tracing disabled", msg, nfail, (int)tc_cap.size);
+		/* the others vote on the in-job clustering: this rank says no */
+		online_start(false);
 		return true;
 	}
 
@@ -1360,8 +1363,8 @@ static bool setup(uint64_t t0, uint64_t realtime0, int provided)
 	handover(0);
 	install_handlers();
 	atexit(at_exit);
-	/* every rank gets here (nfail == 0 everywhere), before any record */
-	online_start();
+	/* before any record; a rank whose file failed votes no above */
+	online_start(true);
 	emit_base_comms();
 	set_active();
 	return true;
@@ -1376,9 +1379,10 @@ void tc_cap_setup(unsigned op, uint64_t t0, uint64_t realtime0, int provided, vo
 	 * a different time (milliseconds with many ranks per core), and a
 	 * rank let go early would record as its own computing the time it
 	 * waits for a core while the others still set up (NPB CG, 16 ranks
-	 * on 2 cores: a 0.5 ms phase recorded as 9 ms), and begin its
-	 * timeline before theirs. A rank whose setup failed joins the
-	 * barrier too; none does when the job traces nothing. */
+	 * on 2 cores: a 0.5 ms phase recorded as 9 ms), its calls after
+	 * MPI_Init starting earlier than theirs. A rank whose own file
+	 * failed joins the barrier too; none does when the directory could
+	 * not be chosen. */
 	if (setup(t0, realtime0, provided))
 		PMPI_Barrier(MPI_COMM_WORLD);
 
@@ -1475,25 +1479,31 @@ static bool online_from_init(const char *mode)
  * MPI_Init with TRACECLUSTER_ONLINE=chameleon[:K]: load the plugin and
  * let it fill the hooks; every rank arms them or none does (under
  * MPI_THREAD_MULTIPLE none does: other threads would record while the
- * plugin runs its collectives).
+ * plugin runs its collectives; nor when a rank does not trace, traced
+ * false, whose file failed: every rank calls this once).
  */
-static void online_start(void)
+static void online_start(bool traced)
 {
 	const char *mode = getenv("TRACECLUSTER_ONLINE");
 	struct tc_online_args a;
 	tc_online_start_fn fn = NULL;
+	/* the vote, least over the ranks: 0 a rank does not trace, 1 it has
+	 * no plugin (loading it warned on rank 0), 2 every rank can start */
 	int ok;
 
 	if (!online_from_init(mode))
 		return;
-	if (!tc_cap.mt)
+	if (traced && !tc_cap.mt)
 		*(void **)&fn = online_plugin(TC_ONLINE_START_SYMBOL);
-	ok = fn != NULL;
+	ok = !traced ? 0 : fn ? 2 : 1;
 	PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-	if (!ok) {
+	if (ok < 2) {
 		if (tc_cap.rank == 0 && tc_cap.mt)
 			cap_warn("TRACECLUSTER_ONLINE=%s: not with MPI_THREAD_MULTIPLE; the raw "
 				 "files stay", mode);
+		else if (tc_cap.rank == 0 && !ok)
+			cap_warn("TRACECLUSTER_ONLINE=%s: not every rank traces; no clustering in "
+				 "the job", mode);
 		return;
 	}
 	sem_init(&W.synced, 0, 0);

@@ -5,7 +5,8 @@
  * MPI_Finalize from two starts: a barrier of all ranks after MPI_Init
  * (the start tracecluster-replay times itself from: its ranks leave
  * MPI_Init as far apart as the program's, and it starts them together),
- * and the rank's own end of MPI_Init (the span a trace records). Rank 0
+ * and the rank's own end of MPI_Init (as the capture shim's trace would
+ * without the barrier that ends its setup, the span it records). Rank 0
  * appends the largest of each over the ranks, in that order, in seconds,
  * as one line to the file named by SPAN_OUT (else stderr). Apart from
  * that one barrier (whose wait the program's first collective would
@@ -23,6 +24,7 @@
 #include <time.h>
 
 static double t_init, t_sync;
+static int started_once; /* a Fortran init may call the C one */
 static int reported;     /* a Fortran finalize may call the C one */
 
 static double now(void)
@@ -36,6 +38,8 @@ static double now(void)
 /* the start: each rank's end of MPI_Init, then all ranks' (a barrier) */
 static void started(void)
 {
+	if (started_once++)
+		return;
 	t_init = now();
 	PMPI_Barrier(MPI_COMM_WORLD);
 	t_sync = now();
@@ -66,7 +70,8 @@ int MPI_Init(int *argc, char ***argv)
 {
 	int rc = PMPI_Init(argc, argv);
 
-	started();
+	if (rc == MPI_SUCCESS)
+		started();
 	return rc;
 }
 
@@ -74,7 +79,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int rc = PMPI_Init_thread(argc, argv, required, provided);
 
-	started();
+	if (rc == MPI_SUCCESS)
+		started();
 	return rc;
 }
 
@@ -101,13 +107,15 @@ static void *next(const char *name)
 void mpi_init_(int *ierr)
 {
 	((f1)next("pmpi_init_"))(ierr);
-	started();
+	if (*ierr == MPI_SUCCESS)
+		started();
 }
 
 void mpi_init_thread_(int *required, int *provided, int *ierr)
 {
 	((f3)next("pmpi_init_thread_"))(required, provided, ierr);
-	started();
+	if (*ierr == MPI_SUCCESS)
+		started();
 }
 
 void mpi_finalize_(int *ierr)

@@ -7,13 +7,15 @@
  *   TC_SLOWSTART_RANKS=R,...  the world ranks delayed (default 1)
  *
  * The delay comes before each thread the shim starts (its writer thread,
- * started in its setup), on the delayed ranks; threads the MPI library or
- * the program start are left alone. The world rank comes from
+ * started in its setup), on the delayed ranks, which say so on standard
+ * error; threads the MPI library or the program start are left alone.
+ * The world rank comes from
  * OMPI_COMM_WORLD_RANK (Open MPI) or PMI_RANK (MPICH). Built by make
  * check, never installed.
  */
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,7 +63,11 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
 	if (in_shim(__builtin_return_address(0)) && delayed_rank()) {
 		long n = ms && *ms ? atol(ms) : 500;
 		struct timespec d = { n / 1000, (n % 1000) * 1000000L };
-		while (nanosleep(&d, &d))
+		if (n < 0)
+			abort();
+		fprintf(stderr, "slowstart: rank %s: %ld ms\n", getenv("OMPI_COMM_WORLD_RANK") ?
+			getenv("OMPI_COMM_WORLD_RANK") : getenv("PMI_RANK"), n);
+		while (nanosleep(&d, &d) && errno == EINTR)
 			;
 	}
 	return next(t, attr, fn, arg);

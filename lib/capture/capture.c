@@ -1487,8 +1487,9 @@ static void online_start(bool traced)
 	const char *mode = getenv("TRACECLUSTER_ONLINE");
 	struct tc_online_args a;
 	tc_online_start_fn fn = NULL;
-	/* the vote, least over the ranks: 0 a rank does not trace, 1 it has
-	 * no plugin (loading it warned on rank 0), 2 every rank can start */
+	/* the vote, least over the ranks: 0 a rank does not trace, 1 a rank
+	 * has no plugin (online_plugin warns if rank 0 is one), 2 every rank
+	 * can start */
 	int ok;
 
 	if (!online_from_init(mode))

@@ -197,7 +197,7 @@ PY
 	# at 0% every mismatch goes into a histogram: no count vectors left
 	run -0 tc compress --mode none --text --precision 0 "$SETS/jitter" -o zero.tct
 	grep -Eq '^ +count hist ' zero.tct
-	! grep -Eq '^ +count (<|[0-9]+@)' zero.tct
+	! grep -Eq '^ +count (<|[0-9]+@)' zero.tct || false
 	# peers drawn from a histogram of several ranks' relative peers wrap
 	# around the world as every relative peer does: each one a rank of it
 	run -0 tc compress --mode none --text --precision 0 "$SETS/master-worker" -o mw0.tct
@@ -388,7 +388,7 @@ PY
 	tc compress -q "$SETS/ft" -o ft.tct
 	same_events "$SETS/ft" ft.tct 16
 	tc compress -q --lead-only "$SETS/ft" -o lead.tct
-	! same_events "$SETS/ft" lead.tct 16
+	! same_events "$SETS/ft" lead.tct 16 || false
 	# members keep their lead's times: the trace barely grows
 	[ "$(stat -c %s ft.tct)" -le $(( $(stat -c %s lead.tct) * 3 / 2 )) ]
 }
@@ -454,7 +454,7 @@ assert d["form"] == "binary" and d["bytes"] < d["input_bytes"], d
 	tc expand --rank 9 own9.tct >o9
 	cmp k19 o19
 	# rank 9's times differ: the check can fail
-	! cmp -s <(cut -c1-30 o9) <(cut -c1-30 o19)
+	! cmp -s <(cut -c1-30 o9) <(cut -c1-30 o19) || false
 	# any thread count, every mode that keeps the traces
 	for m in callpath-param kfarthest structural reference; do
 		tc -j1 compress -q --mode "$m" -o a.tct g

@@ -113,7 +113,7 @@ $(BUILD)/testdata/capture/%: testdata/capture/%.c
 	@mkdir -p $(dir $@)
 	$(Q_CC)$(MPICC) -O2 -g -Wall -o $@ $< -lpthread
 
-$(BUILD)/testdata/capture/lib%.so: testdata/capture/%.c
+$(BUILD)/testdata/capture/lib%.so: testdata/capture/%.c testdata/capture/preload.h
 	@mkdir -p $(dir $@)
 	$(Q_LD)$(CC) -O2 -g -Wall -shared -fPIC -o $@ $< -ldl -pthread
 

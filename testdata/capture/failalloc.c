@@ -33,6 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload.h"
+
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t nmemb, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
@@ -46,32 +48,6 @@ static atomic_long count;
 /* the caller of each counted allocation, as an offset in its module */
 #define SITES 8192
 static uintptr_t sites[SITES];
-
-static int world_rank(void)
-{
-	const char *r = getenv("OMPI_COMM_WORLD_RANK");
-
-	if (!r)
-		r = getenv("PMI_RANK");
-	return r ? atoi(r) : -1;
-}
-
-/* Whether rank is in the list "R,R,..." (no list: every rank). */
-static bool listed(const char *list, int rank)
-{
-	if (!list || !*list)
-		return true;
-	while (*list) {
-		char *end;
-		long v = strtol(list, &end, 10);
-		if (end == list)
-			return false;
-		if (v == rank)
-			return true;
-		list = *end == ',' ? end + 1 : end;
-	}
-	return false;
-}
 
 static void setup(void)
 {
@@ -99,8 +75,7 @@ static bool fail(void *ra)
 		setup();
 	if (atomic_load_explicit(&mode, memory_order_relaxed) != ON)
 		return false;
-	if (!dladdr(ra, &info) || !info.dli_fname ||
-	    !strstr(info.dli_fname, module))
+	if (!in_module(ra, module, &info))
 		return false;
 	k = atomic_fetch_add(&count, 1) + 1;
 	if (k <= SITES)

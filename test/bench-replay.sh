@@ -64,6 +64,8 @@
 # ratio is off by more than 10%.
 set -u
 NPB=${1:?usage: bench-replay.sh NPBDIR [P] [REPS] [BENCHMARKS]}
+# the runs start in a work directory
+NPB=$(cd "$NPB" && pwd) || exit 2
 P=${2:-16}
 REPS=${3:-3}
 LIST=${4:-"bt cg ft is lu mg sp"}

@@ -832,7 +832,7 @@ assert "failed" in r["error"] and "t_s" not in r, r'
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" "$BATS_FILE_TMPDIR/split"
 	assert_line --partial "ranks:    4,"
 	assert_line --regexp '^makespan: [0-9.]+ s \(recorded [0-9.]+ s, ratio [0-9.]+\)$'
-	[ "$(echo "$output" | grep -cE '^ +[0-3] +[0-9.]+ +[0-9.]+ +[0-9]+$')" -eq 4 ]
+	[ "$(echo "$output" | grep -cE '^ +[0-3] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$')" -eq 4 ]
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute sleep "$BATS_FILE_TMPDIR/split"
 	echo "$output" | python3 -c '
 import json, sys
@@ -1133,6 +1133,56 @@ assert abs(d["tracer_removed_s"] - want) <= 1e-9 * 4, (d["tracer_removed_s"], wa
 	# a usage error before MPI starts
 	run -2 "$RP" --tracer-cost -1 "$d"
 	assert_output --partial "--tracer-cost: expected recorded, none or nanoseconds"
+}
+
+@test "the compute asked of each rank's gaps: the recorded gaps in wall time, their CPU time at most" {
+	need_mpi
+	local d="$BATS_FILE_TMPDIR/halo2d"
+	# the gaps the replay passes, per rank: before each event after the
+	# first, from the latest end of the events before it
+	gaps() {
+		for f in "$d"/rank-*.tcr; do tc dump --json "$f"; done | python3 -c '
+import json, sys
+ranks = {}
+for line in sys.stdin:
+    e = json.loads(line)
+    if e.get("record") == "event":
+        ranks.setdefault(e["rank"], []).append((e["t_start"], e["t_end"]))
+out = []
+for r in sorted(ranks):
+    evs, total, end = ranks[r], 0, None
+    for i, (s, t) in enumerate(evs):
+        if i and s > end:
+            total += s - end
+        end = t if end is None or t > end else end
+    out.append(total)
+print(json.dumps(out))'
+	}
+	local want
+	want=$(gaps)
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute sleep --tracer-cost none "$d"
+	echo "$output" | python3 -c '
+import json, sys
+d, want = json.load(sys.stdin), json.loads(sys.argv[1])
+got = [r["compute_s"] for r in d["per_rank"]]
+assert len(got) == 4 and all(w > 0 for w in want), (got, want)
+assert all(abs(g - w * 1e-9) <= 1e-9 * 2 for g, w in zip(got, want)), (got, want)
+assert abs(d["compute_s"] - sum(got)) <= 1e-9 * 4, d' "$want"
+	# the CPU time of the same gaps: a share of each, never more
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute cpu --tracer-cost none "$d"
+	echo "$output" | python3 -c '
+import json, sys
+d, want = json.load(sys.stdin), json.loads(sys.argv[1])
+got = [r["compute_s"] for r in d["per_rank"]]
+assert all(0 < g <= w * 1e-9 + 1e-9 * 2 for g, w in zip(got, want)), (got, want)' "$want"
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute "$d"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["compute_s"] == 0 and all(r["compute_s"] == 0 for r in d["per_rank"]), d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --compute sleep --tracer-cost none "$d"
+	assert_line --regexp '^gaps: +[0-9.]+ s of wall-clock time computed over the ranks$'
+	[ "$(echo "$output" | grep -cE '^ +[0-3] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$')" -eq 4 ]
 }
 
 @test "the in-job Chameleon's global trace replays exactly, the job's tracer time per call out of its gaps" {

@@ -1912,25 +1912,29 @@ static void spin_cpu(uint64_t ns)
 	} while (c0 && (used = tc_rp_cpu_ns() - c0) < ns);
 }
 
-static void compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
+/* Compute for the gap of ns before event i: the time (ns of CPU time
+ * under --compute cpu, else of the wall clock) it is asked to take, 0
+ * when none. */
+static uint64_t compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
 {
 	struct timespec ts, now;
 
 	if (s->o->compute == TC_COMPUTE_NONE || !ns)
-		return;
+		return 0;
 	if (s->o->compute == TC_COMPUTE_SLEEP) {
 		ts.tv_sec = (time_t)(ns / 1000000000u);
 		ts.tv_nsec = (long)(ns % 1000000000u);
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts))
 			;
-		return;
+		return ns;
 	}
 	if (s->o->compute == TC_COMPUTE_CPU) {
 		/* the gap's CPU time: its wall time at the share of a core the
 		 * rank had when it was recorded; the scheduler stretches it
 		 * back to wall time as it did the application's computing */
-		spin_cpu(s->gap_cpu ? s->gap_cpu[i] : (uint64_t)((double)ns * s->o->cpu_share));
-		return;
+		uint64_t cpu = s->gap_cpu ? s->gap_cpu[i] : (uint64_t)((double)ns * s->o->cpu_share);
+		spin_cpu(cpu);
+		return cpu;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ts.tv_sec = now.tv_sec + (time_t)(ns / 1000000000u);
@@ -1953,6 +1957,7 @@ static void compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
 		if (left > SPIN_NEAR_NS)
 			sched_yield();
 	}
+	return ns;
 }
 
 static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
@@ -2006,7 +2011,7 @@ void tc_replay_mpi_run(struct tc_replay_mpi *s)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
 		if (i && ev->t_start > prev_end)
-			compute(s, i, ev->t_start - prev_end);
+			s->compute_ns += compute(s, i, ev->t_start - prev_end);
 		if (ev->t_end > prev_end || !i)
 			prev_end = ev->t_end;
 		atomic_store(&s->progress, (uint64_t)i);

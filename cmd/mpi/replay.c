@@ -494,19 +494,23 @@ static bool two_words(const char *opt, const char *arg, const char *yes, const c
 
 struct results {
 	double *t, *rec;           /* replayed and recorded time per rank */
+	double *comp;              /* the compute asked of each rank's gaps, s */
 	uint64_t *nev, *skipped;
 	double max, rec_max;
 	uint64_t events, skips;
 	double tracer_ns;          /* the ns per call taken out of the gaps, mean over ranks */
 	double tracer_s;           /* the time taken out of them, over every rank */
 	uint64_t polls_took;       /* messages polls took early, over every rank */
+	double comp_sum;           /* comp over every rank */
 };
 
 static void results_sum(struct results *r, int world)
 {
 	r->max = r->rec_max = 0;
 	r->events = r->skips = 0;
+	r->comp_sum = 0;
 	for (int i = 0; i < world; i++) {
+		r->comp_sum += r->comp[i];
 		if (r->t[i] > r->max)
 			r->max = r->t[i];
 		if (r->rec[i] > r->rec_max)
@@ -544,6 +548,7 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 		tc_json_set_int(e, "rank", i);
 		tc_json_set_real(e, "time_s", r->t[i]);
 		tc_json_set_real(e, "recorded_s", r->rec[i]);
+		tc_json_set_real(e, "compute_s", r->comp[i]);
 		tc_json_set_uint(e, "events", r->nev[i]);
 		tc_json_set_uint(e, "skipped", r->skipped[i]);
 		tc_json_append(ranks, e);
@@ -551,6 +556,7 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set(doc, "per_rank", ranks);
 	tc_json_set_uint(doc, "events", r->events);
 	tc_json_set_uint(doc, "skipped", r->skips);
+	tc_json_set_real(doc, "compute_s", r->comp_sum);
 	tc_json_set_real(doc, "makespan_s", r->max);
 	tc_json_set_real(doc, "recorded_makespan_s", r->rec_max);
 	tc_json_set_real(doc, "ratio", r->rec_max > 0 ? r->max / r->rec_max : 0);
@@ -575,15 +581,19 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	if (r->tracer_s > 0)
 		printf("tracer:   %.0f ns per call out of the gaps (%s), %.6f s over the ranks\n",
 		       r->tracer_ns, o->tracer_cost, r->tracer_s);
+	printf("gaps:     %.6f s of %s time computed over the ranks\n", r->comp_sum,
+	       o->compute == TC_COMPUTE_CPU ? "CPU" : "wall-clock");
 	if (r->polls_took)
 		printf("polls:    %" PRIu64 " message%s taken by polls that found none in the "
 		       "trace, held for the calls that take them\n", r->polls_took,
 		       r->polls_took == 1 ? "" : "s");
 	printf("makespan: %.6f s (recorded %.6f s, ratio %.3f)\n", r->max, r->rec_max,
 	       r->rec_max > 0 ? r->max / r->rec_max : 0);
-	printf("\n%8s %14s %14s %12s\n", "rank", "time_s", "recorded_s", "events");
+	printf("\n%8s %14s %14s %14s %12s\n", "rank", "time_s", "recorded_s", "compute_s",
+	       "events");
 	for (int i = 0; i < world; i++)
-		printf("%8d %14.6f %14.6f %12" PRIu64 "\n", i, r->t[i], r->rec[i], r->nev[i]);
+		printf("%8d %14.6f %14.6f %14.6f %12" PRIu64 "\n", i, r->t[i], r->rec[i], r->comp[i],
+		       r->nev[i]);
 }
 
 int main(int argc, char **argv)
@@ -610,7 +620,7 @@ int main(int argc, char **argv)
 	struct tc_replay_mpi s;
 	struct tc_revents evs;
 	struct tc_error err;
-	double timeout = 120, share = 0, t0, elapsed, rec;
+	double timeout = 120, share = 0, t0, elapsed, rec, comp;
 	const char *why;
 	size_t at = 0;
 	struct results res = { 0 };
@@ -797,11 +807,14 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		res.t = tc_xcalloc((size_t)world, sizeof(*res.t));
 		res.rec = tc_xcalloc((size_t)world, sizeof(*res.rec));
+		res.comp = tc_xcalloc((size_t)world, sizeof(*res.comp));
 		res.nev = tc_xcalloc((size_t)world, sizeof(*res.nev));
 		res.skipped = tc_xcalloc((size_t)world, sizeof(*res.skipped));
 	}
 	PMPI_Gather(&elapsed, 1, MPI_DOUBLE, res.t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&rec, 1, MPI_DOUBLE, res.rec, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	comp = (double)s.compute_ns * 1e-9;
+	PMPI_Gather(&comp, 1, MPI_DOUBLE, res.comp, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&nev, 1, MPI_UINT64_T, res.nev, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&skipped, 1, MPI_UINT64_T, res.skipped, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	{
@@ -830,6 +843,7 @@ int main(int argc, char **argv)
 	tc_revents_release(&evs);
 	free(res.t);
 	free(res.rec);
+	free(res.comp);
 	free(res.nev);
 	free(res.skipped);
 	MPI_Finalize();

@@ -94,6 +94,8 @@ struct tc_replay_mpi {
 	size_t nfiles;
 	char *io_dir;             /* their scratch directory */
 	unsigned io_seq;          /* files opened, for their names */
+	uint64_t compute_ns;      /* the gaps' compute asked for: CPU time under
+				   * --compute cpu, else wall time */
 	uint64_t *gap_cpu;        /* --compute cpu: the CPU time (ns) of the gap
 				   * before each event, or NULL: its time times
 				   * cpu_share */

@@ -59,6 +59,10 @@ static const char accuracy_usage[] =
 	"                      with --replay mpi: replay each N times, in turns, and\n"
 	"                      take the median times (default 1)\n"
 	"      --mpirun CMD    the MPI launcher for --replay mpi (default mpirun)\n"
+	"      --mpi M         the launcher's MPI, for the replay program built against\n"
+	"                      it: auto (default: from the launcher's name, else from\n"
+	"                      the libraries it links; Open MPI's when neither tells),\n"
+	"                      openmpi or mpich (tracecluster-replay.mpich)\n"
 	TC_ANL_MODEL_HELP
 	"  -j, --threads N     worker threads\n"
 	"  -h, --help          this help\n"
@@ -193,6 +197,7 @@ int cmd_accuracy(int argc, char **argv)
 		{ "timing", required_argument, NULL, 'G' },
 		{ "replay", required_argument, NULL, 'R' },
 		{ "mpirun", required_argument, NULL, 'X' },
+		{ "mpi", required_argument, NULL, 'P' },
 		{ "replay-runs", required_argument, NULL, 'N' },
 		{ "lead-only", no_argument, NULL, 'L' },
 		TC_ANL_MODEL_LONGOPTS,
@@ -255,6 +260,17 @@ int cmd_accuracy(int argc, char **argv)
 			break;
 		case 'X':
 			mr.launcher = optarg;
+			break;
+		case 'P':
+			if (!strcmp(optarg, "openmpi"))
+				mr.mpi = TC_MPI_OPENMPI;
+			else if (!strcmp(optarg, "mpich"))
+				mr.mpi = TC_MPI_MPICH;
+			else if (!strcmp(optarg, "auto"))
+				mr.mpi = TC_MPI_UNKNOWN;
+			else
+				return tc_usage_error(cmd, "--mpi: expected auto, openmpi or mpich, "
+						      "got '%s'", optarg);
 			break;
 		case 'N':
 			if ((rc = tc_parse_u64(cmd, "--replay-runs", optarg, &u)))

@@ -3,7 +3,7 @@ CMD_SRCS += cmd/synth.c
 CMD_SRCS += cmd/signatures.c
 CMD_SRCS += cmd/cluster.c
 CMD_SRCS += cmd/compress.c cmd/expand.c cmd/export.c
-CMD_SRCS += cmd/run.c
+CMD_SRCS += cmd/run.c cmd/mpikind.c
 CMD_SRCS += cmd/modeopt.c cmd/analysis.c cmd/mpireplay.c cmd/figopt.c cmd/heatmap.c cmd/replay.c cmd/accuracy.c cmd/compare.c cmd/topology.c
 
 # The installed tracecluster is linked apart, with a run.o that knows

@@ -16,25 +16,34 @@
 #include <unistd.h>
 
 #define REPLAY_EXE "tracecluster-replay"
+#define REPLAY_EXE_MPICH "tracecluster-replay.mpich"
 #define MAX_WORDS 64
 
-/* The replay program beside this executable, else the one on PATH. */
-static void find_replay(char *out, size_t len)
+/* dir/name into out when it is an executable file */
+static bool replay_at(const char *dir, const char *name, char *out, size_t len)
 {
+	return (size_t)snprintf(out, len, "%s/%s", dir, name) < len && access(out, X_OK) == 0;
+}
+
+/* The replay program for the MPI: beside this executable (MPICH's, in the
+ * build tree, in mpich/), else the one on PATH. */
+static void find_replay(enum tc_mpi_kind mpi, char *out, size_t len)
+{
+	const char *name = mpi == TC_MPI_MPICH ? REPLAY_EXE_MPICH : REPLAY_EXE;
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
 
-	snprintf(out, len, "%s", REPLAY_EXE);
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
-	if (!(slash = strrchr(exe, '/')))
-		return;
-	*slash = '\0';
-	if ((size_t)snprintf(out, len, "%s/%s", exe, REPLAY_EXE) < len && access(out, X_OK) == 0)
-		return;
-	snprintf(out, len, "%s", REPLAY_EXE);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/'))) {
+			*slash = '\0';
+			if ((mpi == TC_MPI_MPICH && replay_at(exe, "mpich/" REPLAY_EXE, out, len)) ||
+			    replay_at(exe, name, out, len))
+				return;
+		}
+	}
+	snprintf(out, len, "%s", name);
 }
 
 int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
@@ -46,12 +55,13 @@ int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
 	int fd[2], st, argc = 0, rc = -1;
 	pid_t pid;
 
-	find_replay(replay, sizeof(replay));
 	words = strdup(r->launcher ? r->launcher : "mpirun");
 	if (!words)
 		return tc_error_set(err, TC_ERR_NOMEM, NULL, -1, "out of memory");
 	for (char *w = strtok(words, " \t"); w && argc < MAX_WORDS; w = strtok(NULL, " \t"))
 		argv[argc++] = w;
+	find_replay(r->mpi != TC_MPI_UNKNOWN ? r->mpi : tc_mpi_detect(argv, argc), replay,
+		    sizeof(replay));
 	snprintf(np, sizeof(np), "%" PRId32, r->np);
 	argv[argc++] = "-np";
 	argv[argc++] = np;

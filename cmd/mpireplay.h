@@ -7,18 +7,24 @@
 #define TC_CMD_MPIREPLAY_H
 
 #include "lib/compat.h"
+#include "cmd/mpikind.h"
 
 struct tc_error;
 
 struct tc_mpireplay {
 	const char *launcher;     /* "mpirun" or a command line (split at blanks) */
+	enum tc_mpi_kind mpi;     /* the launcher's MPI; TC_MPI_UNKNOWN: from
+				   * its name or libraries, else Open MPI */
 	const char *compute;      /* "spin", "sleep" or NULL: --no-compute */
 	int32_t np;
 };
 
 /*
  * Replay trace (a trace set or a .tct file) on r->np ranks and put the
- * makespan in seconds in *t. Returns 0, or -1 with err filled (the
+ * makespan in seconds in *t. The replay program is the one built against
+ * the launcher's MPI: tracecluster-replay (Open MPI, or the build's one
+ * MPI) or tracecluster-replay.mpich, beside this executable (in the build
+ * tree, MPICH's in mpich/), else on PATH. Returns 0, or -1 with err filled (the
  * replay program not found, the launcher failed, no result).
  */
 int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,

@@ -11,13 +11,12 @@
  */
 #include "lib/compat.h"
 #include "cmd/cmd.h"
+#include "cmd/mpikind.h"
 #include "cluster/cluster.h"
 #include "lib/event.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -35,10 +34,6 @@
 #define TC_LIBDIR ""
 #endif
 
-/* The MPI a job runs on: the shim must be the one built against it. */
-enum mpi_kind { MPI_UNKNOWN, MPI_OPENMPI, MPI_MPICH };
-
-static const char *const mpi_names[] = { "unknown", "openmpi", "mpich" };
 
 static const char run_usage[] =
 	"usage: tracecluster run [-o DIR] [-d N] [-b BYTES] [--mpi auto|openmpi|mpich]\n"
@@ -104,119 +99,6 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* The MPI a launcher or program file belongs to, from its resolved name
- * (mpirun.openmpi, mpiexec.hydra, ...) or, for an ELF program, from the
- * libraries it needs (libmpi.so.40: Open MPI; libmpich.so: MPICH). */
-static enum mpi_kind mpi_of_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	if (strstr(base, "mpich") || strstr(base, "hydra"))
-		return MPI_MPICH;
-	if (strstr(base, "openmpi") || strstr(base, "orterun") || strstr(base, "prterun") ||
-	    strstr(base, "prun"))
-		return MPI_OPENMPI;
-	return MPI_UNKNOWN;
-}
-
-/* Read len bytes at off; false past the end of the file. */
-static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
-{
-	return off <= (uint64_t)INT64_MAX && pread(fd, buf, len, (off_t)off) == (ssize_t)len;
-}
-
-static enum mpi_kind mpi_of_needed(const char *name)
-{
-	if (!strncmp(name, "libmpich", 8) || !strncmp(name, "libmpicxx", 9) ||
-	    !strncmp(name, "libmpifort", 10))
-		return MPI_MPICH;
-	if (!strncmp(name, "libmpi.so", 9) || !strncmp(name, "libmpi_", 7) ||
-	    !strncmp(name, "libopen-", 8) || !strncmp(name, "liboshmem", 9))
-		return MPI_OPENMPI;
-	return MPI_UNKNOWN;
-}
-
-/* The MPI the DT_NEEDED entries of an ELF64 file name; every read is
- * checked, any oddity gives MPI_UNKNOWN. */
-static enum mpi_kind mpi_of_elf(const char *path)
-{
-	Elf64_Ehdr eh;
-	Elf64_Shdr dyn, str;
-	enum mpi_kind kind = MPI_UNKNOWN;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return MPI_UNKNOWN;
-	if (!pread_all(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh.e_shnum > 4096)
-		goto out;
-	for (unsigned i = 0; i < eh.e_shnum && kind == MPI_UNKNOWN; i++) {
-		if (!pread_all(fd, &dyn, sizeof(dyn), eh.e_shoff + (uint64_t)i * sizeof(dyn)))
-			goto out;
-		if (dyn.sh_type != SHT_DYNAMIC || dyn.sh_link >= eh.e_shnum ||
-		    !pread_all(fd, &str, sizeof(str),
-			       eh.e_shoff + (uint64_t)dyn.sh_link * sizeof(str)))
-			continue;
-		for (uint64_t k = 0; k < dyn.sh_size / sizeof(Elf64_Dyn) && k < 4096; k++) {
-			Elf64_Dyn d;
-			char name[64];
-			if (!pread_all(fd, &d, sizeof(d), dyn.sh_offset + k * sizeof(d)) ||
-			    d.d_tag == DT_NULL)
-				break;
-			if (d.d_tag != DT_NEEDED || d.d_un.d_val >= str.sh_size)
-				continue;
-			memset(name, 0, sizeof(name));
-			if (pread(fd, name, sizeof(name) - 1, (off_t)(str.sh_offset + d.d_un.d_val)) <= 0)
-				continue;
-			if ((kind = mpi_of_needed(name)) != MPI_UNKNOWN)
-				break;
-		}
-	}
-out:
-	close(fd);
-	return kind;
-}
-
-/* word as an executable file: itself when it has a '/', else from PATH. */
-static bool resolve_exe(const char *word, char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (strchr(word, '/'))
-		return realpath(word, out) && access(out, X_OK) == 0;
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n && (size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, word) < sizeof(buf) &&
-		    access(buf, X_OK) == 0 && realpath(buf, out) && strlen(out) < len)
-			return true;
-		p += n + (e ? 1 : 0);
-		if (!e)
-			break;
-	}
-	return false;
-}
-
-/* The MPI of a launcher line: the first word that is an executable whose
- * name or libraries tell (the launcher, else the program it starts). */
-static enum mpi_kind detect_mpi(char **words, int n)
-{
-	for (int i = 0; i < n; i++) {
-		char exe[PATH_MAX];
-		struct stat st;
-		enum mpi_kind k;
-		if (words[i][0] == '-' || !resolve_exe(words[i], exe, sizeof(exe)) ||
-		    stat(exe, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if ((k = mpi_of_name(exe)) != MPI_UNKNOWN || (k = mpi_of_elf(exe)) != MPI_UNKNOWN)
-			return k;
-	}
-	return MPI_UNKNOWN;
-}
-
 /* dir/rel/SHIM into out when readable. */
 static bool shim_at(const char *dir, const char *rel, char *out, size_t len)
 {
@@ -234,12 +116,12 @@ static bool shim_at(const char *dir, const char *rel, char *out, size_t len)
  * mpich/), in ../lib (an installed tree), or in the LIBDIR it was
  * installed to (Open MPI's in LIBDIR, MPICH's in LIBDIR/tracecluster/mpich/).
  */
-static int find_shim(const char *opt, enum mpi_kind kind, char *out, size_t len)
+static int find_shim(const char *opt, enum tc_mpi_kind kind, char *out, size_t len)
 {
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
 	const char *env = getenv("TRACECLUSTER_SHIM");
-	bool mpich = kind == MPI_MPICH;
+	bool mpich = kind == TC_MPI_MPICH;
 
 	if (opt || (env && *env)) {
 		const char *p = opt ? opt : env;
@@ -367,7 +249,7 @@ int cmd_run(int argc, char **argv)
 	const char *dir = getenv("TRACECLUSTER_DIR"), *shim_opt = NULL;
 	const char *depth = NULL, *buffer = NULL, *online = NULL, *keep = NULL;
 	const char *marker = NULL, *freq = NULL;
-	enum mpi_kind mpi = MPI_UNKNOWN;
+	enum tc_mpi_kind mpi = TC_MPI_UNKNOWN;
 	bool mpi_auto = true;
 	char shim[PATH_MAX], absdir[PATH_MAX];
 	bool force = false;
@@ -403,9 +285,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 0x2002:
 			mpi_auto = !strcmp(optarg, "auto");
-			mpi = !strcmp(optarg, "openmpi") ? MPI_OPENMPI
-			    : !strcmp(optarg, "mpich") ? MPI_MPICH : MPI_UNKNOWN;
-			if (!mpi_auto && mpi == MPI_UNKNOWN)
+			mpi = !strcmp(optarg, "openmpi") ? TC_MPI_OPENMPI
+			    : !strcmp(optarg, "mpich") ? TC_MPI_MPICH : TC_MPI_UNKNOWN;
+			if (!mpi_auto && mpi == TC_MPI_UNKNOWN)
 				return tc_usage_error("run", "--mpi: expected auto, openmpi or mpich, got "
 						      "'%s'", optarg);
 			break;
@@ -458,11 +340,11 @@ int cmd_run(int argc, char **argv)
 		return tc_usage_error("run", "--marker and --call-frequency are for --online "
 				      "chameleon");
 	if (mpi_auto)
-		mpi = detect_mpi(argv + optind, argc - optind);
+		mpi = tc_mpi_detect(argv + optind, argc - optind);
 	if (find_shim(shim_opt, mpi, shim, sizeof(shim)) < 0)
 		return TC_EXIT_FAIL;
 	if (tc_g.verbosity > 0)
-		fprintf(stderr, "tracecluster run: MPI %s, shim %s\n", mpi_names[mpi], shim);
+		fprintf(stderr, "tracecluster run: MPI %s, shim %s\n", tc_mpi_name(mpi), shim);
 	if (prepare_dir(dir, force, absdir, sizeof(absdir)) < 0)
 		return TC_EXIT_FAIL;
 

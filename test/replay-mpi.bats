@@ -787,6 +787,79 @@ assert r["t_s"] == 3 and r["t_clustered_s"] == 5 and abs(r["acc"] - 1 / 3) < 1e-
 	[ "$(wc -l <"$FAKE_LOG")" = 4 ]
 }
 
+@test "accuracy --replay mpi runs the replay program built against the launcher's MPI" {
+	local d="$BATS_TEST_TMPDIR"
+	# launchers that note the program they are given and answer a makespan
+	mkdir -p "$d/bin"
+	for l in mpirun mpirun.mpich mpiexec.hydra; do
+		cat >"$d/bin/$l" <<'SH'
+#!/bin/sh
+while [ "$1" != -np ]; do shift; done
+echo "$3" >>"$FAKE_LOG"
+echo '{"makespan_s": 1}'
+SH
+		chmod +x "$d/bin/$l"
+	done
+	export FAKE_LOG="$d/log"
+	# pr LAUNCHER [OPTIONS...]: the programs the two replays ran
+	pr() {
+		local l=$1
+		shift
+		: >"$FAKE_LOG"
+		tc accuracy --mode callpath --replay mpi --mpirun "$l" "$@" "$BATS_FILE_TMPDIR/halo2d" \
+			>/dev/null
+		sort -u "$FAKE_LOG"
+	}
+	local ompi mpich
+	ompi=$(pr "$d/bin/mpirun")
+	[ "$ompi" = "$B/tracecluster-replay" ]
+	# MPICH's by the launcher's name: in the build tree, in mpich/ (else
+	# tracecluster-replay.mpich on PATH, where MPICH's compiler is missing)
+	mpich=$(pr "$d/bin/mpirun.mpich")
+	[ "$mpich" = "$B/mpich/tracecluster-replay" ] || [ "$mpich" = tracecluster-replay.mpich ]
+	[ "$(pr "$d/bin/mpiexec.hydra")" = "$mpich" ]
+	# by its name on PATH, and by the option whatever the name
+	[ "$(PATH="$d/bin:$PATH" pr "mpirun.mpich -launcher fork")" = "$mpich" ]
+	[ "$(pr "$d/bin/mpirun" --mpi mpich)" = "$mpich" ]
+	[ "$(pr "$d/bin/mpirun.mpich" --mpi openmpi)" = "$ompi" ]
+	[ "$(pr "$d/bin/mpirun.mpich" --mpi auto)" = "$mpich" ]
+	run -2 --separate-stderr tc accuracy --replay mpi --mpi lam "$BATS_FILE_TMPDIR/halo2d"
+	[[ "$stderr" == *"--mpi: expected auto, openmpi or mpich, got 'lam'"* ]]
+}
+
+@test "under MPICH: tracecluster-replay.mpich replays exactly, accuracy runs it, the other MPI's program says why it cannot" {
+	need_mpi
+	local m="$B/mpich"
+	command -v mpirun.mpich >/dev/null && [ -x "$m/tracecluster-replay" ] &&
+		[ -f "$m/libtracecluster-capture.so" ] ||
+		skip "no MPICH or MPICH replay built (make capture-mpich)"
+	# an Open MPI job's trace, replayed under MPICH and traced there
+	rm -rf rp-mpich
+	run -0 timeout 120 mpirun.mpich -launcher fork -np 4 -genv LD_PRELOAD "$m/libtracecluster-capture.so" \
+		-genv TRACECLUSTER_DIR "$PWD/rp-mpich" "$m/tracecluster-replay" --timeout 30 --no-compute \
+		"$BATS_FILE_TMPDIR/halo2d"
+	assert_output --partial ", 0 skipped"
+	same_events "$BATS_FILE_TMPDIR/halo2d" rp-mpich
+	# accuracy picks it by the launcher's name
+	run -0 --separate-stderr tc accuracy --json --mode callpath --replay mpi \
+		--mpirun "mpirun.mpich -launcher fork" "$BATS_FILE_TMPDIR/halo2d"
+	echo "$output" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["replay_mpi"]
+assert r["t_s"] > 0 and r["t_clustered_s"] > 0, r'
+	# Open MPI's program under MPICH's launcher: four jobs of one rank
+	run -1 --separate-stderr timeout 120 mpirun.mpich -launcher fork -np 4 "$RP" --no-compute \
+		"$BATS_FILE_TMPDIR/halo2d"
+	[[ "$stderr" == *"the trace is of 4 ranks, the replay runs on 1"* ]]
+	[[ "$stderr" == *"the launcher started 4 processes (PMI_SIZE), but each is an MPI job of its own: this program is built against Open MPI"* ]]
+	[[ "$stderr" == *"(an MPICH launcher runs tracecluster-replay.mpich)"* ]]
+	# and the other way round
+	run -1 --separate-stderr timeout 120 mpirun -np 4 "$m/tracecluster-replay" --no-compute \
+		"$BATS_FILE_TMPDIR/halo2d"
+	[[ "$stderr" == *"the launcher started 4 processes (OMPI_COMM_WORLD_SIZE), but each is an MPI job of its own: this program is built against MPICH"* ]]
+	[[ "$stderr" == *"(an Open MPI launcher runs tracecluster-replay)"* ]]
+}
+
 @test "accuracy --lead-only: the papers' merge, its matching below 100% where members differ, its real replay where it pairs up" {
 	need_mpi
 	# by default members keep their own parameters; lead-only on the

@@ -3,6 +3,10 @@
 # Built with the MPI C compiler (MPICC, lib/capture/module.mk) when one
 # is found, against the core library; the tracecluster command itself
 # never needs MPI. Installed beside the capture shim by make install.
+# A program runs under the launcher of the MPI it is built against only,
+# so with MPICH's compiler (MPICC_MPICH) it is built against MPICH too,
+# as the capture shim is (make capture-mpich; make check builds it):
+# $(BUILD)/mpich/tracecluster-replay, installed as tracecluster-replay.mpich.
 
 REPLAY_MPI_SRCS := cmd/mpi/replay.c cmd/mpi/ops.c cmd/mpi/rma.c cmd/mpi/io.c cmd/mpi/share.c \
 	cmd/mpi/gapcpu.c cmd/mpi/pairs.c cmd/mpi/colls.c
@@ -26,16 +30,40 @@ bin/tracecluster-replay: $(REPLAY_MPI) FORCE
 	@mkdir -p bin
 	@ln -sfn ../$(REPLAY_MPI) $@
 
+# against MPICH: the same sources compiled with mpicc.mpich (GCC 12 warns
+# about MPICH's MPI_STATUSES_IGNORE, (MPI_Status *)1, against the access
+# attributes of its mpi.h: a false positive)
+REPLAY_MPICH_OBJS := $(REPLAY_MPI_SRCS:%.c=$(MPICH_BUILD)/mpi/%.o)
+REPLAY_MPICH := $(MPICH_BUILD)/tracecluster-replay
+
+ifeq ($(HAVE_MPICH),yes)
+capture-mpich: $(REPLAY_MPICH) bin/tracecluster-replay.mpich
+endif
+
+$(MPICH_BUILD)/mpi/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q_CC)$(MPICC_MPICH) $(CFLAGS) $(TC_CFLAGS) -Wno-stringop-overflow -c -o $@ $<
+
+$(REPLAY_MPICH): $(REPLAY_MPICH_OBJS) $(LIBTC)
+	$(Q_LD)$(MPICC_MPICH) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $(REPLAY_MPICH_OBJS) $(LIBTC) $(TC_LIBS)
+
+bin/tracecluster-replay.mpich: $(REPLAY_MPICH) FORCE
+	@mkdir -p bin
+	@ln -sfn ../$(REPLAY_MPICH) $@
+
 install-replay: $(REPLAY_MPI)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(REPLAY_MPI) $(DESTDIR)$(BINDIR)/tracecluster-replay
+	if [ -f $(REPLAY_MPICH) ]; then \
+		install -m 755 $(REPLAY_MPICH) $(DESTDIR)$(BINDIR)/tracecluster-replay.mpich; \
+	fi
 
 uninstall-replay:
-	rm -f $(DESTDIR)$(BINDIR)/tracecluster-replay
+	rm -f $(DESTDIR)$(BINDIR)/tracecluster-replay $(DESTDIR)$(BINDIR)/tracecluster-replay.mpich
 
 .PHONY: install-replay uninstall-replay
 
--include $(REPLAY_MPI_OBJS:.o=.d)
+-include $(REPLAY_MPI_OBJS:.o=.d) $(REPLAY_MPICH_OBJS:.o=.d)
 
 # the model of the compute gaps' CPU time needs no MPI: its unit test
 # links it, built with the C compiler, whether or not MPI is there

@@ -596,6 +596,46 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 		       r->nev[i]);
 }
 
+/* The other MPI's replay program, by the MPI this one is built against. */
+#if defined(OPEN_MPI)
+#define OTHER_MPI "an MPICH launcher runs tracecluster-replay.mpich"
+#elif defined(MPICH_VERSION)
+#define OTHER_MPI "an Open MPI launcher runs tracecluster-replay"
+#else
+#define OTHER_MPI "run the one built against the launcher's MPI"
+#endif
+
+/*
+ * A world of one where the launcher started more: the program runs under
+ * the launcher of another MPI than its own, whose ranks it cannot see
+ * (each process is a singleton). Said once per process, with the
+ * launcher's count, which its environment holds (MPICH's Hydra and
+ * Slurm: PMI_SIZE; Open MPI: OMPI_COMM_WORLD_SIZE).
+ */
+static void foreign_launcher_hint(void)
+{
+	static const char *const vars[] = { "PMI_SIZE", "OMPI_COMM_WORLD_SIZE" };
+	char lib[MPI_MAX_LIBRARY_VERSION_STRING], *nl;
+	int len = 0;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (!v || strtol(v, NULL, 10) <= 1)
+			continue;
+		if (MPI_Get_library_version(lib, &len) != MPI_SUCCESS)
+			snprintf(lib, sizeof(lib), "?");
+		if ((nl = strpbrk(lib, ",\n")))
+			*nl = '\0';
+		for (nl = lib; *nl; nl++)
+			if (*nl == '\t')
+				*nl = ' ';
+		fprintf(stderr, "tracecluster-replay: the launcher started %s processes (%s), but "
+			"each is an MPI job of its own: this program is built against %s, not the "
+			"launcher's MPI (%s)\n", v, vars[i], lib, OTHER_MPI);
+		return;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -737,6 +777,8 @@ int main(int argc, char **argv)
 		char msg[512];
 		tc_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "tracecluster-replay: rank %d: %s\n", rank, msg);
+		if (world == 1)
+			foreign_launcher_hint();
 	}
 	/* helper communication goes through PMPI_: a replay traced with the
 	 * capture shim records the trace's calls only */

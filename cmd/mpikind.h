@@ -1,0 +1,24 @@
+/*
+ * mpikind.h - which MPI a launcher line runs on (tracecluster run's shim,
+ * accuracy --replay mpi's replay program).
+ */
+#ifndef TC_CMD_MPIKIND_H
+#define TC_CMD_MPIKIND_H
+
+#include "lib/compat.h"
+
+enum tc_mpi_kind { TC_MPI_UNKNOWN, TC_MPI_OPENMPI, TC_MPI_MPICH };
+
+/* "openmpi", "mpich" or "unknown" */
+const char *tc_mpi_name(enum tc_mpi_kind k);
+
+/*
+ * The MPI of a launcher line: the first of words[0..n) that is an
+ * executable (a name with a '/', else found on PATH) whose resolved name
+ * (mpirun.openmpi, mpiexec.hydra, ...) or, for an ELF program, whose
+ * libraries (libmpi.so.40: Open MPI; libmpich.so: MPICH) tell: the
+ * launcher, else the program it starts. TC_MPI_UNKNOWN when none does.
+ */
+enum tc_mpi_kind tc_mpi_detect(char *const *words, int n);
+
+#endif

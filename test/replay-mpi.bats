@@ -787,6 +787,119 @@ assert r["t_s"] == 3 and r["t_clustered_s"] == 5 and abs(r["acc"] - 1 / 3) < 1e-
 	[ "$(wc -l <"$FAKE_LOG")" = 4 ]
 }
 
+# unnamed TCT [--tags]: the text global trace TCT without the sources its
+# completions name (request:source:tag:bytes each), with --tags every tag 0
+unnamed() {
+	python3 -c '
+import re, sys
+tags = "--tags" in sys.argv[2:]
+for line in open(sys.argv[1]):
+    if tags:
+        line = re.sub(r"^    tag \d+$", "    tag 0", line)
+    if line.startswith("    compl ["):
+        out = []
+        for c in line.strip()[len("compl ["):-1].split(","):
+            f = c.split(":")
+            f[1] = "none"
+            if tags:
+                f[2] = "0"
+            out.append(":".join(f))
+        line = "    compl [" + ",".join(out) + "]\n"
+    sys.stdout.write(line)' "$@"
+}
+
+@test "wildcards of a trace that keeps neither their sources nor the tags: sources inferred by running the ranks' messages" {
+	need_mpi
+	[ -x "$B/testdata/mpi/wildtag" ] || skip "testdata/mpi/wildtag not built"
+	trace wildtag "$B/testdata/mpi/wildtag"
+	tc compress -q --mode none --text -o wt.tct "$BATS_FILE_TMPDIR/wildtag"
+	# as a ScalaTrace trace may keep them: no source matched, every tag 0
+	unnamed wt.tct --tags >lossy.tct
+	[ "$(grep -c '^    peer any$' lossy.tct)" -eq 2 ]
+	grep -q '^    compl \[.*:none:0:400' lossy.tct
+	[ "$(grep -cE '^    tag [1-9]' lossy.tct)" -eq 0 ]
+	# posted as wildcards, the small message (sent before the barrier)
+	# takes the large receive and the large one (after it) the small
+	run -4 --separate-stderr timeout 60 mpirun -np 4 "$RP" --any-source any --timeout 30 lossy.tct
+	[[ "$stderr" == *"MPI_ERR_TRUNCATE"* ]]
+	# inferred: each receive its own sender, and the replay is exact
+	run -0 --separate-stderr replay_traced rp-wt --json lossy.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["wildcards_inferred"] == 2 and d["wildcards_unnamed"] == 0, d'
+	tc dump rp-wt/rank-00000.tcr | grep MPI_Irecv >irecv.txt
+	sed -n 1p irecv.txt | grep -q ' peer=1 tag=0 count=100 '
+	sed -n 2p irecv.txt | grep -q ' peer=2 tag=0 count=10 '
+	same_events lossy.tct rp-wt --inferred
+	# without --inferred the checker sees named sources where the trace has none
+	tc expand --json --rank 0 lossy.tct >a.jl
+	tc dump --json rp-wt/rank-00000.tcr >b.jl
+	run -1 python3 "$CMP" a.jl b.jl
+	assert_output --partial "peer 'MPI_ANY_SOURCE' in the original, 1 replayed"
+	# the text says how many
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --no-compute lossy.tct
+	assert_line "wildcards: 2 receives of a source the trace does not name: 2 given the source inferred from the senders' messages, 0 posted as MPI_ANY_SOURCE"
+	# the trace's own (the sources recorded): nothing to infer
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute wt.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["wildcards_inferred"] == 0 and d["wildcards_unnamed"] == 0, d'
+}
+
+@test "wildcards whose messages cannot be told in advance stay wildcards, and the replay says why" {
+	need_mpi
+	[ -x "$B/testdata/mpi/wildtag" ] || skip "testdata/mpi/wildtag not built"
+	[ -f wt.tct ] || { trace wildtag "$B/testdata/mpi/wildtag" &&
+		tc compress -q --mode none --text -o wt.tct "$BATS_FILE_TMPDIR/wildtag"; }
+	# the sources dropped, the tags kept, and a rank that cancels a request
+	unnamed wt.tct >nosrc.tct
+	tc compress -q --mode none --text -o cancel.tct "$BATS_FILE_TMPDIR/cancel"
+	# with the tags, the replay's wildcards are right as they are
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute nosrc.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["wildcards_inferred"] == 2 and d["wildcards_unnamed"] == 0, d'
+	# the cancel test program's wildcard, its source dropped: not inferred
+	grep -q 'MPI_Cancel' cancel.tct
+	unnamed cancel.tct >cancel-nosrc.tct
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute cancel-nosrc.tct
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["wildcards_inferred"] == 0 and d["wildcards_unnamed"] > 0, d'
+	[[ "$stderr" == *"warning: the sources of wildcard receives the trace does not name cannot be inferred (rank "*"MPI_Cancel"*"cancelled request): posted as MPI_ANY_SOURCE"* ]]
+}
+
+@test "traces of other tools replay as recorded (ScalaTrace V2 CG, LU with sources inferred, loops; DUMPI; OTF2)" {
+	need_mpi
+	local d
+	d=$(shared_dir) || true
+	[ -n "$d" ] && [ -d "$d/external-traces/scalatrace-v2" ] || skip "no ../shared/external-traces"
+	local X="$d/external-traces" t np n
+	for t in scalatrace-v2/ti/cg/A/8/I/0 scalatrace-v2/ti/lu/A/4/I/0 scalatrace-v2/ti/lu/A/8/I/0 \
+		scalatrace-v2/td/lu/A/8/I/0 scalatrace-v2/looplcs/testcase_1/0 dumpi/testtrace.meta \
+		otf2/score-p-ping-pong/traces.otf2; do
+		np=$(tc info --json "$X/$t" | python3 -c 'import json, sys; print(json.load(sys.stdin)["world_size"])')
+		rm -rf rp-x
+		run -0 --separate-stderr timeout 300 mpirun -np "$np" -x LD_PRELOAD="$PRE$SHIM" \
+			-x TRACECLUSTER_DIR="$PWD/rp-x" "$RP" --json --no-compute --timeout 60 "$X/$t"
+		n=$(echo "$output" | python3 -c 'import json, sys; print(json.load(sys.stdin)["wildcards_inferred"])')
+		case $t in
+		*/lu/*) [ "$n" -gt 0 ] || { echo "$t: no wildcard inferred"; false; } ;;
+		*) [ "$n" -eq 0 ] ;;
+		esac
+		for r in $(seq 0 $((np - 1))); do
+			tc dump --json --rank "$r" "$X/$t" >a.jl
+			tc dump --json "rp-x/$(printf 'rank-%05d.tcr' "$r")" >b.jl
+			run python3 "$CMP" --mpi3 --inferred a.jl b.jl
+			[ "$status" -eq 0 ] || { echo "$t rank $r: $output"; false; }
+		done
+	done
+}
+
 @test "accuracy --replay mpi runs the replay program built against the launcher's MPI" {
 	local d="$BATS_TEST_TMPDIR"
 	# launchers that note the program they are given and answer a makespan

@@ -9,7 +9,7 @@
 # $(BUILD)/mpich/tracecluster-replay, installed as tracecluster-replay.mpich.
 
 REPLAY_MPI_SRCS := cmd/mpi/replay.c cmd/mpi/ops.c cmd/mpi/rma.c cmd/mpi/io.c cmd/mpi/share.c \
-	cmd/mpi/gapcpu.c cmd/mpi/pairs.c cmd/mpi/colls.c
+	cmd/mpi/gapcpu.c cmd/mpi/pairs.c cmd/mpi/colls.c cmd/mpi/wild.c
 REPLAY_MPI_OBJS := $(REPLAY_MPI_SRCS:%.c=$(BUILD)/mpi/%.o)
 REPLAY_MPI := $(BUILD)/tracecluster-replay
 

@@ -75,7 +75,9 @@ static const char usage[] =
 	"                      capture shim measured it, kept in the raw files and\n"
 	"                      the global trace), none, or NS nanoseconds\n"
 	"      --any-source M  recorded: a wildcard receive or probe names the source\n"
-	"                      it matched in the trace (the default); any: as recorded\n"
+	"                      it matched in the trace, or one inferred from the\n"
+	"                      ranks' messages where the trace does not say (the\n"
+	"                      default); any: as recorded\n"
 	"      --empty-polls P an MPI_Improbe that found no message in the trace:\n"
 	"                      guard: not issued when a message it would take is\n"
 	"                      there (the default); issue: issued as recorded; a\n"
@@ -501,6 +503,8 @@ struct results {
 	double tracer_ns;          /* the ns per call taken out of the gaps, mean over ranks */
 	double tracer_s;           /* the time taken out of them, over every rank */
 	uint64_t polls_took;       /* messages polls took early, over every rank */
+	uint64_t wild_inferred;    /* wildcard receives given inferred sources, over every rank */
+	uint64_t wild_unnamed;     /* those left wildcards */
 	double comp_sum;           /* comp over every rank */
 };
 
@@ -540,6 +544,8 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_str(doc, "any_source", o->any_recorded ? "recorded" : "any");
 	tc_json_set_str(doc, "empty_polls", o->polls_guarded ? "guard" : "issue");
 	tc_json_set_uint(doc, "polls_took", r->polls_took);
+	tc_json_set_uint(doc, "wildcards_inferred", r->wild_inferred);
+	tc_json_set_uint(doc, "wildcards_unnamed", r->wild_unnamed);
 	tc_json_set_str(doc, "tracer_cost", o->tracer_cost);
 	tc_json_set_real(doc, "tracer_ns", r->tracer_ns);
 	tc_json_set_real(doc, "tracer_removed_s", r->tracer_s);
@@ -581,6 +587,12 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	if (r->tracer_s > 0)
 		printf("tracer:   %.0f ns per call out of the gaps (%s), %.6f s over the ranks\n",
 		       r->tracer_ns, o->tracer_cost, r->tracer_s);
+	if (r->wild_inferred || r->wild_unnamed)
+		printf("wildcards: %" PRIu64 " receive%s of a source the trace does not name: %" PRIu64
+		       " given the source inferred from the senders' messages, %" PRIu64
+		       " posted as MPI_ANY_SOURCE\n", r->wild_inferred + r->wild_unnamed,
+		       r->wild_inferred + r->wild_unnamed == 1 ? "" : "s", r->wild_inferred,
+		       r->wild_unnamed);
 	printf("gaps:     %.6f s of %s time computed over the ranks\n", r->comp_sum,
 	       o->compute == TC_COMPUTE_CPU ? "CPU" : "wall-clock");
 	if (r->polls_took)
@@ -802,6 +814,9 @@ int main(int argc, char **argv)
 			o.node_share = tc_replay_node_share(o.node_cores);
 		o.timeline = tc_replay_mpi_shares(&s);
 	}
+	/* wildcard receives the trace does not name the source of */
+	if (o.any_recorded)
+		tc_replay_infer_wildcards(&s);
 	/* refused before anything is replayed, by every rank alike */
 	why = tc_replay_mpi_refusal(&s, &at);
 	if (why) {
@@ -860,11 +875,14 @@ int main(int argc, char **argv)
 	PMPI_Gather(&nev, 1, MPI_UINT64_T, res.nev, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&skipped, 1, MPI_UINT64_T, res.skipped, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	{
-		uint64_t mine[3] = { o.tracer_ns, discount, s.polls_took }, all[3] = { 0, 0, 0 };
-		PMPI_Reduce(mine, all, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+		uint64_t mine[5] = { o.tracer_ns, discount, s.polls_took, s.wild_inferred,
+				     s.wild_unnamed }, all[5] = { 0, 0, 0, 0, 0 };
+		PMPI_Reduce(mine, all, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 		res.tracer_ns = (double)all[0] / world;
 		res.tracer_s = (double)all[1] * 1e-9;
 		res.polls_took = all[2];
+		res.wild_inferred = all[3];
+		res.wild_unnamed = all[4];
 	}
 	if (rank == 0) {
 		results_sum(&res, world);

@@ -85,6 +85,9 @@ struct tc_replay_mpi {
 	struct tc_rheld *held;    /* messages polls took early, oldest first */
 	size_t nheld, aheld;
 	uint64_t polls_took;      /* how many */
+	uint64_t wild_inferred;   /* wildcard receives the trace does not name
+				   * the source of, given an inferred one */
+	uint64_t wild_unnamed;    /* such receives left wildcards */
 	MPI_Comm *idup;           /* Comm_idup'ed, not yet named by an event */
 	size_t nidup;
 	struct tc_rwin *wins;     /* one-sided windows */
@@ -120,6 +123,11 @@ const char *tc_replay_mpi_refusal(const struct tc_replay_mpi *s, size_t *at);
  * on stderr (a warning when force: the replay goes on). Collective over
  * the world. */
 bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force);
+/* Give the wildcard receives whose source the trace does not name the
+ * sources inferred from the messages the other ranks send (wild.c;
+ * collective over the world): s->src, s->wild_inferred, s->wild_unnamed.
+ * Before tc_replay_pairs_check. */
+void tc_replay_infer_wildcards(struct tc_replay_mpi *s);
 /* Whether the ranks' collectives on MPI_COMM_WORLD agree: the same calls
  * in order, the same roots and uniform sizes, each v-collective's bytes
  * as its partners receive them (colls.c); when not, the first difference

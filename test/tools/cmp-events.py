@@ -3,7 +3,7 @@
 `tracecluster expand --json` print them, per event: op, peer, tag, count
 and communicator (and the receive side of a sendrecv).
 
-usage: cmp-events.py [--polls|--probes] [--mpi3] ORIGINAL.jsonl REPLAYED.jsonl
+usage: cmp-events.py [--polls|--probes] [--mpi3] [--inferred] ORIGINAL.jsonl REPLAYED.jsonl
 
 A wildcard receive or probe of the original also matches a replayed one
 that names the source it matched in the original (tracecluster-replay
@@ -17,6 +17,10 @@ a message its trace's poll did not takes it off the queue, and
 tracecluster-replay holds it for the later probe or receive of the trace
 that takes it (that probe is then not issued), so only the receives show
 which message went where.
+With --inferred, a wildcard receive whose match the original does not
+record (a ScalaTrace trace keeps the wildcard alone) also matches a
+replayed one that names any rank: tracecluster-replay gives it the source
+it infers from the senders' messages, which the original cannot confirm.
 With --mpi3, the original's MPI-4 calls are first turned into the MPI-3
 calls tracecluster-replay issues for them on an MPI without MPI-4 (see
 mpi3()), and communicator ids are compared through the communicators the
@@ -138,7 +142,8 @@ def main():
     probes = "--probes" in args
     polls = "--polls" in args or probes
     m3 = "--mpi3" in args
-    args = [x for x in args if x not in ("--polls", "--probes", "--mpi3")]
+    inferred = "--inferred" in args
+    args = [x for x in args if x not in ("--polls", "--probes", "--mpi3", "--inferred")]
     a, b = load(args[0]), load(args[1])
     if polls:
         a, b = [e for e in a if found(e)], [e for e in b if found(e)]
@@ -153,6 +158,10 @@ def main():
         for k in KEYS:
             x, y = a[i].get(k), b[i].get(k)
             if x == y or (k == "peer" and x == "MPI_ANY_SOURCE" and src.get(i) == y):
+                continue
+            if (inferred and k == "peer" and x == "MPI_ANY_SOURCE" and src.get(i) is None
+                    and isinstance(y, int) and y >= 0
+                    and a[i].get("op") in ("MPI_Recv", "MPI_Irecv")):
                 continue
             if m3 and (k in a[i].get("skip", ()) or (k == "comm" and comms.same(x, y))):
                 continue

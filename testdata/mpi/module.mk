@@ -16,6 +16,8 @@
 #   graph    neighbourhood collectives on Dist_graph_create_adjacent,
 #            Dist_graph_create (weighted) and Graph_create graphs; prints
 #            the bytes it sent to each rank (test/programs.bats)
+#   wildtag  wildcard receives told apart by their tags alone (NPB LU),
+#            for a trace that loses the tags (test/replay-mpi.bats)
 #   mpi4     the MPI-4 calls (partitioned, persistent collectives,
 #            Isendrecv, communicators from groups, _c): built with MPICH's
 #            compiler only, into $(BUILD)/mpich/testdata/mpi/, for
@@ -23,7 +25,7 @@
 # Built with the capture shim's MPI compiler (lib/capture/module.mk) into
 # $(BUILD)/testdata/mpi/; make check builds them.
 
-MPI_TEST_C := split tags cancel subcomm imbalance jitter topo graph
+MPI_TEST_C := split tags cancel subcomm imbalance jitter topo graph wildtag
 MPI_TESTPROGS := $(MPI_TEST_C:%=$(BUILD)/testdata/mpi/%)
 
 ifeq ($(HAVE_MPICC),yes)

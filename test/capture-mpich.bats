@@ -493,7 +493,7 @@ assert d["collectives"] >= 21, d' "$output"
 	run -0 tc replay --json m4.tct
 }
 
-@test "make install: both shims, found by the installed run for a LIBDIR of its own; pkg-config links with an rpath" {
+@test "make install: both shims and both replays, found by the installed run and accuracy for a LIBDIR of its own; pkg-config links with an rpath" {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	local p="$BATS_FILE_TMPDIR/inst"
 	rm -rf "$p"
@@ -503,6 +503,15 @@ assert d["collectives"] >= 21, d' "$output"
 	run -0 --separate-stderr "$p/bin/tracecluster" -v run -f -o i1 -- mpirun.mpich -launcher fork -np 2 "$TP/ring" 1
 	[ "${stderr_lines[0]}" = "tracecluster run: MPI mpich, shim $p/lib64/tracecluster/mpich/libtracecluster-capture.so" ]
 	[ "$(ls i1/rank-*.tcr | wc -l)" = 2 ]
+	# the replay built against MPICH, which the installed accuracy runs
+	# under MPICH's launcher
+	[ -x "$p/bin/tracecluster-replay.mpich" ] && [ -x "$p/bin/tracecluster-replay" ]
+	run -0 --separate-stderr "$p/bin/tracecluster" accuracy --json --mode callpath --replay mpi \
+		--mpirun "mpirun.mpich -launcher fork" i1
+	echo "$output" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["replay_mpi"]
+assert r["t_s"] > 0 and r["t_clustered_s"] > 0, r'
 	run -0 env PKG_CONFIG_PATH="$p/lib64/pkgconfig" pkg-config --libs tracecluster-capture-mpich
 	assert_output --partial "-Wl,-rpath,$p/lib64/tracecluster/mpich -ltracecluster-capture"
 	run -0 env PKG_CONFIG_PATH="$p/lib64/pkgconfig" pkg-config --cflags tracecluster-capture-mpich
@@ -513,5 +522,5 @@ assert d["collectives"] >= 21, d' "$output"
 	TRACECLUSTER_DIR="$BATS_FILE_TMPDIR/i2" run -0 mpirun.mpich -launcher fork -np 2 ./linked 1
 	[ "$(ls "$BATS_FILE_TMPDIR"/i2/rank-*.tcr | wc -l)" = 2 ]
 	make -s -C "$TC_ROOT" uninstall PREFIX="$p" LIBDIR="$p/lib64" >/dev/null
-	[ ! -e "$p/lib64/tracecluster" ]
+	[ ! -e "$p/lib64/tracecluster" ] && [ ! -e "$p/bin/tracecluster-replay.mpich" ]
 }

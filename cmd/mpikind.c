@@ -115,16 +115,24 @@ static bool resolve_exe(const char *word, char *out, size_t len)
 	return false;
 }
 
+enum tc_mpi_kind tc_mpi_of_program(const char *word)
+{
+	char exe[PATH_MAX];
+	struct stat st;
+	enum tc_mpi_kind k;
+
+	if (!resolve_exe(word, exe, sizeof(exe)) || stat(exe, &st) < 0 || !S_ISREG(st.st_mode))
+		return TC_MPI_UNKNOWN;
+	if ((k = mpi_of_name(exe)) != TC_MPI_UNKNOWN)
+		return k;
+	return mpi_of_elf(exe);
+}
+
 enum tc_mpi_kind tc_mpi_detect(char *const *words, int n)
 {
 	for (int i = 0; i < n; i++) {
-		char exe[PATH_MAX];
-		struct stat st;
 		enum tc_mpi_kind k;
-		if (words[i][0] == '-' || !resolve_exe(words[i], exe, sizeof(exe)) ||
-		    stat(exe, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		if ((k = mpi_of_name(exe)) != TC_MPI_UNKNOWN || (k = mpi_of_elf(exe)) != TC_MPI_UNKNOWN)
+		if (words[i][0] != '-' && (k = tc_mpi_of_program(words[i])) != TC_MPI_UNKNOWN)
 			return k;
 	}
 	return TC_MPI_UNKNOWN;

@@ -19,31 +19,46 @@
 #define REPLAY_EXE_MPICH "tracecluster-replay.mpich"
 #define MAX_WORDS 64
 
-/* dir/name into out when it is an executable file */
-static bool replay_at(const char *dir, const char *name, char *out, size_t len)
+/* dir/name into out when it is an executable file not built against
+ * another MPI than mpi (TC_MPI_UNKNOWN: any) */
+static bool replay_at(const char *dir, const char *name, enum tc_mpi_kind mpi, char *out,
+		      size_t len)
 {
-	return (size_t)snprintf(out, len, "%s/%s", dir, name) < len && access(out, X_OK) == 0;
+	enum tc_mpi_kind k;
+
+	if ((size_t)snprintf(out, len, "%s/%s", dir, name) >= len || access(out, X_OK) != 0)
+		return false;
+	k = tc_mpi_of_program(out);
+	return mpi == TC_MPI_UNKNOWN || k == TC_MPI_UNKNOWN || k == mpi;
 }
 
-/* The replay program for the MPI: beside this executable (MPICH's, in the
- * build tree, in mpich/), else the one on PATH. */
+/*
+ * The replay program for the MPI: beside this executable (MPICH's, in the
+ * build tree, in mpich/), else on PATH. Under MPICH: the MPICH build
+ * (tracecluster-replay.mpich), else a tracecluster-replay built against
+ * MPICH (where MPICH is the one MPI, the default build is).
+ */
 static void find_replay(enum tc_mpi_kind mpi, char *out, size_t len)
 {
-	const char *name = mpi == TC_MPI_MPICH ? REPLAY_EXE_MPICH : REPLAY_EXE;
-	char exe[4096];
+	char exe[4096], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	bool mpich = mpi == TC_MPI_MPICH;
 
 	if (n > 0) {
 		exe[n] = '\0';
 		if ((slash = strrchr(exe, '/'))) {
 			*slash = '\0';
-			if ((mpi == TC_MPI_MPICH && replay_at(exe, "mpich/" REPLAY_EXE, out, len)) ||
-			    replay_at(exe, name, out, len))
+			if ((mpich && (replay_at(exe, "mpich/" REPLAY_EXE, mpi, out, len) ||
+				       replay_at(exe, REPLAY_EXE_MPICH, mpi, out, len))) ||
+			    replay_at(exe, REPLAY_EXE, mpi, out, len))
 				return;
 		}
 	}
-	snprintf(out, len, "%s", name);
+	if (mpich && tc_mpi_of_program(REPLAY_EXE_MPICH) == TC_MPI_UNKNOWN &&
+	    tc_mpi_of_program(REPLAY_EXE) == TC_MPI_MPICH)
+		snprintf(out, len, "%s", REPLAY_EXE);
+	else
+		snprintf(out, len, "%s", mpich ? REPLAY_EXE_MPICH : REPLAY_EXE);
 }
 
 int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,

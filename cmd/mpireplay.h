@@ -23,9 +23,10 @@ struct tc_mpireplay {
  * Replay trace (a trace set or a .tct file) on r->np ranks and put the
  * makespan in seconds in *t. The replay program is the one built against
  * the launcher's MPI: tracecluster-replay (Open MPI, or the build's one
- * MPI) or tracecluster-replay.mpich, beside this executable (in the build
- * tree, MPICH's in mpich/), else on PATH. Returns 0, or -1 with err filled (the
- * replay program not found, the launcher failed, no result).
+ * MPI) or tracecluster-replay.mpich (else a tracecluster-replay that links
+ * MPICH), beside this executable (in the build tree, MPICH's in mpich/),
+ * else on PATH. Returns 0, or -1 with err filled (the replay program not
+ * found, the launcher failed, no result).
  */
 int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
 		     struct tc_error *err);

@@ -102,25 +102,6 @@ static inline bool tc_rp_fits_int(uint64_t v)
 void tc_replay_disagree(const struct tc_replay_mpi *s, bool force, int printer,
 			const char *what);
 
-/* One end of a message an event issues. */
-struct tc_rp_end {
-	int32_t peer;            /* world rank; -2: a receive whose source the
-				  * trace does not name */
-	int32_t tag;
-	bool send;
-};
-
-typedef void (*tc_rp_end_fn)(void *arg, size_t i, const struct tc_rp_end *m);
-
-/*
- * Call fn for every message end of the rank's events, in order: sends
- * (blocking or not, a sendrecv's send side) to a world rank, receives
- * from one (a wildcard by s->src), and each start of a persistent request
- * as its init says. *cancel (when not NULL): the rank cancels a request
- * (pairs.c).
- */
-void tc_rp_walk_ends(const struct tc_replay_mpi *s, tc_rp_end_fn fn, void *arg, bool *cancel);
-
 /* A message of int64s of any length from world rank src with tag, as a
  * new array of *n (pairs.c; the replay's checks before it starts). */
 int64_t *tc_rp_recv_i64(int src, int tag, int *n);

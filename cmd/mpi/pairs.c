@@ -38,6 +38,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One end of a message an event issues. */
+struct msg_end {
+	int32_t peer;            /* world rank; -2: a receive whose source the
+				  * trace does not name */
+	int32_t tag;
+	bool send;
+};
+
+typedef void (*end_fn)(void *arg, size_t i, const struct msg_end *m);
+
 /* A persistent request's init: its id and event. */
 struct pinit {
 	uint64_t id;
@@ -55,33 +65,39 @@ static const struct tc_event *find_init(const struct tc_revents *e, const struct
 
 /* The receive end of source p (src: the source the trace names for a
  * wildcard, or negative), or false when it receives from no world rank. */
-static bool recv_end(int32_t p, int32_t tag, int32_t src, struct tc_rp_end *m)
+static bool recv_end(int32_t p, int32_t tag, int32_t src, struct msg_end *m)
 {
 	if (p == TC_ANY_SOURCE)
 		p = src >= 0 ? src : -2;
 	else if (p < 0)
 		return false;
-	*m = (struct tc_rp_end){ p, tag, false };
+	*m = (struct msg_end){ p, tag, false };
 	return true;
 }
 
 /* The end a persistent request's start issues (src as for recv_end). */
-static bool start_end(const struct tc_event *init, int32_t src, struct tc_rp_end *m)
+static bool start_end(const struct tc_event *init, int32_t src, struct msg_end *m)
 {
 	if (init->op == TC_OP_RECV_INIT || init->op == TC_OP_PRECV_INIT)
 		return recv_end(init->peer, init->tag, src, m);
 	if (init->peer < 0)
 		return false;
-	*m = (struct tc_rp_end){ init->peer, init->tag, true };
+	*m = (struct msg_end){ init->peer, init->tag, true };
 	return true;
 }
 
-void tc_rp_walk_ends(const struct tc_replay_mpi *s, tc_rp_end_fn fn, void *arg, bool *cancel)
+/*
+ * Call fn for every message end of the rank's events, in order: sends
+ * (blocking or not, a sendrecv's send side) to a world rank, receives
+ * from one, and each start of a persistent request as its init says.
+ * *cancel (when not NULL): the rank cancels a request.
+ */
+static void walk_ends(const struct tc_replay_mpi *s, end_fn fn, void *arg, bool *cancel)
 {
 	const struct tc_revents *e = s->evs;
 	struct pinit *inits = NULL;
 	size_t ninits = 0, ainits = 0;
-	struct tc_rp_end m;
+	struct msg_end m;
 
 	if (cancel)
 		*cancel = false;
@@ -90,7 +106,7 @@ void tc_rp_walk_ends(const struct tc_replay_mpi *s, tc_rp_end_fn fn, void *arg, 
 		unsigned k = tc_op_kind(ev->op);
 		if ((k == TC_K_SEND || k == TC_K_SENDRECV) && (ev->fields & TC_F_PEER) &&
 		    ev->peer >= 0)
-			fn(arg, i, &(struct tc_rp_end){ ev->peer, ev->tag, true });
+			fn(arg, i, &(struct msg_end){ ev->peer, ev->tag, true });
 		if (k == TC_K_RECV && (ev->fields & TC_F_PEER) &&
 		    recv_end(ev->peer, ev->tag, s->src[i], &m))
 			fn(arg, i, &m);
@@ -124,7 +140,7 @@ struct nth {
 	size_t at;
 };
 
-static void nth_fn(void *arg, size_t i, const struct tc_rp_end *m)
+static void nth_fn(void *arg, size_t i, const struct msg_end *m)
 {
 	struct nth *q = arg;
 
@@ -140,7 +156,7 @@ static size_t nth_event(const struct tc_replay_mpi *s, int32_t peer, bool send, 
 {
 	struct nth q = { peer, tag, send, all, n, 0 };
 
-	tc_rp_walk_ends(s, nth_fn, &q, NULL);
+	walk_ends(s, nth_fn, &q, NULL);
 	return q.at;
 }
 
@@ -159,7 +175,7 @@ struct tags {
 	size_t n, alloc;
 };
 
-static void tags_fn(void *arg, size_t i, const struct tc_rp_end *m)
+static void tags_fn(void *arg, size_t i, const struct msg_end *m)
 {
 	struct tags *q = arg;
 
@@ -184,7 +200,7 @@ static int64_t *tag_counts(const struct tc_replay_mpi *s, int32_t peer, bool sen
 	int64_t *out;
 	size_t k = 0;
 
-	tc_rp_walk_ends(s, tags_fn, &q, NULL);
+	walk_ends(s, tags_fn, &q, NULL);
 	if (q.n)
 		qsort(q.t, q.n, sizeof(*q.t), cmp_i64);
 	out = tc_xmalloc(tc_st_mult(2 * q.n + 1, sizeof(*out)));
@@ -299,7 +315,7 @@ struct tally {
 	int32_t world;
 };
 
-static void tally_fn(void *arg, size_t i, const struct tc_rp_end *m)
+static void tally_fn(void *arg, size_t i, const struct msg_end *m)
 {
 	struct tally *q = arg;
 
@@ -324,7 +340,7 @@ bool tc_replay_pairs_check(const struct tc_replay_mpi *s, bool force)
 	bool judge_total = true, cancel;
 	struct tally t = { mine, 0, s->world };
 
-	tc_rp_walk_ends(s, tally_fn, &t, &cancel);
+	walk_ends(s, tally_fn, &t, &cancel);
 	me[0] = t.wild;
 	me[1] = cancel;
 	PMPI_Alltoall(mine, 2, MPI_UINT64_T, theirs, 2, MPI_UINT64_T, MPI_COMM_WORLD);

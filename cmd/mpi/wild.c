@@ -24,19 +24,21 @@
  *     has entered it;
  *   - a receive of a named source takes that sender's first queued
  *     message whose tag it accepts (MPI's non-overtaking rule); a wildcard
- *     the first queued message of its own size (sizes tell apart what
- *     lost tags no longer do), and one that only fits its capacity when
- *     no rank can move otherwise. A message sent after the receiver
+ *     looks at each sender's first queued message it accepts and takes
+ *     one of its own size (sizes tell apart what lost tags no longer do),
+ *     and one that only fits its capacity when no rank can move otherwise. A message sent after the receiver
  *     passed its point cannot be taken there, so the queue holds only
  *     what could have arrived;
  *   - blocking sends wait until their message is taken (a program that
  *     works must work when MPI_Send does not buffer), unless the ranks
  *     then block, in which case the run is made again with them buffered.
  *
- * The sources found are sent back to their ranks (one MPI_Scatterv). When
- * the simulation cannot be run (a wildcard persistent receive, sendrecv or
- * matched probe, a cancelled request) or blocks before its end, every
- * wildcard stays a wildcard, and the lowest rank that can tell says why.
+ * The sources found are sent back to their ranks (one MPI_Scatterv). A
+ * receive cancelled before it matched, or a wildcard never completed in
+ * the trace, takes no message there. When the simulation cannot be run (a
+ * wildcard sendrecv, persistent receive or matched probe of a source the
+ * trace does not name) or blocks before its end, every wildcard stays a
+ * wildcard, and the lowest rank that can tell says why.
  * Communicators other than the world are not told apart (a sender's
  * messages to a rank are one sequence per tag), as in the pairs check
  * (pairs.c).
@@ -118,7 +120,10 @@ static const struct tc_event *init_of(const struct tc_revents *e, size_t before,
 	return NULL;
 }
 
-static void start_one(const struct tc_replay_mpi *s, struct skel *k, size_t i, uint64_t id)
+/* The receive a persistent request's start issues, or its send, into k:
+ * src the source its completion names for a wildcard (-1: none). */
+static void start_one(const struct tc_replay_mpi *s, struct skel *k, size_t i, uint64_t id,
+		      int32_t src)
 {
 	const struct tc_event *in = init_of(s->evs, i, id);
 
@@ -126,7 +131,7 @@ static void start_one(const struct tc_replay_mpi *s, struct skel *k, size_t i, u
 		return;
 	if (in->op == TC_OP_RECV_INIT) {
 		put(k, SK_IRECV);
-		put(k, in->peer == TC_ANY_SOURCE ? UNNAMED : in->peer);
+		put(k, in->peer != TC_ANY_SOURCE ? in->peer : src >= 0 ? src : UNNAMED);
 		put(k, in->tag);
 		put(k, bytes_of(in));
 		put(k, -1);   /* a persistent receive is not named: no event */
@@ -140,17 +145,82 @@ static void start_one(const struct tc_replay_mpi *s, struct skel *k, size_t i, u
 	}
 }
 
+/* What became of each nonblocking receive: done[i] the call that
+ * completes it (SIZE_MAX: none in the trace), cancelled[i] whether an
+ * MPI_Cancel of its request comes before that. */
+struct fate {
+	size_t *done;
+	bool *cancelled;
+};
+
+static void fates(const struct tc_revents *e, struct fate *f)
+{
+	struct { uint64_t id; size_t at; bool cancel; } *p = NULL;
+	size_t np = 0, ap = 0;
+
+	f->done = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, sizeof(*f->done)));
+	f->cancelled = tc_xcalloc(e->n ? e->n : 1, sizeof(*f->cancelled));
+	for (size_t i = e->n; i-- > 0;) {
+		const struct tc_event *ev = &e->ev[i];
+		f->done[i] = SIZE_MAX;
+		if (ev->op == TC_OP_CANCEL || ev->op == TC_OP_REQUEST_FREE) {
+			size_t j = np;
+			if (!(ev->fields & TC_F_REQUEST))
+				continue;
+			while (j-- > 0 && p[j].id != ev->request)
+				;
+			if (j == SIZE_MAX) {
+				TC_ALLOC_GROW(p, np + 1, ap);
+				p[np].id = ev->request;
+				p[np].at = SIZE_MAX;
+				p[np++].cancel = false;
+				j = np - 1;
+			}
+			p[j].cancel |= ev->op == TC_OP_CANCEL;
+		} else if (tc_op_kind(ev->op) == TC_K_WAIT) {
+			for (uint32_t c = 0; c < ev->ncompl; c++) {
+				if (!ev->compl[c].request)
+					continue;
+				TC_ALLOC_GROW(p, np + 1, ap);
+				p[np].id = ev->compl[c].request;
+				p[np].at = i;
+				p[np++].cancel = false;
+			}
+		} else if ((ev->op == TC_OP_IRECV || ev->op == TC_OP_ISENDRECV ||
+			    ev->op == TC_OP_ISENDRECV_REPLACE) && (ev->fields & TC_F_REQUEST)) {
+			/* the latest pending entry of the id is its fate */
+			for (size_t j = np; j-- > 0;) {
+				if (p[j].id != ev->request)
+					continue;
+				f->done[i] = p[j].at;
+				f->cancelled[i] = p[j].cancel;
+				p[j] = p[--np];
+				break;
+			}
+		}
+	}
+	free(p);
+}
+
 /*
- * The rank's skeleton into k; *unnamed: its receives of a source the trace
- * does not name; the index of an event the simulation cannot follow in
- * *bad (SIZE_MAX: none).
+ * The rank's skeleton into k; *unnamed: its wildcard receives of a source
+ * the trace does not name (those it completes, not cancelled); the index
+ * of one the simulation cannot follow in *bad (SIZE_MAX: none).
  */
 static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *unnamed, size_t *bad)
 {
 	const struct tc_revents *e = s->evs;
+	struct fate f;
 
+	fates(e, &f);
 	*unnamed = 0;
 	*bad = SIZE_MAX;
+#define CANNOT(i_)                              \
+	do {                                    \
+		++*unnamed;                     \
+		if (*bad == SIZE_MAX)           \
+			*bad = (i_);            \
+	} while (0)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
 		unsigned kind = tc_op_kind(ev->op);
@@ -170,6 +240,10 @@ static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *un
 				break;   /* Mrecv: its matched probe took the message */
 			if ((src = source_of(s, i, ev->peer)) == -1)
 				break;
+			if (ev->op == TC_OP_IRECV && f.cancelled[i] && s->src[i] < 0)
+				break;   /* cancelled before it matched */
+			if (ev->op == TC_OP_IRECV && f.done[i] == SIZE_MAX && src == UNNAMED)
+				break;   /* never completed: what it took is not told */
 			*unnamed += src == UNNAMED;
 			put(k, ev->op == TC_OP_RECV ? SK_RECV : SK_IRECV);
 			put(k, src);
@@ -189,13 +263,22 @@ static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *un
 			}
 			if ((src = source_of(s, i, ev->rpeer)) == -1)
 				break;
-			if (src == UNNAMED && *bad == SIZE_MAX)
-				*bad = i;
-			put(k, SK_RECV);
-			put(k, src);
-			put(k, ev->rtag);
-			put(k, -1);
-			put(k, -1);
+			if (src == UNNAMED)
+				CANNOT(i);
+			if (ev->op == TC_OP_SENDRECV || ev->op == TC_OP_SENDRECV_REPLACE) {
+				put(k, SK_RECV);
+				put(k, src);
+				put(k, ev->rtag);
+				put(k, -1);
+				put(k, -1);
+			} else if (!f.cancelled[i] || s->src[i] >= 0) {
+				put(k, SK_IRECV);
+				put(k, src);
+				put(k, ev->rtag);
+				put(k, -1);
+				put(k, -1);
+				put(k, (int64_t)ev->request);
+			}
 			break;
 		case TC_K_PROBE:
 			/* a matched probe takes its message */
@@ -205,8 +288,8 @@ static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *un
 				break;   /* found none */
 			if ((src = source_of(s, i, ev->peer)) == -1)
 				break;
-			if (src == UNNAMED && *bad == SIZE_MAX)
-				*bad = i;
+			if (src == UNNAMED)
+				CANNOT(i);
 			put(k, SK_RECV);
 			put(k, src);
 			put(k, ev->tag);
@@ -214,20 +297,16 @@ static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *un
 			put(k, -1);
 			break;
 		case TC_K_START:
-			if (ev->op == TC_OP_START) {
-				const struct tc_event *in = init_of(e, i, ev->request);
-				if (in && in->op == TC_OP_RECV_INIT && in->peer == TC_ANY_SOURCE &&
-				    s->src[i] < 0 && *bad == SIZE_MAX)
-					*bad = i;
-				start_one(s, k, i, ev->request);
-			} else {
-				for (uint32_t j = 0; j < ev->ncompl; j++)
-					start_one(s, k, i, ev->compl[j].request);
+			for (uint32_t j = 0; j < (ev->op == TC_OP_START ? 1 : ev->ncompl); j++) {
+				uint64_t id = ev->op == TC_OP_START ? ev->request : ev->compl[j].request;
+				const struct tc_event *in = init_of(e, i, id);
+				int32_t got = ev->op == TC_OP_START ? s->src[i] : -1;
+				if (in && in->op == TC_OP_RECV_INIT && in->peer == TC_ANY_SOURCE && got < 0)
+					CANNOT(i);
+				start_one(s, k, i, id, got);
 			}
 			break;
 		case TC_K_WAIT:
-			if (ev->op == TC_OP_CANCEL && *bad == SIZE_MAX)
-				*bad = i;
 			if (ev->op == TC_OP_CANCEL || ev->op == TC_OP_REQUEST_FREE || !ev->ncompl)
 				break;
 			put(k, SK_WAIT);
@@ -243,6 +322,9 @@ static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *un
 			break;
 		}
 	}
+#undef CANNOT
+	free(f.done);
+	free(f.cancelled);
 }
 
 /* ---- the simulation (the first rank) --------------------------------------------- */
@@ -278,6 +360,7 @@ struct sim {
 	int32_t world;
 	bool sync;               /* blocking sends wait until taken */
 	bool loose;              /* wildcards take messages that only fit */
+	uint64_t *seen, stamp;   /* per sender: met in take() call stamp */
 	/* the inferred sources: (rank, event, source) triples */
 	int64_t *found;
 	size_t nfound, afound;
@@ -285,14 +368,16 @@ struct sim {
 
 /* The message of rk r a receive of src (UNNAMED: a wildcard of capacity
  * cap, -1 any) and tag takes, marked taken; its source, or -1 when none
- * is queued. A wildcard takes a message of its own size (or of one not
- * known), and one that only fits when loose. */
-static int32_t take(struct rk *r, int64_t src, int64_t tag, int64_t cap, bool loose)
+ * is queued. A wildcard looks at each sender's first message it accepts
+ * (one sender's messages match in order) and takes one of its own size
+ * (or of one not known), and one that only fits when loose. */
+static int32_t take(struct sim *sm, struct rk *r, int64_t src, int64_t tag, int64_t cap)
 {
 	size_t fit = SIZE_MAX;
 
 	while (r->head < r->nq && r->q[r->head].taken)
 		r->head++;
+	sm->stamp++;
 	for (size_t j = r->head; j < r->nq; j++) {
 		struct msg *m = &r->q[j];
 		if (m->taken || (tag != TC_ANY_TAG && m->tag != tag))
@@ -303,11 +388,14 @@ static int32_t take(struct rk *r, int64_t src, int64_t tag, int64_t cap, bool lo
 			fit = j;
 			break;
 		}
+		if (sm->seen[m->src] == sm->stamp)
+			continue;   /* not its sender's first */
+		sm->seen[m->src] = sm->stamp;
 		if (cap < 0 || m->bytes < 0 || m->bytes == cap) {
 			fit = j;
 			break;
 		}
-		if (loose && m->bytes < cap && fit == SIZE_MAX)
+		if (sm->loose && m->bytes < cap && fit == SIZE_MAX)
 			fit = j;
 	}
 	if (fit == SIZE_MAX)
@@ -334,7 +422,7 @@ static void match_pending(struct sim *sm, int32_t rank)
 	for (size_t j = 0; j < r->np; j++) {
 		struct pend *p = &r->p[j];
 		int32_t got;
-		if (p->matched || (got = take(r, p->src, p->tag, p->cap, sm->loose)) < 0)
+		if (p->matched || (got = take(sm, r, p->src, p->tag, p->cap)) < 0)
 			continue;
 		p->matched = true;
 		if (p->src == UNNAMED)
@@ -390,7 +478,7 @@ static bool advance(struct sim *sm, int32_t rank)
 			int32_t got;
 			len = 5;
 			match_pending(sm, rank);
-			if ((got = take(r, o[1], o[2], o[3], sm->loose)) < 0)
+			if ((got = take(sm, r, o[1], o[2], o[3])) < 0)
 				return moved;
 			if (o[1] == UNNAMED)
 				found(sm, rank, o[4], got);
@@ -451,7 +539,10 @@ static void sim_reset(struct sim *sm)
 			free(sm->r[i].p);
 		}
 	free(sm->r);
+	free(sm->seen);
 	sm->r = tc_xcalloc((size_t)sm->world, sizeof(*sm->r));
+	sm->seen = tc_xcalloc((size_t)sm->world, sizeof(*sm->seen));
+	sm->stamp = 0;
 	sm->nfound = 0;
 }
 
@@ -469,8 +560,9 @@ static bool simulate(struct sim *sm, const int64_t *w, const int *count, const i
 		sm->r[i].sent_to = -1;
 	}
 	/* a wildcard waits for a message of its size while the ranks move;
-	 * when none does, it takes one that fits (the first posted, the
-	 * first queued), and the ranks go on as before */
+	 * when none does, the wildcards met in one round take messages that
+	 * fit (each its first, in the order posted), and the ranks go on as
+	 * before */
 	for (;;) {
 		moved = false;
 		done = true;
@@ -502,14 +594,16 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 	char why[600] = "";
 
 	skeleton(s, &k, &unnamed, &bad);
-	if (unnamed && bad != SIZE_MAX) {
+	if (bad != SIZE_MAX) {
 		char ev[256];
 		tc_rp_event_text(&e->ev[bad], bad, ev, sizeof(ev));
 		snprintf(why, sizeof(why), "rank %" PRId32 " %s: a wildcard whose message the "
-			 "simulation cannot follow, or a cancelled request", s->rank, ev);
+			 "simulation cannot follow", s->rank, ev);
+	} else if (k.n > INT32_MAX) {
+		snprintf(why, sizeof(why), "rank %" PRId32 " has too many messages", s->rank);
 	}
 	PMPI_Allreduce(&unnamed, &any, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-	ok = !*why && k.n <= INT32_MAX;
+	ok = !*why;
 	PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 	if (!any || !ok)
 		goto out;
@@ -529,7 +623,10 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 			if (total > INT32_MAX)
 				ok = 0;
 		}
-		all = tc_xmalloc(tc_st_mult(total + 1, sizeof(*all)));
+		if (ok)
+			all = tc_xmalloc(tc_st_mult(total + 1, sizeof(*all)));
+		else
+			snprintf(why, sizeof(why), "the ranks have too many messages");
 	}
 	PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (!ok)
@@ -541,7 +638,7 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 		int *scount = NULL, *sdispl = NULL;
 		int64_t *sorted = NULL;
 		if (s->rank == 0) {
-			struct sim sm = { NULL, s->world, true, false, NULL, 0, 0 };
+			struct sim sm = { NULL, s->world, true, false, NULL, 0, NULL, 0, 0 };
 			int32_t stuck;
 			int *fill;
 			size_t at;
@@ -576,6 +673,7 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 			free(fill);
 			sim_reset(&sm);
 			free(sm.r);
+			free(sm.seen);
 			free(sm.found);
 		}
 		PMPI_Scatter(scount, 1, MPI_INT, &nmine, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -46,8 +46,11 @@ static enum tc_mpi_kind mpi_of_needed(const char *name)
 	if (!strncmp(name, "libmpich", 8) || !strncmp(name, "libmpicxx", 9) ||
 	    !strncmp(name, "libmpifort", 10))
 		return TC_MPI_MPICH;
+	/* libopen-rte, libopen-pal: not every libopen-* (OTF2's is
+	 * libopen-trace-format2) */
 	if (!strncmp(name, "libmpi.so", 9) || !strncmp(name, "libmpi_", 7) ||
-	    !strncmp(name, "libopen-", 8) || !strncmp(name, "liboshmem", 9))
+	    !strncmp(name, "libopen-rte", 11) || !strncmp(name, "libopen-pal", 11) ||
+	    !strncmp(name, "liboshmem", 9))
 		return TC_MPI_OPENMPI;
 	return TC_MPI_UNKNOWN;
 }

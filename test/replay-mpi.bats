@@ -948,7 +948,11 @@ SH
 	# MPICH's by the launcher's name: in the build tree, in mpich/ (else
 	# tracecluster-replay.mpich on PATH, where MPICH's compiler is missing)
 	mpich=$(pr "$d/bin/mpirun.mpich")
-	[ "$mpich" = "$B/mpich/tracecluster-replay" ] || [ "$mpich" = tracecluster-replay.mpich ]
+	if [ -x "$B/mpich/tracecluster-replay" ]; then
+		[ "$mpich" = "$B/mpich/tracecluster-replay" ]
+	else
+		[ "$mpich" = tracecluster-replay.mpich ]
+	fi
 	[ "$(pr "$d/bin/mpiexec.hydra")" = "$mpich" ]
 	# by its name on PATH, and by the option whatever the name
 	[ "$(PATH="$d/bin:$PATH" pr "mpirun.mpich -launcher fork")" = "$mpich" ]
@@ -967,7 +971,7 @@ SH
 		skip "no MPICH or MPICH replay built (make capture-mpich)"
 	# an Open MPI job's trace, replayed under MPICH and traced there
 	rm -rf rp-mpich
-	run -0 timeout 120 mpirun.mpich -launcher fork -np 4 -genv LD_PRELOAD "$m/libtracecluster-capture.so" \
+	run -0 timeout 120 mpirun.mpich -launcher fork -np 4 -genv LD_PRELOAD "$PRE$m/libtracecluster-capture.so" \
 		-genv TRACECLUSTER_DIR "$PWD/rp-mpich" "$m/tracecluster-replay" --timeout 30 --no-compute \
 		"$BATS_FILE_TMPDIR/halo2d"
 	assert_output --partial ", 0 skipped"

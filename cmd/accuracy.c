@@ -262,13 +262,7 @@ int cmd_accuracy(int argc, char **argv)
 			mr.launcher = optarg;
 			break;
 		case 'P':
-			if (!strcmp(optarg, "openmpi"))
-				mr.mpi = TC_MPI_OPENMPI;
-			else if (!strcmp(optarg, "mpich"))
-				mr.mpi = TC_MPI_MPICH;
-			else if (!strcmp(optarg, "auto"))
-				mr.mpi = TC_MPI_UNKNOWN;
-			else
+			if (!tc_mpi_parse(optarg, &mr.mpi))
 				return tc_usage_error(cmd, "--mpi: expected auto, openmpi or mpich, "
 						      "got '%s'", optarg);
 			break;

@@ -19,6 +19,19 @@ const char *tc_mpi_name(enum tc_mpi_kind k)
 	return k == TC_MPI_OPENMPI ? "openmpi" : k == TC_MPI_MPICH ? "mpich" : "unknown";
 }
 
+bool tc_mpi_parse(const char *s, enum tc_mpi_kind *k)
+{
+	if (!strcmp(s, "auto"))
+		*k = TC_MPI_UNKNOWN;
+	else if (!strcmp(s, "openmpi"))
+		*k = TC_MPI_OPENMPI;
+	else if (!strcmp(s, "mpich"))
+		*k = TC_MPI_MPICH;
+	else
+		return false;
+	return true;
+}
+
 /* The MPI a launcher or program file belongs to, from its resolved name
  * (mpirun.openmpi, mpiexec.hydra, ...) or, for an ELF program, from the
  * libraries it needs (libmpi.so.40: Open MPI; libmpich.so: MPICH). */

@@ -12,6 +12,10 @@ enum tc_mpi_kind { TC_MPI_UNKNOWN, TC_MPI_OPENMPI, TC_MPI_MPICH };
 /* "openmpi", "mpich" or "unknown" */
 const char *tc_mpi_name(enum tc_mpi_kind k);
 
+/* A --mpi argument: auto (TC_MPI_UNKNOWN: tell from the launcher),
+ * openmpi or mpich into *k; false for anything else. */
+bool tc_mpi_parse(const char *s, enum tc_mpi_kind *k);
+
 /* The MPI of one program (a name with a '/', else found on PATH), from its
  * resolved name or its libraries; TC_MPI_UNKNOWN when neither tells. */
 enum tc_mpi_kind tc_mpi_of_program(const char *word);

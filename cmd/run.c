@@ -250,7 +250,6 @@ int cmd_run(int argc, char **argv)
 	const char *depth = NULL, *buffer = NULL, *online = NULL, *keep = NULL;
 	const char *marker = NULL, *freq = NULL;
 	enum tc_mpi_kind mpi = TC_MPI_UNKNOWN;
-	bool mpi_auto = true;
 	char shim[PATH_MAX], absdir[PATH_MAX];
 	bool force = false;
 	struct sigaction ign, old_int, old_quit;
@@ -284,10 +283,7 @@ int cmd_run(int argc, char **argv)
 			shim_opt = optarg;
 			break;
 		case 0x2002:
-			mpi_auto = !strcmp(optarg, "auto");
-			mpi = !strcmp(optarg, "openmpi") ? TC_MPI_OPENMPI
-			    : !strcmp(optarg, "mpich") ? TC_MPI_MPICH : TC_MPI_UNKNOWN;
-			if (!mpi_auto && mpi == TC_MPI_UNKNOWN)
+			if (!tc_mpi_parse(optarg, &mpi))
 				return tc_usage_error("run", "--mpi: expected auto, openmpi or mpich, got "
 						      "'%s'", optarg);
 			break;
@@ -339,7 +335,7 @@ int cmd_run(int argc, char **argv)
 	if ((marker || freq) && (!online || strncmp(online, "chameleon", 9)))
 		return tc_usage_error("run", "--marker and --call-frequency are for --online "
 				      "chameleon");
-	if (mpi_auto)
+	if (mpi == TC_MPI_UNKNOWN)   /* auto */
 		mpi = tc_mpi_detect(argv + optind, argc - optind);
 	if (find_shim(shim_opt, mpi, shim, sizeof(shim)) < 0)
 		return TC_EXIT_FAIL;

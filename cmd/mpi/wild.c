@@ -71,8 +71,11 @@ struct skel {
 	size_t n, alloc;
 };
 
+/* k NULL: the walk only counts (skeleton()) */
 static void put(struct skel *k, int64_t v)
 {
+	if (!k)
+		return;
 	TC_ALLOC_GROW(k->w, k->n + 1, k->alloc);
 	k->w[k->n++] = v;
 }
@@ -111,22 +114,25 @@ static int64_t source_of(const struct tc_replay_mpi *s, size_t i, int32_t peer)
 	return peer >= 0 ? peer : -1;
 }
 
-/* A persistent request's init, by request id: the latest before. */
-static const struct tc_event *init_of(const struct tc_revents *e, size_t before, uint64_t id)
+/* The persistent requests' inits met so far: request id and init. */
+struct inits {
+	struct { uint64_t id; const struct tc_event *ev; } *v;
+	size_t n, alloc;
+};
+
+/* A persistent request's init, by request id: the latest met. */
+static const struct tc_event *init_of(const struct inits *in, uint64_t id)
 {
-	for (size_t j = before; j-- > 0;)
-		if (tc_op_kind(e->ev[j].op) == TC_K_PERSIST && e->ev[j].request == id)
-			return &e->ev[j];
+	for (size_t j = in->n; j-- > 0;)
+		if (in->v[j].id == id)
+			return in->v[j].ev;
 	return NULL;
 }
 
 /* The receive a persistent request's start issues, or its send, into k:
  * src the source its completion names for a wildcard (-1: none). */
-static void start_one(const struct tc_replay_mpi *s, struct skel *k, size_t i, uint64_t id,
-		      int32_t src)
+static void start_one(struct skel *k, const struct tc_event *in, uint64_t id, int32_t src)
 {
-	const struct tc_event *in = init_of(s->evs, i, id);
-
 	if (!in || in->peer == TC_PROC_NULL)
 		return;
 	if (in->op == TC_OP_RECV_INIT) {
@@ -186,9 +192,10 @@ static void fates(const struct tc_revents *e, struct fate *f)
 				p[np].at = i;
 				p[np++].cancel = false;
 			}
-		} else if ((ev->op == TC_OP_IRECV || ev->op == TC_OP_ISENDRECV ||
-			    ev->op == TC_OP_ISENDRECV_REPLACE) && (ev->fields & TC_F_REQUEST)) {
-			/* the latest pending entry of the id is its fate */
+		} else if (ev->fields & TC_F_REQUEST) {
+			/* the latest pending entry of the id is the fate of the
+			 * request the call makes (a send's too: the list stays
+			 * as short as the requests in flight) */
 			for (size_t j = np; j-- > 0;) {
 				if (p[j].id != ev->request)
 					continue;
@@ -203,13 +210,15 @@ static void fates(const struct tc_revents *e, struct fate *f)
 }
 
 /*
- * The rank's skeleton into k; *unnamed: its wildcard receives of a source
- * the trace does not name (those it completes, not cancelled); the index
- * of one the simulation cannot follow in *bad (SIZE_MAX: none).
+ * The rank's skeleton into k (NULL: none, the counts alone); *unnamed:
+ * its wildcard receives of a source the trace does not name (those it
+ * completes, not cancelled); the index of one the simulation cannot
+ * follow in *bad (SIZE_MAX: none).
  */
 static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *unnamed, size_t *bad)
 {
 	const struct tc_revents *e = s->evs;
+	struct inits in = { NULL, 0, 0 };
 	struct fate f;
 
 	fates(e, &f);
@@ -296,14 +305,22 @@ static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *un
 			put(k, -1);
 			put(k, -1);
 			break;
+		case TC_K_PERSIST:
+			if (ev->fields & TC_F_REQUEST) {
+				TC_ALLOC_GROW(in.v, in.n + 1, in.alloc);
+				in.v[in.n].id = ev->request;
+				in.v[in.n++].ev = ev;
+			}
+			break;
 		case TC_K_START:
 			for (uint32_t j = 0; j < (ev->op == TC_OP_START ? 1 : ev->ncompl); j++) {
 				uint64_t id = ev->op == TC_OP_START ? ev->request : ev->compl[j].request;
-				const struct tc_event *in = init_of(e, i, id);
+				const struct tc_event *init = init_of(&in, id);
 				int32_t got = ev->op == TC_OP_START ? s->src[i] : -1;
-				if (in && in->op == TC_OP_RECV_INIT && in->peer == TC_ANY_SOURCE && got < 0)
+				if (init && init->op == TC_OP_RECV_INIT && init->peer == TC_ANY_SOURCE &&
+				    got < 0)
 					CANNOT(i);
-				start_one(s, k, i, id, got);
+				start_one(k, init, id, got);
 			}
 			break;
 		case TC_K_WAIT:
@@ -323,8 +340,23 @@ static void skeleton(const struct tc_replay_mpi *s, struct skel *k, uint64_t *un
 		}
 	}
 #undef CANNOT
+	free(in.v);
 	free(f.done);
 	free(f.cancelled);
+}
+
+/* Whether the rank may have a wildcard whose source the trace does not
+ * name: without one (every trace of the capture shim), nothing is
+ * allocated or walked further. */
+static bool may_be_unnamed(const struct tc_replay_mpi *s)
+{
+	for (size_t i = 0; i < s->evs->n; i++) {
+		const struct tc_event *ev = &s->evs->ev[i];
+		if (s->src[i] < 0 && (ev->peer == TC_ANY_SOURCE || ev->rpeer == TC_ANY_SOURCE ||
+				      tc_op_kind(ev->op) == TC_K_START))
+			return true;
+	}
+	return false;
 }
 
 /* ---- the simulation (the first rank) --------------------------------------------- */
@@ -350,8 +382,9 @@ struct rk {
 	size_t np, ap;
 	uint64_t colls;          /* collectives entered */
 	bool in_coll;
-	/* a blocking send queued, not yet taken: its receiver and place */
-	int32_t sent_to;
+	/* a blocking send queued, not yet taken: its place in its
+	 * receiver's queue */
+	bool sent;
 	size_t sent_at;
 };
 
@@ -361,6 +394,9 @@ struct sim {
 	bool sync;               /* blocking sends wait until taken */
 	bool loose;              /* wildcards take messages that only fit */
 	uint64_t *seen, stamp;   /* per sender: met in take() call stamp */
+	/* entered[c]: the ranks that have entered their c-th collective */
+	int32_t *entered;
+	size_t nentered, aentered;
 	/* the inferred sources: (rank, event, source) triples */
 	int64_t *found;
 	size_t nfound, afound;
@@ -430,17 +466,6 @@ static void match_pending(struct sim *sm, int32_t rank)
 	}
 }
 
-/* The lowest count of collectives entered over the ranks. */
-static uint64_t colls_min(const struct sim *sm)
-{
-	uint64_t m = UINT64_MAX;
-
-	for (int32_t i = 0; i < sm->world; i++)
-		if (sm->r[i].colls < m)
-			m = sm->r[i].colls;
-	return m;
-}
-
 /* Advance the rank as far as it goes; whether it moved. */
 static bool advance(struct sim *sm, int32_t rank)
 {
@@ -449,34 +474,37 @@ static bool advance(struct sim *sm, int32_t rank)
 
 	while (r->pc < r->n) {
 		const int64_t *o = &r->w[r->pc];
-		size_t len;
+		/* the words each operation has, after its own */
+		size_t len = o[0] == SK_SEND || o[0] == SK_RECV ? 5 : o[0] == SK_IRECV ? 6 :
+			     o[0] == SK_WAIT && r->pc + 1 < r->n && o[1] >= 0 ? 2 + (size_t)o[1] :
+			     o[0] == SK_COLL ? 1 : SIZE_MAX;
+		if (len > r->n - r->pc)
+			return moved;   /* not a skeleton: never */
 		switch (o[0]) {
 		case SK_SEND: {
 			struct rk *to;
-			len = 5;
 			if (o[1] < 0 || o[1] >= sm->world)
 				break;
 			to = &sm->r[o[1]];
-			if (r->sent_to < 0) {
+			if (!r->sent) {
 				TC_ALLOC_GROW(to->q, to->nq + 1, to->aq);
 				to->q[to->nq++] = (struct msg){ rank, (int32_t)o[2], o[3], false };
 				if (!sm->sync || !o[4])
 					break;
-				r->sent_to = (int32_t)o[1];
+				r->sent = true;
 				r->sent_at = to->nq - 1;
 				moved = true;
 			}
 			/* MPI_Send may wait for its receive: a program that works
 			 * must work when it does */
-			match_pending(sm, r->sent_to);
+			match_pending(sm, (int32_t)o[1]);
 			if (!to->q[r->sent_at].taken)
 				return moved;
-			r->sent_to = -1;
+			r->sent = false;
 			break;
 		}
 		case SK_RECV: {
 			int32_t got;
-			len = 5;
 			match_pending(sm, rank);
 			if ((got = take(sm, r, o[1], o[2], o[3])) < 0)
 				return moved;
@@ -485,13 +513,11 @@ static bool advance(struct sim *sm, int32_t rank)
 			break;
 		}
 		case SK_IRECV:
-			len = 6;
 			TC_ALLOC_GROW(r->p, r->np + 1, r->ap);
 			r->p[r->np++] = (struct pend){ o[1], o[2], o[3], o[4], o[5], false };
 			match_pending(sm, rank);
 			break;
 		case SK_WAIT: {
-			len = 2 + (size_t)o[1];
 			match_pending(sm, rank);
 			/* blocked while one it completes has no message yet */
 			for (int64_t j = 0; j < o[1]; j++)
@@ -512,12 +538,15 @@ static bool advance(struct sim *sm, int32_t rank)
 			break;
 		}
 		case SK_COLL:
-			len = 1;
 			if (!r->in_coll) {
-				r->colls++;
+				if (r->colls == sm->nentered) {
+					TC_ALLOC_GROW(sm->entered, sm->nentered + 1, sm->aentered);
+					sm->entered[sm->nentered++] = 0;
+				}
+				sm->entered[r->colls++]++;
 				r->in_coll = true;
 			}
-			if (colls_min(sm) < r->colls)
+			if (sm->entered[r->colls - 1] < sm->world)
 				return moved;
 			r->in_coll = false;
 			break;
@@ -530,8 +559,8 @@ static bool advance(struct sim *sm, int32_t rank)
 	return moved;
 }
 
-/* Empty the simulation's ranks and findings for a run. */
-static void sim_reset(struct sim *sm)
+/* Free the simulation's ranks and counts. */
+static void sim_free(struct sim *sm)
 {
 	if (sm->r)
 		for (int32_t i = 0; i < sm->world; i++) {
@@ -540,6 +569,17 @@ static void sim_reset(struct sim *sm)
 		}
 	free(sm->r);
 	free(sm->seen);
+	free(sm->entered);
+	sm->r = NULL;
+	sm->seen = NULL;
+	sm->entered = NULL;
+	sm->nentered = sm->aentered = 0;
+}
+
+/* Empty the simulation's ranks and findings for a run. */
+static void sim_reset(struct sim *sm)
+{
+	sim_free(sm);
 	sm->r = tc_xcalloc((size_t)sm->world, sizeof(*sm->r));
 	sm->seen = tc_xcalloc((size_t)sm->world, sizeof(*sm->seen));
 	sm->stamp = 0;
@@ -557,7 +597,6 @@ static bool simulate(struct sim *sm, const int64_t *w, const int *count, const i
 	for (int32_t i = 0; i < sm->world; i++) {
 		sm->r[i].w = w + displ[i];
 		sm->r[i].n = (size_t)count[i];
-		sm->r[i].sent_to = -1;
 	}
 	/* a wildcard waits for a message of its size while the ranks move;
 	 * when none does, the wildcards met in one round take messages that
@@ -587,29 +626,33 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 {
 	const struct tc_revents *e = s->evs;
 	struct skel k = { NULL, 0, 0 };
-	uint64_t unnamed, any = 0;
-	size_t bad;
+	/* this rank's and every rank's: wildcards to infer, ranks that say
+	 * why none can be */
+	uint64_t mine2[2] = { 0, 0 }, all2[2] = { 0, 0 };
+	size_t bad = SIZE_MAX;
 	int64_t *all = NULL, *mine = NULL;
 	int *count = NULL, *displ = NULL, n, nmine = 0, ok = 1, first;
 	char why[600] = "";
 
-	skeleton(s, &k, &unnamed, &bad);
+	if (may_be_unnamed(s))
+		skeleton(s, NULL, &mine2[0], &bad);
 	if (bad != SIZE_MAX) {
 		char ev[256];
 		tc_rp_event_text(&e->ev[bad], bad, ev, sizeof(ev));
 		snprintf(why, sizeof(why), "rank %" PRId32 " %s: a wildcard whose message the "
 			 "simulation cannot follow", s->rank, ev);
-	} else if (k.n > INT32_MAX) {
-		snprintf(why, sizeof(why), "rank %" PRId32 " has too many messages", s->rank);
 	}
-	PMPI_Allreduce(&unnamed, &any, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-	ok = !*why;
-	PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-	if (!any || !ok)
+	mine2[1] = *why != '\0';
+	PMPI_Allreduce(mine2, all2, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+	/* every wildcard named (a rank that says why has one unnamed) */
+	if (!all2[0])
+		return;
+	if (all2[1])
 		goto out;
 
 	/* every skeleton to the first rank, which runs them */
-	n = (int)k.n;
+	skeleton(s, &k, &mine2[0], &bad);
+	n = k.n > INT32_MAX ? -1 : (int)k.n;
 	if (s->rank == 0) {
 		count = tc_xmalloc(tc_st_mult((size_t)s->world, sizeof(*count)));
 		displ = tc_xmalloc(tc_st_mult((size_t)s->world, sizeof(*displ)));
@@ -619,7 +662,7 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 		size_t total = 0;
 		for (int32_t i = 0; i < s->world; i++) {
 			displ[i] = (int)total;
-			total += (size_t)count[i];
+			total += count[i] < 0 ? (size_t)INT32_MAX + 1 : (size_t)count[i];
 			if (total > INT32_MAX)
 				ok = 0;
 		}
@@ -638,7 +681,7 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 		int *scount = NULL, *sdispl = NULL;
 		int64_t *sorted = NULL;
 		if (s->rank == 0) {
-			struct sim sm = { NULL, s->world, true, false, NULL, 0, NULL, 0, 0 };
+			struct sim sm = { .world = s->world };
 			int32_t stuck;
 			int *fill;
 			size_t at;
@@ -671,9 +714,7 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 				fill[sm.found[j]] += 2;
 			}
 			free(fill);
-			sim_reset(&sm);
-			free(sm.r);
-			free(sm.seen);
+			sim_free(&sm);
 			free(sm.found);
 		}
 		PMPI_Scatter(scount, 1, MPI_INT, &nmine, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -692,7 +733,7 @@ void tc_replay_infer_wildcards(struct tc_replay_mpi *s)
 		}
 	}
 out:
-	s->wild_unnamed = unnamed - s->wild_inferred;
+	s->wild_unnamed = mine2[0] - s->wild_inferred;
 	/* the lowest rank that knows why the wildcards stay says it */
 	first = tc_rp_lowest(s, *why != '\0');
 	if (first == s->rank && !s->o->quiet)

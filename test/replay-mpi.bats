@@ -82,19 +82,21 @@ replay_traced() {
 	timeout 120 mpirun -np 4 -x LD_PRELOAD="$PRE$SHIM" -x TRACECLUSTER_DIR="$out" "$RP" --timeout 30 "$@"
 }
 
-# same_events ORIG REPLAYED [--polls]: every rank's events equal per
-# event; ORIG a trace set or a global trace (expanded per rank)
+# same_events ORIG REPLAYED [OPTION...]: every rank's events equal per
+# event (test/tools/cmp-events.py with the options); ORIG a global trace
+# (*.tct, expanded per rank) or a trace set of any format tracecluster
+# reads; NP ranks (default 4)
 same_events() {
-	local orig=$1 rep=$2 opt=${3:-} r f
-	for r in 0 1 2 3; do
-		f=$(printf 'rank-%05d.tcr' $r)
-		if [ -d "$orig" ]; then
-			tc dump --json "$orig/$f" >a.jl
-		else
-			tc expand --json --rank $r "$orig" >a.jl
-		fi
-		tc dump --json "$rep/$f" >b.jl
-		run python3 "$CMP" $opt a.jl b.jl
+	local orig=$1 rep=$2 r
+	shift 2
+	for r in $(seq 0 $((${NP:-4} - 1))); do
+		case $orig in
+		*.tct) tc expand --json --rank $r "$orig" >a.jl ;;
+		*) tc dump --json --rank $r "$orig" >a.jl ;;
+		esac || { echo "rank $r of $orig unreadable"; return 1; }
+		tc dump --json "$rep/$(printf 'rank-%05d.tcr' $r)" >b.jl ||
+			{ echo "rank $r of $rep unreadable"; return 1; }
+		run python3 "$CMP" "$@" a.jl b.jl
 		[ "$status" -eq 0 ] || { echo "rank $r: $output"; return 1; }
 	done
 }
@@ -909,12 +911,7 @@ assert d["wildcards_inferred"] == 0 and d["wildcards_unnamed"] > 0, d'
 		*/lu/*) [ "$n" -gt 0 ] || { echo "$t: no wildcard inferred"; false; } ;;
 		*) [ "$n" -eq 0 ] ;;
 		esac
-		for r in $(seq 0 $((np - 1))); do
-			tc dump --json --rank "$r" "$X/$t" >a.jl
-			tc dump --json "rp-x/$(printf 'rank-%05d.tcr' "$r")" >b.jl
-			run python3 "$CMP" --mpi3 --inferred a.jl b.jl
-			[ "$status" -eq 0 ] || { echo "$t rank $r: $output"; false; }
-		done
+		NP=$np same_events "$X/$t" rp-x --mpi3 --inferred || { echo "in $t"; false; }
 	done
 }
 

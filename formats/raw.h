@@ -84,7 +84,7 @@ uint64_t tc_tracer_mean_get(const struct tc_tracer_mean *m);
 struct tc_raw_writer;
 
 struct tc_raw_writer_opts {
-	int level;              /* zlib level 1-9; 0 = default (1); < 0 stores blocks */
+	int level;              /* deflate level 1-9; 0 = default (1); < 0 stores blocks */
 	size_t block_bytes;     /* seal a block at this many encoded bytes (default 256 KiB) */
 	bool atomic;            /* write PATH.tmp.XXXXXX and rename at close */
 	bool exclusive;         /* not atomic: fail if PATH exists or is a symlink */

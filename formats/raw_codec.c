@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 void tc_raw_pack_block_header(uint8_t out[TC_RAW_BLOCK_HEADER],
 			      const struct tc_raw_block_header *h)
@@ -46,16 +46,7 @@ bool tc_raw_unpack_block_header(const uint8_t in[TC_RAW_BLOCK_HEADER],
 uint32_t tc_raw_block_crc(const uint8_t hdr[TC_RAW_BLOCK_HEADER],
 			  const uint8_t *payload, size_t len)
 {
-	uLong c = crc32(0L, Z_NULL, 0);
-
-	c = crc32(c, hdr, TC_RAW_BLOCK_HEADER - 4);
-	while (len) {
-		uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
-		c = crc32(c, payload, n);
-		payload += n;
-		len -= n;
-	}
-	return (uint32_t)c;
+	return libdeflate_crc32(libdeflate_crc32(0, hdr, TC_RAW_BLOCK_HEADER - 4), payload, len);
 }
 
 uint8_t *tc_raw_put_string(uint8_t *p, const char *s, size_t len)

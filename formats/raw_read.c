@@ -143,13 +143,6 @@ static int inflate_payload(struct tc_raw_reader *r, const uint8_t *in, size_t le
 	return used == len ? 0 : -1;
 }
 
-/* tc_raw_block_crc (the writer's, through zlib) by libdeflate's faster
- * CRC-32 of the same polynomial and conventions. */
-static uint32_t block_crc(const uint8_t hdr[TC_RAW_BLOCK_HEADER], const uint8_t *payload,
-			  size_t len)
-{
-	return libdeflate_crc32(libdeflate_crc32(0, hdr, TC_RAW_BLOCK_HEADER - 4), payload, len);
-}
 
 /*
  * Load and check the block at off. On success *payload points to the
@@ -195,7 +188,7 @@ static int load_block(struct tc_raw_reader *r, uint64_t off, struct tc_raw_block
 	rc = read_at(r, r->zbuf, h->stored_len, off + TC_RAW_BLOCK_HEADER, err);
 	if (rc)
 		return rc;
-	if (block_crc(hb, r->zbuf, h->stored_len) != h->crc)
+	if (tc_raw_block_crc(hb, r->zbuf, h->stored_len) != h->crc)
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
 				    "block checksum mismatch");
 	if (h->encoding == TC_ENC_DEFLATE) {

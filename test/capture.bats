@@ -835,11 +835,11 @@ isend_durations() {
 	[ -f "$B/libtracecluster-capture.a" ] && [ -f "$pc" ]
 	grep -q '^Libs: -L${libdir} -Wl,-rpath,${libdir} -ltracecluster-capture$' "$pc"
 	grep -q '^Cflags:' "$pc"
-	grep -q '^Libs.private: .*-lz' "$pc"
+	grep -q '^Libs.private: .*-ldeflate' "$pc"
 	cd "$BATS_TEST_TMPDIR"
 	# whole archive before -lmpi: the wrappers take the MPI_ names
 	run mpicc -O2 -o ring-static "$TC_ROOT/testdata/capture/ring.c" \
-		-Wl,--whole-archive "$B/libtracecluster-capture.a" -Wl,--no-whole-archive -lz -ldl -pthread
+		-Wl,--whole-archive "$B/libtracecluster-capture.a" -Wl,--no-whole-archive -ldeflate -ldl -pthread
 	assert_success
 	run mpirun -np 2 -x TRACECLUSTER_DIR="$PWD/st" ./ring-static 2
 	assert_success

@@ -48,11 +48,11 @@ CAPTURE_PC := $(BUILD)/tracecluster-capture.pc
 
 CAPTURE_CFLAGS = -std=c11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
 	-pthread -I. -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
-	$(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null) -MMD -MP
+	$(shell $(PKG_CONFIG) --cflags libdeflate 2>/dev/null) -MMD -MP
 ifdef DEVELOPER
 CAPTURE_CFLAGS += -Werror
 endif
-CAPTURE_LIBS = $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz) -ldl -pthread
+CAPTURE_LIBS = $(shell $(PKG_CONFIG) --libs libdeflate 2>/dev/null || echo -ldeflate) -ldl -pthread
 
 # test programs (testdata/capture/) and the trace checker
 CAPTURE_TEST_C := ring halo2d coll split persist anysrc io mt bench mprobe neigh rma ionb phases \

@@ -6,7 +6,8 @@
  * TRACECLUSTER_* variables are set for the launcher, which passes its
  * environment on to the ranks it starts (MPICH's Hydra and Slurm's srun
  * do so for every variable; for Open MPI's mpirun the variables are also
- * named in OMPI_MCA_mca_base_env_list, which makes mpirun forward them to
+ * named in OMPI_MCA_mca_base_env_list, or given as -x options when the
+ * line has -x options of its own, which makes mpirun forward them to
  * remote nodes).
  */
 #include "lib/compat.h"
@@ -92,6 +93,88 @@ static void env_list_add(const char *var, const char *name)
 	snprintf(buf, n, "%s;%s", cur, name);
 	setenv(var, buf, 1);
 	free(buf);
+}
+
+/* Whether word is one of Open MPI's options that pass a variable (-x). */
+static bool is_x_option(const char *word)
+{
+	return !strcmp(word, "-x") || !strcmp(word, "--x");
+}
+
+/* The variables passed to the ranks, and the line that passes them. */
+struct fwd {
+	char **names;
+	size_t n;
+	char **cmd;      /* the words, or a copy with -x options (owned) */
+	bool own_cmd;
+};
+
+static void fwd_free(struct fwd *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->names[i]);
+	free(f->names);
+	if (f->own_cmd)
+		free(f->cmd);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * The launcher line that passes the shim's variables to the ranks:
+ * LD_PRELOAD and every TRACECLUSTER_* variable, set in this process's
+ * environment, which the launcher's local ranks inherit. Open MPI's
+ * mpirun forwards to other nodes only the variables named in
+ * OMPI_MCA_mca_base_env_list or given with -x, and refuses a line that
+ * uses both ("You have attempted to pass environment variables to Open
+ * MPI with both the -x method and by setting the MCA parameter"): when
+ * the line is Open MPI's launcher with -x options of its own, the
+ * variables are given as -x options after the launcher's name, else
+ * named in the list. false when out of memory.
+ */
+static bool forward_env(char **words, int n, struct fwd *f)
+{
+	extern char **environ;
+	static const char prefix[] = "TRACECLUSTER_";
+	size_t nv = 1;
+	bool use_x = false;
+
+	memset(f, 0, sizeof(*f));
+	for (char **e = environ; *e; e++)
+		nv += !strncmp(*e, prefix, sizeof(prefix) - 1);
+	if (!(f->names = calloc(nv, sizeof(*f->names))) ||
+	    !(f->names[f->n++] = strdup("LD_PRELOAD")))
+		goto nomem;
+	for (char **e = environ; *e && f->n < nv; e++) {
+		const char *eq = strchr(*e, '=');
+		if (strncmp(*e, prefix, sizeof(prefix) - 1) || !eq)
+			continue;
+		if (!(f->names[f->n++] = strndup(*e, (size_t)(eq - *e))))
+			goto nomem;
+	}
+	if (tc_mpi_of_program(words[0]) == TC_MPI_OPENMPI)
+		for (int i = 1; i < n && !use_x; i++)
+			use_x = is_x_option(words[i]);
+	if (!use_x) {
+		for (size_t i = 0; i < f->n; i++)
+			env_list_add("OMPI_MCA_mca_base_env_list", f->names[i]);
+		f->cmd = words;
+		return true;
+	}
+	if (!(f->cmd = calloc((size_t)n + 2 * f->n + 1, sizeof(*f->cmd))))
+		goto nomem;
+	f->own_cmd = true;
+	f->cmd[0] = words[0];
+	for (size_t i = 0; i < f->n; i++) {
+		f->cmd[1 + 2 * i] = "-x";
+		f->cmd[2 + 2 * i] = f->names[i];
+	}
+	for (int i = 1; i < n; i++)
+		f->cmd[2 * f->n + (size_t)i] = words[i];
+	return true;
+nomem:
+	tc_errorf("out of memory");
+	fwd_free(f);
+	return false;
 }
 
 static bool readable(const char *path)
@@ -253,6 +336,7 @@ int cmd_run(int argc, char **argv)
 	char shim[PATH_MAX], absdir[PATH_MAX];
 	bool force = false;
 	struct sigaction ign, old_int, old_quit;
+	struct fwd fwd;
 	pid_t pid;
 	int c, rc, status;
 	uint64_t v;
@@ -358,16 +442,10 @@ int cmd_run(int argc, char **argv)
 		free(val);
 	}
 	setenv("TRACECLUSTER_DIR", absdir, 1);
-	env_list_add("OMPI_MCA_mca_base_env_list", "LD_PRELOAD");
-	env_list_add("OMPI_MCA_mca_base_env_list", "TRACECLUSTER_DIR");
 	if (depth)
 		setenv("TRACECLUSTER_STACK_DEPTH", depth, 1);
 	if (buffer)
 		setenv("TRACECLUSTER_BUFFER", buffer, 1);
-	if (getenv("TRACECLUSTER_STACK_DEPTH"))
-		env_list_add("OMPI_MCA_mca_base_env_list", "TRACECLUSTER_STACK_DEPTH");
-	if (getenv("TRACECLUSTER_BUFFER"))
-		env_list_add("OMPI_MCA_mca_base_env_list", "TRACECLUSTER_BUFFER");
 	if (online)
 		setenv("TRACECLUSTER_ONLINE", online, 1);
 	if (keep)
@@ -376,15 +454,8 @@ int cmd_run(int argc, char **argv)
 		setenv("TRACECLUSTER_ONLINE_MARKER", marker, 1);
 	if (freq)
 		setenv("TRACECLUSTER_ONLINE_FREQ", freq, 1);
-	{
-		static const char *const pass[] = { "TRACECLUSTER_ONLINE", "TRACECLUSTER_ONLINE_KEEP",
-						    "TRACECLUSTER_ONLINE_LIB", "TRACECLUSTER_QUIET",
-						    "TRACECLUSTER_ONLINE_MARKER",
-						    "TRACECLUSTER_ONLINE_FREQ" };
-		for (size_t i = 0; i < TC_ARRAY_SIZE(pass); i++)
-			if (getenv(pass[i]))
-				env_list_add("OMPI_MCA_mca_base_env_list", pass[i]);
-	}
+	if (!forward_env(argv + optind, argc - optind, &fwd))
+		return TC_EXIT_FAIL;
 
 	fflush(stdout);
 	/* the launcher handles ^C and ^\ for the job; we wait for it */
@@ -396,21 +467,24 @@ int cmd_run(int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		tc_errorf("cannot fork: %s", strerror(errno));
+		fwd_free(&fwd);
 		return TC_EXIT_FAIL;
 	}
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
-		execvp(argv[optind], argv + optind);
+		execvp(fwd.cmd[0], fwd.cmd);
 		fprintf(stderr, "tracecluster: cannot run '%s': %s\n", argv[optind], strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			tc_errorf("cannot wait for '%s': %s", argv[optind], strerror(errno));
+			fwd_free(&fwd);
 			return TC_EXIT_FAIL;
 		}
 	}
+	fwd_free(&fwd);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (WIFSIGNALED(status))

@@ -869,6 +869,35 @@ isend_durations() {
 	assert_failure 2
 }
 
+@test "capture: tracecluster run passes the shim's variables as -x options when the mpirun line has -x options" {
+	tc run --help >/dev/null 2>&1 || skip "the run command is not in this build"
+	cd "$BATS_TEST_TMPDIR"
+	# Open MPI's mpirun refuses -x beside OMPI_MCA_mca_base_env_list
+	TC_PROBE=1 run tc run -o out -d 3 -- mpirun -np 2 -x TC_PROBE "$TP/ring" 2
+	assert_success
+	run "$EV" out/rank-00001.tcr
+	assert_success
+	assert_line --regexp "^H rank=1 size=2 depth=3 "
+	# what the launcher is given, told by a launcher of Open MPI's name
+	mkdir bin
+	printf '#!/bin/sh\necho "env_list=${OMPI_MCA_mca_base_env_list:-}"\necho "args=$*"\n' >bin/orterun
+	chmod +x bin/orterun
+	TRACECLUSTER_FLUSH_MS=50 run tc run -f -o out -d 3 -- "$PWD/bin/orterun" -np 2 -x FOO ./app -x
+	assert_success
+	assert_line "env_list="
+	[[ "$output" == *"args=-x LD_PRELOAD -x "* ]]
+	for v in TRACECLUSTER_DIR TRACECLUSTER_STACK_DEPTH TRACECLUSTER_FLUSH_MS; do
+		[[ "$output" == *" -x $v "* ]] || false
+	done
+	[[ "$output" == *" -np 2 -x FOO ./app -x" ]]
+	# without -x: the list names them, the line is the user's
+	TRACECLUSTER_FLUSH_MS=50 run tc run -f -o out -- "$PWD/bin/orterun" -np 2 ./app
+	assert_success
+	assert_line "args=-np 2 ./app"
+	assert_line --regexp "^env_list=(.*;)?LD_PRELOAD;"
+	[[ "$output" == *";TRACECLUSTER_FLUSH_MS"* && "$output" == *";TRACECLUSTER_DIR"* ]]
+}
+
 # the functions a shim defines in C (defined and exported, named MPI_ and a
 # capitalised word), sorted
 c_functions() {

@@ -20,6 +20,7 @@
 #include "viz/viz.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,7 @@ static double median(const double *v, unsigned n)
 static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 		       const struct tc_mpireplay *mr, struct real_acc *out, struct tc_error *err)
 {
+	struct tc_mpireplay cmr = *mr;
 	struct tc_strbuf sb;
 	char path[4096];
 	const char *tmp = getenv("TMPDIR");
@@ -146,15 +148,25 @@ static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 	if (tc_tct_write_file(path, sb.buf, sb.len, err))
 		goto out;
 	/* in turns, each first as often, so that both meet the machine's
-	 * changes alike */
+	 * changes alike; the trace set's goes first */
 	for (unsigned i = 0; i < 2 * out->runs; i++) {
 		bool set = (i % 2 == 0) == (i / 2 % 2 == 0);
 		if (set && tc_mpireplay_run(mr, a->path, &out->ts[i / 2], err))
 			goto out;
+		/* a clustered trace whose ranks took their leads' parameters
+		 * can block for good (a lead's order of tags given to a member
+		 * whose neighbours keep theirs): the watchdog waits twenty
+		 * times the trace set's replay, 10 s at least, not its default */
+		if (set && i == 0)
+			cmr.timeout_s = (unsigned)TC_MIN(3600.0, TC_MAX(10.0, ceil(20 * out->ts[0])));
 		/* the temporary file's name means nothing to the user */
-		if (!set && tc_mpireplay_run(mr, path, &out->ts_clustered[i / 2], err)) {
+		if (!set && tc_mpireplay_run(&cmr, path, &out->ts_clustered[i / 2], err)) {
+			const char *why = strstr(err->msg, ") failed: ");
+			char reason[sizeof(err->msg)];
+			snprintf(reason, sizeof(reason), "%s", why ? why + 10 : "");
 			tc_error_set(err, TC_ERR_IO, a->path, -1, "the replay of the %s global trace on %"
-				     PRId32 " MPI ranks failed", a->what, mr->np);
+				     PRId32 " MPI ranks failed%s%s", a->what, mr->np, *reason ? ": " : "",
+				     reason);
 			goto out;
 		}
 	}

@@ -5,10 +5,12 @@
 #include "lib/compat.h"
 #include "cmd/mpireplay.h"
 #include "lib/error.h"
+#include "cmd/cmd.h"
 #include "lib/json.h"
 #include "lib/strbuf.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +63,75 @@ static void find_replay(enum tc_mpi_kind mpi, char *out, size_t len)
 		snprintf(out, len, "%s", mpich ? REPLAY_EXE_MPICH : REPLAY_EXE);
 }
 
+/*
+ * Why a replay failed, from what its processes wrote on standard error:
+ * the first line of the replay program's own ("tracecluster-replay: ...",
+ * the same from every rank stuck or refused), else the launcher's first
+ * line that says something (not its rules of dashes). NULL: nothing.
+ */
+static const char *fail_reason(char *text, size_t *len)
+{
+	static const char me[] = REPLAY_EXE ": ";
+	char *first = NULL;
+
+	for (char *l = text, *e; l && *l; l = e ? e + 1 : NULL) {
+		char *p = l;
+		if ((e = strchr(l, '\n')))
+			*e = '\0';
+		if ((p = strstr(l, me))) {
+			*len = strlen(p + sizeof(me) - 1);
+			return p + sizeof(me) - 1;
+		}
+		if (!first && l[strspn(l, "- \t\r")] != '\0')
+			first = l;
+		if (e)
+			*e = '\n';
+	}
+	if (first)
+		*len = strcspn(first, "\n");
+	return first;
+}
+
+/* Read fd[0] (standard output) and fd[1] (standard error) of the child to
+ * their ends, into out and errs. */
+static void read_both(const int *fd, struct tc_strbuf *out, struct tc_strbuf *errs)
+{
+	struct pollfd pf[2] = { { fd[0], POLLIN, 0 }, { fd[1], POLLIN, 0 } };
+	struct tc_strbuf *to[2] = { out, errs };
+	int open_n = 2;
+
+	while (open_n > 0) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+			if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			tc_strbuf_grow(to[i], 4096);
+			n = read(pf[i].fd, to[i]->buf + to[i]->len, 4096);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				pf[i].fd = -1;
+				open_n--;
+				continue;
+			}
+			to[i]->len += (size_t)n;
+			to[i]->buf[to[i]->len] = '\0';
+		}
+	}
+}
+
 int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
 		     struct tc_error *err)
 {
-	char replay[4096], np[16], *words, *argv[MAX_WORDS + 12];
-	struct tc_strbuf out;
+	char replay[4096], np[16], tmo[16], *words, *argv[MAX_WORDS + 14];
+	struct tc_strbuf out, errs;
 	struct tc_json *doc = NULL, *v;
-	int fd[2], st, argc = 0, rc = -1;
+	int fd[2], efd[2], st, argc = 0, rc = -1;
 	pid_t pid;
 
 	words = strdup(r->launcher ? r->launcher : "mpirun");
@@ -89,47 +153,65 @@ int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
 	} else {
 		argv[argc++] = "--no-compute";
 	}
+	if (r->timeout_s) {
+		snprintf(tmo, sizeof(tmo), "%u", r->timeout_s);
+		argv[argc++] = "--timeout";
+		argv[argc++] = tmo;
+	}
 	argv[argc++] = (char *)trace;
 	argv[argc] = NULL;
 	tc_strbuf_init(&out);
+	tc_strbuf_init(&errs);
 	if (pipe(fd)) {
 		tc_error_set(err, TC_ERR_IO, NULL, -1, "cannot make a pipe: %s", strerror(errno));
 		goto out;
 	}
+	if (pipe(efd)) {
+		close(fd[0]);
+		close(fd[1]);
+		tc_error_set(err, TC_ERR_IO, NULL, -1, "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
 	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		close(fd[0]);
 		close(fd[1]);
+		close(efd[0]);
+		close(efd[1]);
 		tc_error_set(err, TC_ERR_IO, NULL, -1, "cannot fork: %s", strerror(errno));
 		goto out;
 	}
 	if (pid == 0) {
 		dup2(fd[1], STDOUT_FILENO);
+		dup2(efd[1], STDERR_FILENO);
 		close(fd[0]);
 		close(fd[1]);
+		close(efd[0]);
+		close(efd[1]);
 		execvp(argv[0], argv);
 		fprintf(stderr, "tracecluster: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(fd[1]);
-	for (;;) {
-		ssize_t n;
-		tc_strbuf_grow(&out, 4096);
-		n = read(fd[0], out.buf + out.len, 4096);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		out.len += (size_t)n;
-		out.buf[out.len] = '\0';
-	}
+	close(efd[1]);
+	read_both((int[]){ fd[0], efd[0] }, &out, &errs);
 	close(fd[0]);
+	close(efd[0]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (errs.len && (tc_g.verbosity > 0 || (WIFEXITED(st) && !WEXITSTATUS(st))))
+		fputs(errs.buf, stderr);  /* warnings of a replay that ran; all with -v */
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		tc_error_set(err, TC_ERR_IO, trace, -1, "the replay on MPI ranks (%s -np %s %s) failed",
-			     argv[0], np, replay);
+		size_t n = 0;
+		const char *why = errs.len ? fail_reason(errs.buf, &n) : NULL;
+		if (why)
+			tc_error_set(err, TC_ERR_IO, trace, -1, "the replay on MPI ranks (%s -np %s "
+				     "%s) failed: %.*s", argv[0], np, replay, (int)TC_MIN(n, 600), why);
+		else
+			tc_error_set(err, TC_ERR_IO, trace, -1, "the replay on MPI ranks (%s -np %s "
+				     "%s) failed", argv[0], np, replay);
 		goto out;
 	}
 	doc = tc_json_load_buf(out.buf ? out.buf : "", out.len, trace, err);
@@ -145,6 +227,7 @@ int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
 out:
 	tc_json_free(doc);
 	tc_strbuf_release(&out);
+	tc_strbuf_release(&errs);
 	free(words);
 	return rc;
 }

@@ -17,6 +17,7 @@ struct tc_mpireplay {
 				   * its name or libraries, else Open MPI */
 	const char *compute;      /* "spin", "sleep" or NULL: --no-compute */
 	int32_t np;
+	unsigned timeout_s;       /* the replay's watchdog (--timeout); 0: its default */
 };
 
 /*
@@ -26,7 +27,10 @@ struct tc_mpireplay {
  * MPI) or tracecluster-replay.mpich (else a tracecluster-replay that links
  * MPICH), beside this executable (in the build tree, MPICH's in mpich/),
  * else on PATH. Returns 0, or -1 with err filled (the replay program not
- * found, the launcher failed, no result).
+ * found, the launcher failed, no result): a replay that fails is named
+ * with the first line its ranks wrote about it (why the trace is refused,
+ * where the ranks are stuck), the launcher's own output being kept out
+ * of the way (shown with -v).
  */
 int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
 		     struct tc_error *err);

@@ -1023,14 +1023,53 @@ assert r["t_s"] > 0 and r["t_clustered_s"] > 0 and "error" not in r, r' d.json l
 		"$BATS_FILE_TMPDIR/halo2d"
 	assert_line --partial "matching:   "
 	assert_line "real replay: failed (4 MPI ranks, compute cpu)"
-	[[ "$stderr" == *"the trace's messages do not pair up: "* ]]
-	[[ "$stderr" == *"the replay of the callpath global trace on 4 MPI ranks failed"* ]]
+	# the reason is the replay's own, in the one error line (the
+	# launcher's report kept out of the way)
+	[[ "$stderr" == *"the replay of the callpath global trace on 4 MPI ranks failed: the trace's messages do not pair up: rank "* ]]
+	[[ "$stderr" != *"mpirun detected"* ]]
 	run -1 --separate-stderr tc accuracy --json --mode callpath --lead-only --replay mpi \
 		"$BATS_FILE_TMPDIR/halo2d"
 	echo "$output" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["replay_mpi"]
-assert "failed" in r["error"] and "t_s" not in r, r'
+assert "failed: the trace\x27s messages do not pair up: rank " in r["error"] and "t_s" not in r, r'
+}
+
+@test "accuracy --replay mpi: the global trace's replay has a watchdog of twenty times the trace set's; a failure is named by the replay's own line" {
+	local d="$BATS_TEST_TMPDIR"
+	# a launcher that logs its arguments, answers 0.7 s for the trace set
+	# and, for the global trace, fails as a replay stuck for good does,
+	# amid a launcher's own report
+	cat >"$d/fake" <<'SH'
+#!/bin/sh
+echo "$*" >>"$FAKE_LOG"
+eval "last=\"\${$#}\""
+if [ "$last" = "$FAKE_SET" ]; then echo '{"makespan_s": 0.7}'; exit 0; fi
+echo "--------------------------------------------------" >&2
+echo "tracecluster-replay: rank 1 stuck for 14 s at event 9 (MPI_Wait) waiting for event 7 (MPI_Irecv, comm 0, peer 0, tag 5): aborting" >&2
+echo "tracecluster-replay: rank 0 stuck for 14 s at event 9 (MPI_Wait) waiting for event 7 (MPI_Irecv, comm 0, peer 1, tag 6): aborting" >&2
+echo "mpirun detected that one or more processes exited with non-zero status" >&2
+exit 3
+SH
+	export FAKE_LOG="$d/log" FAKE_SET="$BATS_FILE_TMPDIR/halo2d"
+	: >"$FAKE_LOG"
+	run -1 --separate-stderr tc accuracy --mode callpath --replay mpi --mpirun "sh $d/fake" \
+		"$BATS_FILE_TMPDIR/halo2d"
+	assert_line "real replay: failed (4 MPI ranks, compute cpu)"
+	[[ "$stderr" == *"the replay of the callpath global trace on 4 MPI ranks failed: rank 1 stuck for 14 s at event 9 (MPI_Wait) waiting for event 7 (MPI_Irecv, comm 0, peer 0, tag 5): aborting" ]]
+	[[ "$stderr" != *"mpirun detected"* && "$stderr" != *"rank 0 stuck"* ]]
+	# the trace set's replay: the replay's own watchdog; the global
+	# trace's: 20 x 0.7 s = 14 s
+	[ "$(wc -l <"$FAKE_LOG")" = 2 ]
+	[[ "$(sed -n 1p "$FAKE_LOG")" != *"--timeout"* ]]
+	[[ "$(sed -n 2p "$FAKE_LOG")" == *" --timeout 14 "* ]]
+	# 10 s at least; with -v the launcher's whole report is shown
+	sed -i 's/0\.7/0.01/' "$d/fake"
+	: >"$FAKE_LOG"
+	run -1 --separate-stderr tc -v accuracy --mode callpath --replay mpi --mpirun "sh $d/fake" \
+		"$BATS_FILE_TMPDIR/halo2d"
+	[[ "$(sed -n 2p "$FAKE_LOG")" == *" --timeout 10 "* ]]
+	[[ "$stderr" == *"mpirun detected"* ]]
 }
 
 @test "times per rank, as text and as JSON, with and without compute gaps" {

@@ -201,64 +201,41 @@ struct leaf_job {
 	struct tc_gtrace **out;
 };
 
-/* Groups of members compared against at most this many others each. */
-#define LEAF_MAX_GROUPS 64
+static void leaf_sites(struct tc_gtrace *leaf, size_t member, void *ctx)
+{
+	const struct tc_rank_trace *const *t = ctx;
+
+	tc_anl_copy_sites(leaf, t[member]);
+}
 
 /*
- * The cluster's trace with every member's parameters exact: members whose
- * compressed sequences (relative peers, every parameter) equal go into one
- * group, each group's trace stands for its members, groups other than the
- * lead's take the lead's times (tc_gtrace_borrow_times), and the groups
- * are merged parameter by parameter where their structures agree (the
- * "filtering" merge, dissertation Table 3.2). The clustering still decides
- * whose times stand for whom and how many traces the merge across
- * clusters sees; a member that differs from its lead in a value the
- * signatures do not see (a tag that depends on the rank, a colour or key
- * of MPI_Comm_split) keeps its own value.
+ * The cluster's trace with every member's parameters exact
+ * (tc_gtrace_exact_cluster): a member that differs from its lead in a
+ * value the signatures do not see (a tag that depends on the rank, a
+ * colour or key of MPI_Comm_split) keeps its own value, with its lead's
+ * times; the clustering still decides whose times stand for whom and how
+ * many traces the merge across clusters sees.
  */
 static struct tc_gtrace *exact_leaf(const struct leaf_job *j, const struct tc_cluster *c)
 {
-	size_t *rep = tc_xcalloc(c->nranks, sizeof(*rep));
-	uint32_t *grp = tc_xcalloc(c->nranks, sizeof(*grp));
-	struct tc_gtrace **leaves, *lead_leaf = NULL, *g;
-	struct tc_merge_opts fo = *j->mopts;
-	size_t ng = 0, lead_g = 0;
+	const struct tc_rsd **seqs = tc_xcalloc(c->nranks, sizeof(*seqs));
+	const struct tc_rank_trace **t = tc_xcalloc(c->nranks, sizeof(*t));
+	uint64_t *events = tc_xcalloc(c->nranks, sizeof(*events));
+	size_t lead = 0;
+	struct tc_gtrace *g;
 
 	for (size_t k = 0; k < c->nranks; k++) {
-		const struct tc_rank_trace *t = j->traces[c->index[k]];
-		size_t q = ng, lo = ng > LEAF_MAX_GROUPS ? ng - LEAF_MAX_GROUPS : 0;
-		for (size_t h = lo; h < ng; h++)
-			if (tc_rsd_equal(j->traces[rep[h]]->seq, t->seq)) {
-				q = h;
-				break;
-			}
-		if (q == ng)
-			rep[ng++] = c->index[k];
-		grp[k] = (uint32_t)q;
+		t[k] = j->traces[c->index[k]];
+		seqs[k] = t[k]->seq;
+		events[k] = t[k]->events;
 		if (c->index[k] == c->lead_index)
-			lead_g = q;
+			lead = k;
 	}
-	leaves = tc_xcalloc(ng, sizeof(*leaves));
-	for (size_t q = 0; q < ng; q++) {
-		const struct tc_rank_trace *t = j->traces[q == lead_g ? c->lead_index : rep[q]];
-		struct tc_ranklist rl;
-		tc_ranklist_init(&rl);
-		for (size_t k = 0; k < c->nranks; k++)
-			if (grp[k] == q)
-				tc_ranklist_add(&rl, c->ranks[k]);
-		leaves[q] = tc_gtrace_from_rsd(t->seq, &rl, j->world, t->events, j->mopts);
-		tc_anl_copy_sites(leaves[q], t);
-		tc_ranklist_release(&rl);
-	}
-	lead_leaf = leaves[lead_g];
-	for (size_t q = 0; q < ng; q++)
-		if (q != lead_g)
-			tc_gtrace_borrow_times(leaves[q], lead_leaf);
-	fo.filtering = true;
-	g = tc_gtrace_merge_tree(leaves, ng, NULL, &fo);
-	free(leaves);
-	free(rep);
-	free(grp);
+	g = tc_gtrace_exact_cluster(seqs, events, c->ranks, c->nranks, lead, j->world, j->mopts,
+				    leaf_sites, t);
+	free(seqs);
+	free(t);
+	free(events);
 	return g;
 }
 
@@ -343,6 +320,7 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 	copts.pool = pool;
 	copts.online = true;
 	copts.merge = &mopts;
+	copts.exact_members = !a->lead_only;
 	prog = stage(a, "clustering and merging", 0);
 	if (tc_cluster_run(mode, &in, &copts, &out->cl, err)) {
 		tc_progress_stop(&prog);

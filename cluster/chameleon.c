@@ -544,12 +544,38 @@ struct leaf_job {
 	struct tc_gtrace **out;
 };
 
+/* The cluster's partial trace with its members' own parameters. */
+static struct tc_gtrace *exact_leaf(const struct state *s, const struct tc_cluster *c)
+{
+	const struct tc_rsd **seqs = tc_xcalloc(c->nranks, sizeof(*seqs));
+	uint64_t *events = tc_xcalloc(c->nranks, sizeof(*events));
+	size_t lead = 0;
+	struct tc_gtrace *g;
+
+	for (size_t k = 0; k < c->nranks; k++) {
+		const struct crank *r = &s->r[c->index[k]];
+		seqs[k] = r->part;
+		events[k] = r->part_events;
+		if (c->index[k] == c->lead_index)
+			lead = k;
+	}
+	g = tc_gtrace_exact_cluster(seqs, events, c->ranks, c->nranks, lead, s->world, &s->mopts,
+				    NULL, NULL);
+	free(seqs);
+	free(events);
+	return g;
+}
+
 static void leaf_one(size_t i, void *p)
 {
 	struct leaf_job *j = p;
 	const struct tc_cluster *c = &j->cl[i];
 	const struct crank *r = &j->s->r[c->lead_index];
 
+	if (j->s->o->exact_members && c->nranks > 1) {
+		j->out[i] = exact_leaf(j->s, c);
+		return;
+	}
 	/* "Replace ranklist of collected events with my cluster ranklist" */
 	j->out[i] = tc_gtrace_from_rsd(r->part, &c->ranklist, j->s->world, r->part_events,
 				       &j->s->mopts);

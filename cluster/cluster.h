@@ -90,6 +90,9 @@ struct tc_cluster_opts {
 				 * call; 0: 1 */
 	bool online;            /* build the online global trace */
 	const struct tc_merge_opts *merge; /* for it; NULL: lossless (borrowed) */
+	bool exact_members;     /* in it, members keep their own parameters
+				 * (tc_gtrace_exact_cluster); false: the lead
+				 * stands for them (the papers' merge) */
 };
 
 /* Fill the defaults: K 9, single step, Manhattan, threshold 0.05, seed 1,

@@ -675,6 +675,7 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		/* chameleon builds the online global trace as it goes (§5.1, Alg. 8) */
 		ca->copts.online = true;
 		ca->copts.merge = &ca->mopts;
+		ca->copts.exact_members = !ca->lead_only;
 		if (tc_cluster_run(ca->mode, &in, &ca->copts, &r->result, &err)) {
 			tc_report(&err);
 			return -1;

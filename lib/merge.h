@@ -392,6 +392,24 @@ struct tc_gtrace *tc_gtrace_from_rsd(const struct tc_rsd *rsd, const struct tc_r
 				     const struct tc_merge_opts *opts);
 
 /*
+ * The trace of one cluster of n ranks (ranks[k], whose compressed
+ * sequence is seqs[k] with events[k] events; lead: the index of its lead)
+ * in which every member keeps its own parameters: members of equal
+ * sequences form a group, each group stands with its own sequence, the
+ * groups other than the lead's take the lead's times, and the groups are
+ * merged with the filtering merge (lib/gtrace/exact.c). on_leaf (may be
+ * NULL) is called with each group's trace before the merge and the index
+ * of the member it was read from. Returns NULL when n == 0.
+ */
+struct tc_gtrace *tc_gtrace_exact_cluster(const struct tc_rsd *const *seqs,
+					  const uint64_t *events, const int32_t *ranks, size_t n,
+					  size_t lead, int32_t world,
+					  const struct tc_merge_opts *opts,
+					  void (*on_leaf)(struct tc_gtrace *leaf, size_t member,
+							  void *ctx),
+					  void *ctx);
+
+/*
  * Merge b into a (b is freed and NULLed): Scala-H-Trace Alg. 1 with the
  * weighted LCS; b's unmatched nodes come after a's between two matches.
  * a and b must cover disjoint ranks.

@@ -5,4 +5,4 @@ LIB_SRCS += lib/replay.c lib/accuracy.c
 # the global compressed trace (public header lib/merge.h)
 LIB_SRCS += lib/gtrace/seq.c lib/gtrace/granks.c lib/gtrace/hist.c lib/gtrace/param.c \
 	lib/gtrace/node.c lib/gtrace/merge.c lib/gtrace/expand.c lib/gtrace/timing.c \
-	lib/gtrace/bound.c lib/gtrace/comms.c lib/gtrace/pack.c
+	lib/gtrace/bound.c lib/gtrace/comms.c lib/gtrace/pack.c lib/gtrace/exact.c

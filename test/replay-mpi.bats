@@ -51,6 +51,7 @@ setup_file() {
 	cd "$BATS_FILE_TMPDIR" || return 1
 	trace cancel "$B/testdata/mpi/cancel"
 	trace split "$B/testdata/mpi/split"
+	trace tags "$B/testdata/mpi/tags"
 	trace subcomm "$B/testdata/mpi/subcomm"
 	trace persist "$B/testdata/capture/persist"
 	trace mprobe "$B/testdata/capture/mprobe"
@@ -683,6 +684,29 @@ for l in open(sys.argv[1]):
 	assert_output --partial "polls:    1 message taken by polls that found none in the trace"
 	run -2 --separate-stderr "$RP" --empty-polls maybe p-recv.tct
 	assert_equal "${stderr_lines[0]}" "tracecluster-replay: --empty-polls: expected guard or issue, not maybe"
+}
+
+@test "every clustering mode's global trace replays exactly: a member keeps its own tags and split keys, chameleon's too" {
+	need_mpi
+	# tags: a tag of the sender's cell (NPB BT's), which the signatures
+	# do not see; split: colours and keys of each rank's own
+	for m in callpath callpath-param chameleon dynamic kfarthest kmedoid reference structural; do
+		tc compress -q --mode $m -o "tags.$m.tct" "$BATS_FILE_TMPDIR/tags"
+		run replay_traced "rp-tags.$m" --no-compute "tags.$m.tct"
+		[ "$status" -eq 0 ] || { echo "$m: $output"; false; }
+		same_events "$BATS_FILE_TMPDIR/tags" "rp-tags.$m" || { echo "in $m"; false; }
+	done
+	tc compress -q --mode chameleon --text -o split.ch.tct "$BATS_FILE_TMPDIR/split"
+	run replay_traced rp-split.ch --no-compute split.ch.tct
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	same_events "$BATS_FILE_TMPDIR/split" rp-split.ch
+	run -0 tc accuracy --mode chameleon "$BATS_FILE_TMPDIR/tags"
+	assert_line --regexp 'TAG 100\.00%  COMM 100\.00%$'
+	# --lead-only: the papers' merge, the lead's tags stand for its members'
+	run -0 tc accuracy --mode chameleon --lead-only "$BATS_FILE_TMPDIR/tags"
+	assert_line --regexp 'TAG [0-9]{1,2}\.[0-9]+%'
+	run -0 tc accuracy --mode chameleon --lead-only "$BATS_FILE_TMPDIR/split"
+	assert_line --regexp 'COMM [0-9]{1,2}\.[0-9]+%$'
 }
 
 @test "--mode none in each serialisation replays exactly as the original" {

@@ -506,6 +506,9 @@ assert d["collectives"] >= 21, d' "$output"
 	# the replay built against MPICH, which the installed accuracy runs
 	# under MPICH's launcher
 	[ -x "$p/bin/tracecluster-replay.mpich" ] && [ -x "$p/bin/tracecluster-replay" ]
+	# its man page is the replay's, under its own name too
+	[ "$(readlink "$p/share/man/man1/tracecluster-replay.mpich.1")" = tracecluster-replay-mpi.1 ]
+	[ -f "$p/share/man/man1/tracecluster-replay-mpi.1" ]
 	# a sanitizer build's replay is sanitized: leak checking off, as in
 	# test/replay-mpi.bats (MPICH's own allocations left at MPI_Finalize)
 	case "$B" in
@@ -528,4 +531,5 @@ assert r["t_s"] > 0 and r["t_clustered_s"] > 0, r'
 	[ "$(ls "$BATS_FILE_TMPDIR"/i2/rank-*.tcr | wc -l)" = 2 ]
 	make -s -C "$TC_ROOT" uninstall PREFIX="$p" LIBDIR="$p/lib64" >/dev/null
 	[ ! -e "$p/lib64/tracecluster" ] && [ ! -e "$p/bin/tracecluster-replay.mpich" ]
+	[ ! -L "$p/share/man/man1/tracecluster-replay.mpich.1" ]
 }

@@ -56,10 +56,12 @@ install-replay: $(REPLAY_MPI)
 	install -m 755 $(REPLAY_MPI) $(DESTDIR)$(BINDIR)/tracecluster-replay
 	if [ -f $(REPLAY_MPICH) ]; then \
 		install -m 755 $(REPLAY_MPICH) $(DESTDIR)$(BINDIR)/tracecluster-replay.mpich; \
+		ln -sfn tracecluster-replay-mpi.1 $(DESTDIR)$(MANDIR)/man1/tracecluster-replay.mpich.1; \
 	fi
 
 uninstall-replay:
 	rm -f $(DESTDIR)$(BINDIR)/tracecluster-replay $(DESTDIR)$(BINDIR)/tracecluster-replay.mpich
+	rm -f $(DESTDIR)$(MANDIR)/man1/tracecluster-replay.mpich.1
 
 .PHONY: install-replay uninstall-replay
 

@@ -140,3 +140,22 @@ mpirun -np 4 --oversubscribe -x LD_PRELOAD="$shim" -x TRACECLUSTER_DIR="$work/tr
 echo "bytes on disk, 2D stencil (halo2d, 4 ranks, 5000 steps): $(bytes_per_event "$work/trace-halo")"
 bpe=$(bytes_per_event "$work/trace-halo" | cut -d' ' -f1)
 goal "bytes per event on disk, regular 2D stencil loop" "$bpe" "<=" 4
+
+# the writer's compression of a block (libdeflate, level 1) against
+# zlib's own at the same level, over the same decoded event blocks (test/
+# bench/payload deflate: CPU time, median of alternate rounds)
+payload=$build/test/bench/payload
+if [ -x "$payload" ]; then
+	echo "block compression at level 1, CPU ns per input byte and bytes out (same event blocks):"
+	for d in cfi halo; do
+		l=$("$payload" deflate "$work/trace-$d"/rank-*.tcr 2>/dev/null)
+		kv() { echo "$l" | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
+		printf "  %-34s zlib %6s ns/B %9s B   libdeflate (the writer) %6s ns/B %9s B\n" \
+			"$([ $d = cfi ] && echo "bench loops, 2 ranks" || echo "2D stencil, 4 ranks")" \
+			"$(kv zlib1_ns_per_byte)" "$(kv zlib1_bytes)" "$(kv libdeflate1_ns_per_byte)" \
+			"$(kv libdeflate1_bytes)"
+		[ $d = halo ] && goal "the writer's block compression CPU over zlib's at level 1, 2D stencil" \
+			"$(awk -v a="$(kv libdeflate1_ns_per_byte)" -v b="$(kv zlib1_ns_per_byte)" \
+				'BEGIN { printf "%.2f", a / b }')" "<=" 1
+	done
+fi

@@ -144,6 +144,15 @@ enum tc_mpi_kind tc_mpi_of_program(const char *word)
 	return mpi_of_elf(exe);
 }
 
+enum tc_mpi_kind tc_mpi_launcher_of(const char *word)
+{
+	char exe[PATH_MAX];
+
+	if (!resolve_exe(word, exe, sizeof(exe)))
+		return TC_MPI_UNKNOWN;
+	return mpi_of_name(exe);
+}
+
 enum tc_mpi_kind tc_mpi_detect(char *const *words, int n)
 {
 	for (int i = 0; i < n; i++) {

@@ -28,5 +28,9 @@ enum tc_mpi_kind tc_mpi_of_program(const char *word);
  * launcher, else the program it starts. TC_MPI_UNKNOWN when none does.
  */
 enum tc_mpi_kind tc_mpi_detect(char *const *words, int n);
+/* The MPI whose launcher word is, told by its resolved name alone
+ * (mpirun.openmpi, orterun, mpiexec.hydra, ...): a program linked
+ * against an MPI is no launcher. */
+enum tc_mpi_kind tc_mpi_launcher_of(const char *word);
 
 #endif

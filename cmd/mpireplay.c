@@ -63,29 +63,53 @@ static void find_replay(enum tc_mpi_kind mpi, char *out, size_t len)
 		snprintf(out, len, "%s", mpich ? REPLAY_EXE_MPICH : REPLAY_EXE);
 }
 
+/* Whether a line of the replay program's says why it failed, rather than
+ * warning before it (or as it ran) of something it went on with. */
+static bool is_reason(const char *text, size_t len)
+{
+	static const char warn[] = "warning: ", skip[] = " of operations not replayed";
+	char line[1024];
+
+	snprintf(line, sizeof(line), "%.*s", (int)TC_MIN(len, sizeof(line) - 1), text);
+	return strncmp(line, warn, sizeof(warn) - 1) && !strstr(line, skip);
+}
+
 /*
  * Why a replay failed, from what its processes wrote on standard error:
  * the first line of the replay program's own ("tracecluster-replay: ...",
- * the same from every rank stuck or refused), else the launcher's first
- * line that says something (not its rules of dashes). NULL: nothing.
+ * the same from every rank stuck or refused) that is not a warning it
+ * went on after, else its first line of any kind, else the launcher's
+ * first line that says something (not its rules of dashes). NULL:
+ * nothing. *len: the reason's length (it ends at a newline).
  */
-static const char *fail_reason(char *text, size_t *len)
+static const char *fail_reason(const char *text, size_t *len)
 {
 	static const char me[] = REPLAY_EXE ": ";
-	char *first = NULL;
+	const char *mine = NULL, *first = NULL;
+	size_t mine_len = 0;
 
-	for (char *l = text, *e; l && *l; l = e ? e + 1 : NULL) {
-		char *p = l;
-		if ((e = strchr(l, '\n')))
-			*e = '\0';
-		if ((p = strstr(l, me))) {
-			*len = strlen(p + sizeof(me) - 1);
-			return p + sizeof(me) - 1;
-		}
-		if (!first && l[strspn(l, "- \t\r")] != '\0')
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *p = memmem(l, n, me, sizeof(me) - 1);
+		if (p) {
+			const char *r = p + sizeof(me) - 1;
+			size_t rn = n - (size_t)(r - l);
+			if (is_reason(r, rn)) {
+				*len = rn;
+				return r;
+			}
+			if (!mine) {
+				mine = r;
+				mine_len = rn;
+			}
+		} else if (!first && strspn(l, "- \t\r") < n) {
 			first = l;
-		if (e)
-			*e = '\n';
+		}
+		l += n + (l[n] == '\n');
+	}
+	if (mine) {
+		*len = mine_len;
+		return mine;
 	}
 	if (first)
 		*len = strcspn(first, "\n");

@@ -127,9 +127,10 @@ static void fwd_free(struct fwd *f)
  * OMPI_MCA_mca_base_env_list or given with -x, and refuses a line that
  * uses both ("You have attempted to pass environment variables to Open
  * MPI with both the -x method and by setting the MCA parameter"): when
- * the line is Open MPI's launcher with -x options of its own, the
- * variables are given as -x options after the launcher's name, else
- * named in the list. false when out of memory.
+ * the line runs Open MPI's launcher (told by its name, after any wrapper
+ * such as timeout or env) with -x options of its own, the variables are
+ * given as -x options after the launcher's name, else named in the list.
+ * false when out of memory.
  */
 static bool forward_env(char **words, int n, struct fwd *f)
 {
@@ -137,6 +138,7 @@ static bool forward_env(char **words, int n, struct fwd *f)
 	static const char prefix[] = "TRACECLUSTER_";
 	size_t nv = 1;
 	bool use_x = false;
+	int at = 0;
 
 	memset(f, 0, sizeof(*f));
 	for (char **e = environ; *e; e++)
@@ -151,9 +153,13 @@ static bool forward_env(char **words, int n, struct fwd *f)
 		if (!(f->names[f->n++] = strndup(*e, (size_t)(eq - *e))))
 			goto nomem;
 	}
-	if (tc_mpi_of_program(words[0]) == TC_MPI_OPENMPI)
-		for (int i = 1; i < n && !use_x; i++)
-			use_x = is_x_option(words[i]);
+	/* the launcher: the first word of Open MPI's launcher's name, after
+	 * any wrapper (timeout, env, nice) */
+	for (; at < n; at++)
+		if (words[at][0] != '-' && tc_mpi_launcher_of(words[at]) == TC_MPI_OPENMPI)
+			break;
+	for (int i = at + 1; i < n && !use_x; i++)
+		use_x = is_x_option(words[i]);
 	if (!use_x) {
 		for (size_t i = 0; i < f->n; i++)
 			env_list_add("OMPI_MCA_mca_base_env_list", f->names[i]);
@@ -163,12 +169,13 @@ static bool forward_env(char **words, int n, struct fwd *f)
 	if (!(f->cmd = calloc((size_t)n + 2 * f->n + 1, sizeof(*f->cmd))))
 		goto nomem;
 	f->own_cmd = true;
-	f->cmd[0] = words[0];
+	for (int i = 0; i <= at; i++)
+		f->cmd[i] = words[i];
 	for (size_t i = 0; i < f->n; i++) {
-		f->cmd[1 + 2 * i] = "-x";
-		f->cmd[2 + 2 * i] = f->names[i];
+		f->cmd[at + 1 + 2 * i] = "-x";
+		f->cmd[at + 2 + 2 * i] = f->names[i];
 	}
-	for (int i = 1; i < n; i++)
+	for (int i = at + 1; i < n; i++)
 		f->cmd[2 * f->n + (size_t)i] = words[i];
 	return true;
 nomem:

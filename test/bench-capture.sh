@@ -148,7 +148,8 @@ payload=$build/test/bench/payload
 if [ -x "$payload" ]; then
 	echo "block compression at level 1, CPU ns per input byte and bytes out (same event blocks):"
 	for d in cfi halo; do
-		l=$("$payload" deflate "$work/trace-$d"/rank-*.tcr 2>/dev/null)
+		l=$("$payload" deflate "$work/trace-$d"/rank-*.tcr 2>/dev/null | grep '^deflate ')
+		[ -n "$l" ] || { echo "  $d: payload deflate failed"; continue; }
 		kv() { echo "$l" | tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
 		printf "  %-34s zlib %6s ns/B %9s B   libdeflate (the writer) %6s ns/B %9s B\n" \
 			"$([ $d = cfi ] && echo "bench loops, 2 ranks" || echo "2D stencil, 4 ranks")" \

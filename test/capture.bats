@@ -890,6 +890,11 @@ isend_durations() {
 		[[ "$output" == *" -x $v "* ]] || false
 	done
 	[[ "$output" == *" -np 2 -x FOO ./app -x" ]]
+	# after a wrapper: the options go after the launcher's name
+	run tc run -f -o out -- env A=1 "$PWD/bin/orterun" -np 2 -x FOO ./app
+	assert_success
+	assert_line "env_list="
+	assert_line --regexp "^args=-x LD_PRELOAD -x .* -np 2 -x FOO ./app$"
 	# without -x: the list names them, the line is the user's
 	TRACECLUSTER_FLUSH_MS=50 run tc run -f -o out -- "$PWD/bin/orterun" -np 2 ./app
 	assert_success

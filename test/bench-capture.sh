@@ -52,7 +52,7 @@ run() {
 			-x TRACECLUSTER_COMPRESS "$bench" "$iters" 2>/dev/null)
 	fi
 	for k in p2p_call_ns p2p_call_cpu_ns p2p_call_allcpu_ns allreduce_call_ns \
-		allreduce_call_cpu_ns allreduce_call_allcpu_ns; do
+		allreduce_call_cpu_ns allreduce_call_allcpu_ns slice_ns; do
 		echo "$out" | awk -v k=$k '$1 == k { print $2 }' >>"$work/$np-$label.$k.times"
 	done
 }
@@ -110,6 +110,20 @@ if [ "${BENCH_QUICK:-0}" != 1 ]; then
 	show 2 p2p_call_ns allreduce_call_ns store "shim, depth 8, blocks not compressed"
 	show 2 p2p_call_ns allreduce_call_ns sync "shim, depth 8, no writer thread"
 fi
+echo "3. the program's compute between calls: ns per compute slice (16 KiB summed) between"
+echo "   4 x Irecv+Isend+Waitall, wall time of the slice alone (1 rank): the tracer's indirect cost,"
+echo "   which no per-call figure in a trace holds (a figure, no goal)"
+for l in none cfi; do
+	s=$(median "$work/1-$l.slice_ns.times")
+	if [ $l = none ]; then
+		printf "  %-46s %8s\n" "no shim" "$s"
+	else
+		printf "  %-46s %8s   added %5s (%s)\n" "shim, depth 8" "$s" \
+			"$(minus "$s" "$(median "$work/1-none.slice_ns.times")")" \
+			"$(awk -v a="$s" -v b="$(median "$work/1-none.slice_ns.times")" \
+				'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }')"
+	fi
+done
 added() { # added NP KEY LABEL: median with the shim minus median without
 	awk -v a="$(median "$work/$1-$3.$2.times")" -v b="$(median "$work/$1-none.$2.times")" \
 		'BEGIN { printf "%.0f", a - b }'

@@ -135,7 +135,7 @@ static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 {
 	struct tc_mpireplay cmr = *mr;
 	struct tc_strbuf sb;
-	char path[4096];
+	char path[4096], what[128];
 	const char *tmp = getenv("TMPDIR");
 	int fd, rc = -1;
 
@@ -143,6 +143,10 @@ static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 	if ((fd = mkstemp(path)) < 0)
 		return tc_error_sys(err, path, "create");
 	close(fd);
+	/* the temporary file's name means nothing to the user */
+	snprintf(what, sizeof(what), "the %s global trace", a->what);
+	cmr.what = what;
+	cmr.what_path = a->path;
 	tc_strbuf_init(&sb);
 	tc_tct_format(g, TC_TCT_BINARY, &sb);
 	if (tc_tct_write_file(path, sb.buf, sb.len, err))
@@ -159,16 +163,8 @@ static int real_replay(const struct tc_anl *a, const struct tc_gtrace *g,
 		 * times the trace set's replay, 10 s at least, not its default */
 		if (set && i == 0)
 			cmr.timeout_s = (unsigned)TC_MIN(3600.0, TC_MAX(10.0, ceil(20 * out->ts[0])));
-		/* the temporary file's name means nothing to the user */
-		if (!set && tc_mpireplay_run(&cmr, path, &out->ts_clustered[i / 2], err)) {
-			const char *why = strstr(err->msg, ") failed: ");
-			char reason[sizeof(err->msg)];
-			snprintf(reason, sizeof(reason), "%s", why ? why + 10 : "");
-			tc_error_set(err, TC_ERR_IO, a->path, -1, "the replay of the %s global trace on %"
-				     PRId32 " MPI ranks failed%s%s", a->what, mr->np, *reason ? ": " : "",
-				     reason);
+		if (!set && tc_mpireplay_run(&cmr, path, &out->ts_clustered[i / 2], err))
 			goto out;
-		}
 	}
 	out->t = median(out->ts, out->runs);
 	out->t_clustered = median(out->ts_clustered, out->runs);

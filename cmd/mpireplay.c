@@ -68,10 +68,9 @@ static void find_replay(enum tc_mpi_kind mpi, char *out, size_t len)
 static bool is_reason(const char *text, size_t len)
 {
 	static const char warn[] = "warning: ", skip[] = " of operations not replayed";
-	char line[1024];
 
-	snprintf(line, sizeof(line), "%.*s", (int)TC_MIN(len, sizeof(line) - 1), text);
-	return strncmp(line, warn, sizeof(warn) - 1) && !strstr(line, skip);
+	return !(len >= sizeof(warn) - 1 && !memcmp(text, warn, sizeof(warn) - 1)) &&
+	       !memmem(text, len, skip, sizeof(skip) - 1);
 }
 
 /*
@@ -230,12 +229,14 @@ int tc_mpireplay_run(const struct tc_mpireplay *r, const char *trace, double *t,
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		size_t n = 0;
 		const char *why = errs.len ? fail_reason(errs.buf, &n) : NULL;
-		if (why)
-			tc_error_set(err, TC_ERR_IO, trace, -1, "the replay on MPI ranks (%s -np %s "
-				     "%s) failed: %.*s", argv[0], np, replay, (int)TC_MIN(n, 600), why);
+		if (r->what)
+			tc_error_set(err, TC_ERR_IO, r->what_path, -1, "the replay of %s on %s MPI "
+				     "ranks failed%s%.*s", r->what, np, why ? ": " : "",
+				     (int)TC_MIN(n, 600), why ? why : "");
 		else
 			tc_error_set(err, TC_ERR_IO, trace, -1, "the replay on MPI ranks (%s -np %s "
-				     "%s) failed", argv[0], np, replay);
+				     "%s) failed%s%.*s", argv[0], np, replay, why ? ": " : "",
+				     (int)TC_MIN(n, 600), why ? why : "");
 		goto out;
 	}
 	doc = tc_json_load_buf(out.buf ? out.buf : "", out.len, trace, err);

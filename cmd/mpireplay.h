@@ -18,6 +18,10 @@ struct tc_mpireplay {
 	const char *compute;      /* "spin", "sleep" or NULL: --no-compute */
 	int32_t np;
 	unsigned timeout_s;       /* the replay's watchdog (--timeout); 0: its default */
+	const char *what;         /* a failure names the replay "of WHAT" and
+				   * what_path, not the launcher line and the
+				   * file; NULL: those */
+	const char *what_path;
 };
 
 /*

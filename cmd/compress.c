@@ -558,6 +558,8 @@ struct compress_run {
 	struct tc_gtrace *g, **leaves;
 	double t_merge_remote;      /* none: merged while read (tracecluster-mpi) */
 	uint64_t tracer_ns;         /* the files' trailers' (tc_traceset_tracer_ns) */
+	struct tc_tracer_op *tracer_ops; /* and per op (tc_tracer_ops_get) */
+	size_t ntracer_ops;
 	struct tc_strbuf sb;
 	struct report rep;
 	struct tc_anl_fidelity fid;
@@ -568,6 +570,7 @@ static void run_release(const struct compress_args *ca, struct compress_run *r)
 	struct tc_traceset *ts = r->ts;
 
 	tc_strbuf_release(&r->sb);
+	free(r->tracer_ops);
 	tc_gtrace_free(&r->g);
 	if (r->leaves) {
 		size_t n = ca->none ? (ts ? ts->nfiles : 0) : r->result.nclusters;
@@ -595,6 +598,7 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 {
 	struct tc_raw_stats *rstats;
 	struct tc_tracer_mean tracer = { 0, 0 };
+	struct tc_tracer_ops *ops = tc_xcalloc(1, sizeof(*ops));
 	struct tc_progress *prog;
 	struct tc_traceset *ts;
 	struct tc_error err;
@@ -642,10 +646,17 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
-	for (size_t i = 0; !rc && i < ts->nfiles; i++)
+	for (size_t i = 0; !rc && i < ts->nfiles; i++) {
 		tc_tracer_mean_add(&tracer, rstats[i].has_trailer ? rstats[i].trailer.tracer_ns : 0,
 				   rstats[i].events);
+		if (rstats[i].has_trailer)
+			tc_tracer_ops_add(ops, rstats[i].trailer.tracer_op,
+					  rstats[i].trailer.ntracer_op);
+	}
 	r->tracer_ns = tc_tracer_mean_get(&tracer);
+	r->tracer_ops = tc_xcalloc(TC_OP_MAX, sizeof(*r->tracer_ops));
+	r->ntracer_ops = tc_tracer_ops_get(ops, r->tracer_ops);
+	free(ops);
 	free(rstats);
 	return rc ? -1 : 0;
 }
@@ -718,6 +729,12 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		return -1;
 	}
 	r->g->tracer_ns = r->tracer_ns;
+	if (r->ntracer_ops) {
+		free(r->g->tracer_ops);
+		r->g->tracer_ops = r->tracer_ops;
+		r->g->ntracer_ops = r->ntracer_ops;
+		r->tracer_ops = NULL;
+	}
 	/* every rank's communicators, from its own table (a cluster's
 	 * members share the lead's events, not its communicators); none with
 	 * --lead-only, whose trace is the one the in-job clustering writes */

@@ -33,6 +33,8 @@ struct summary {
 	uint64_t events, bytes, raw_bytes, msg_bytes, dropped;
 	uint64_t tracer_ns;       /* mean over the calls of the files that measured it, 0: none */
 	uint64_t ops[256];
+	struct tc_tracer_op tracer_op[TC_OP_MAX]; /* the same per op (the files' weighted) */
+	size_t ntracer_op;
 	uint64_t abs_first, abs_last;
 	size_t callsites;
 };
@@ -49,6 +51,7 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 	size_t total = 0, k = 0;
 	uint64_t *all;
 	struct tc_tracer_mean tracer = { 0, 0 };
+	struct tc_tracer_ops *tops = tc_xcalloc(1, sizeof(*tops));
 
 	memset(s, 0, sizeof(*s));
 	s->abs_first = UINT64_MAX;
@@ -59,6 +62,7 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 		s->msg_bytes += st[i].msg_bytes;
 		s->dropped += st[i].dropped;
 		tc_tracer_mean_add(&tracer, st[i].tracer_ns, st[i].events);
+		tc_tracer_ops_add(tops, st[i].tracer_op, st[i].ntracer_op);
 		for (int op = 0; op < 256; op++)
 			s->ops[op] += st[i].op_counts[op];
 		if (st[i].events) {
@@ -72,6 +76,8 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 	if (s->abs_first == UINT64_MAX)
 		s->abs_first = s->abs_last = 0;
 	s->tracer_ns = tc_tracer_mean_get(&tracer);
+	s->ntracer_op = tc_tracer_ops_get(tops, s->tracer_op);
+	free(tops);
 	all = tc_xmalloc(sizeof(uint64_t) * (total ? total : 1));
 	for (size_t i = 0; i < ts->nfiles; i++) {
 		if (st[i].nsigs)   /* sigs is NULL for a file without call sites */
@@ -91,6 +97,16 @@ static struct tc_json *rank_array(const int32_t *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		tc_json_append(a, tc_json_int(v[i]));
 	return a;
+}
+
+/* {"OP": ns, ...}: the tracer's mean time after each op's calls */
+static struct tc_json *tracer_ops_json(const struct tc_tracer_op *t, size_t n)
+{
+	struct tc_json *o = tc_json_object();
+
+	for (size_t i = 0; i < n; i++)
+		tc_json_set_uint(o, tc_op_name(t[i].op) ? tc_op_name(t[i].op) : "unknown", t[i].ns);
+	return o;
 }
 
 static void print_json(const struct tc_traceset *ts, const struct tc_file_stats *st,
@@ -119,6 +135,7 @@ static void print_json(const struct tc_traceset *ts, const struct tc_file_stats 
 			tc_json_set_uint(ops, tc_op_name((unsigned)op) ? tc_op_name((unsigned)op) : "unknown",
 					 s->ops[op]);
 	tc_json_set(o, "ops", ops);
+	tc_json_set(o, "tracer_ops", tracer_ops_json(s->tracer_op, s->ntracer_op));
 	for (size_t i = 0; i < ts->nfiles; i++) {
 		struct tc_json *f = tc_json_object();
 		const struct tc_traceset_file *tf = &ts->files[i];
@@ -133,6 +150,7 @@ static void print_json(const struct tc_traceset *ts, const struct tc_file_stats 
 		tc_json_set_uint(f, "t_last_ns", st[i].t_last);
 		tc_json_set_bool(f, "complete", st[i].has_trailer && !st[i].bad_blocks);
 		tc_json_set_uint(f, "tracer_ns", st[i].tracer_ns);
+		tc_json_set(f, "tracer_ops", tracer_ops_json(st[i].tracer_op, st[i].ntracer_op));
 		tc_json_set_str(f, "host", tf->hdr.host);
 		tc_json_append(files, f);
 		for (size_t j = 0; j < i; j++)
@@ -188,13 +206,18 @@ static void print_text(const struct tc_traceset *ts, const struct tc_file_stats 
 	print_ranks("missing:", ts->missing, ts->nmissing);
 	print_ranks("duplicates:", ts->duplicates, ts->nduplicates);
 
-	printf("\n%-28s %14s %7s\n", "op", "calls", "%");
-	for (int op = 0; op < 256; op++) {
+	printf("\n%-28s %14s %7s%s\n", "op", "calls", "%", s->ntracer_op ? "  tracer ns" : "");
+	for (int op = 0, k = 0; op < 256; op++) {
 		if (!s->ops[op])
 			continue;
-		printf("%-28s %14" PRIu64 " %6.2f%%\n",
+		printf("%-28s %14" PRIu64 " %6.2f%%",
 		       tc_op_name((unsigned)op) ? tc_op_name((unsigned)op) : "unknown",
 		       s->ops[op], 100.0 * (double)s->ops[op] / (double)s->events);
+		while ((size_t)k < s->ntracer_op && s->tracer_op[k].op < (unsigned)op)
+			k++;
+		if ((size_t)k < s->ntracer_op && s->tracer_op[k].op == (unsigned)op)
+			printf(" %10" PRIu32, s->tracer_op[k].ns);
+		printf("\n");
 	}
 	printf("\n%8s %12s %12s %7s %6s %12s  %s\n", "rank", "events", "bytes", "blocks",
 	       "sites", "span", "file");

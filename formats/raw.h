@@ -14,6 +14,7 @@
 #define TC_FORMATS_RAW_H
 
 #include "lib/compat.h"
+#include "lib/event.h"
 
 struct tc_error;
 struct tc_event;
@@ -66,6 +67,11 @@ struct tc_raw_trailer {
 	 * program went on, ns per event, mean (0: not measured); a compute
 	 * gap of the file holds it besides the program's computing */
 	uint64_t tracer_ns;
+	/* the same per op for the ops measured, TC_TRACER_OPS at most (those
+	 * of the most calls), by op: its mean and the calls it stands for
+	 * (tracer_ns is the means weighted by the calls) */
+	struct tc_tracer_op tracer_op[TC_TRACER_OPS];
+	unsigned ntracer_op;
 };
 
 /* ---- writer ----------------------------------------------------------- */
@@ -80,6 +86,17 @@ struct tc_tracer_mean {
 };
 void tc_tracer_mean_add(struct tc_tracer_mean *m, uint64_t tracer_ns, uint64_t events);
 uint64_t tc_tracer_mean_get(const struct tc_tracer_mean *m);
+/* The same per op: each op's means over the files weighted by their calls
+ * (an op's calls summed), in file order. */
+struct tc_tracer_ops {
+	double sum[TC_OP_MAX], calls[TC_OP_MAX];
+};
+void tc_tracer_ops_add(struct tc_tracer_ops *m, const struct tc_tracer_op *ops, size_t n);
+/* The TC_TRACER_OPS of ops[0..n) of the most calls (ops reordered), by op,
+ * into out; returns how many. */
+size_t tc_tracer_ops_most(struct tc_tracer_op *ops, size_t n, struct tc_tracer_op *out);
+/* The ops measured, by op, into out (TC_OP_MAX at most); returns how many. */
+size_t tc_tracer_ops_get(const struct tc_tracer_ops *m, struct tc_tracer_op *out);
 
 struct tc_raw_writer;
 
@@ -106,6 +123,10 @@ void tc_raw_writer_drop(struct tc_raw_writer *w, uint64_t n);
 /* The tracer's time per event inside the compute gaps (the trailer's
  * tracer_ns; not written when 0). */
 void tc_raw_writer_set_tracer_ns(struct tc_raw_writer *w, uint64_t ns);
+/* The tracer's mean time in the gaps after the calls of op, ns, over its
+ * calls (the trailer's tracer_op; not written when calls is 0). */
+void tc_raw_writer_set_tracer_op(struct tc_raw_writer *w, unsigned op, uint64_t ns,
+				 uint64_t calls);
 /* Seal and write every pending block. */
 int tc_raw_writer_flush(struct tc_raw_writer *w, struct tc_error *err);
 /* Flush, write the trailer, close (and rename when atomic); frees *w and

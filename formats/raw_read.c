@@ -556,11 +556,30 @@ static int decode_trailer(struct tc_raw_reader *r, const struct tc_raw_block_hea
 	st->trailer.t_last = v[3];
 	/* optional fifth field: the tracer's time per event in the gaps */
 	st->trailer.tracer_ns = 0;
-	if (p < end && !tc_varint_get(p, end, &st->trailer.tracer_ns))
+	st->trailer.ntracer_op = 0;
+	if (p < end && !(p = tc_varint_get(p, end, &st->trailer.tracer_ns)))
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off,
 				    "malformed trailer block");
+	/* optional sixth: the same per op, ops ascending, none twice */
+	if (p < end) {
+		struct tc_tracer_op all[TC_OP_MAX];
+		uint64_t k, op, ns, calls, prev = 0;
+		if (!(p = tc_varint_get(p, end, &k)) || k > TC_OP_MAX)
+			goto bad;
+		for (uint64_t i = 0; i < k; i++) {
+			if (!(p = tc_varint_get(p, end, &op)) || !(p = tc_varint_get(p, end, &ns)) ||
+			    !(p = tc_varint_get(p, end, &calls)) || !op || op >= TC_OP_MAX ||
+			    (i && op <= prev) || !calls || ns > TC_TRACER_NS_MAX)
+				goto bad;
+			all[i] = (struct tc_tracer_op){ (uint32_t)op, (uint32_t)ns, calls };
+			prev = op;
+		}
+		st->trailer.ntracer_op = tc_tracer_ops_most(all, (size_t)k, st->trailer.tracer_op);
+	}
 	st->has_trailer = true;
 	return 0;
+bad:
+	return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off, "malformed trailer block");
 }
 
 /* Find the next offset after off that starts a block with a valid CRC. */
@@ -696,6 +715,57 @@ void tc_raw_close(struct tc_raw_reader **rp)
 	free(r->edges);
 	free(r->path);
 	free(r);
+}
+
+static int tracer_op_calls_cmp(const void *a, const void *b)
+{
+	const struct tc_tracer_op *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls > y->calls ? -1 : 1;
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+static int tracer_op_cmp(const void *a, const void *b)
+{
+	const struct tc_tracer_op *x = a, *y = b;
+
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+size_t tc_tracer_ops_most(struct tc_tracer_op *ops, size_t n, struct tc_tracer_op *out)
+{
+	if (n > TC_TRACER_OPS)
+		qsort(ops, n, sizeof(*ops), tracer_op_calls_cmp);
+	n = TC_MIN(n, (size_t)TC_TRACER_OPS);
+	memcpy(out, ops, n * sizeof(*ops));
+	qsort(out, n, sizeof(*out), tracer_op_cmp);
+	return n;
+}
+
+void tc_tracer_ops_add(struct tc_tracer_ops *m, const struct tc_tracer_op *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].op >= TC_OP_MAX || !ops[i].calls || ops[i].ns > TC_TRACER_NS_MAX)
+			continue;
+		m->sum[ops[i].op] += (double)ops[i].ns * (double)ops[i].calls;
+		m->calls[ops[i].op] += (double)ops[i].calls;
+	}
+}
+
+size_t tc_tracer_ops_get(const struct tc_tracer_ops *m, struct tc_tracer_op *out)
+{
+	size_t n = 0;
+
+	for (unsigned op = 0; op < TC_OP_MAX; op++) {
+		if (!(m->calls[op] > 0))
+			continue;
+		out[n].op = op;
+		out[n].ns = (uint32_t)(m->sum[op] / m->calls[op] + 0.5);
+		out[n].calls = m->calls[op] < 1.8e19 ? (uint64_t)m->calls[op] : UINT64_MAX;
+		n++;
+	}
+	return n;
 }
 
 void tc_tracer_mean_add(struct tc_tracer_mean *m, uint64_t tracer_ns, uint64_t events)

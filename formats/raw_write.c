@@ -51,6 +51,8 @@ struct tc_raw_writer {
 	uint32_t seq;
 	uint64_t events, dropped, t_last;
 	uint64_t tracer_ns;  /* the trailer's optional fifth field (0: none) */
+	uint64_t tracer_op[TC_OP_MAX][2]; /* its optional sixth: ns, calls (0: none) */
+	unsigned tracer_ops; /* ops with calls there */
 	uint8_t *zbuf;
 	size_t zalloc;
 	struct libdeflate_compressor *zs;  /* made at the first block compressed */
@@ -457,6 +459,16 @@ void tc_raw_writer_set_tracer_ns(struct tc_raw_writer *w, uint64_t ns)
 	w->tracer_ns = ns;
 }
 
+void tc_raw_writer_set_tracer_op(struct tc_raw_writer *w, unsigned op, uint64_t ns,
+				 uint64_t calls)
+{
+	if (op >= TC_OP_MAX)
+		return;
+	w->tracer_ops += (unsigned)!w->tracer_op[op][1] - (unsigned)!calls;
+	w->tracer_op[op][0] = calls ? ns : 0;
+	w->tracer_op[op][1] = calls;
+}
+
 uint64_t tc_raw_writer_events(const struct tc_raw_writer *w)
 {
 	return w->events;
@@ -482,7 +494,7 @@ static void writer_free(struct tc_raw_writer *w)
 int tc_raw_writer_close(struct tc_raw_writer **wp, struct tc_error *err)
 {
 	struct tc_raw_writer *w = *wp;
-	uint8_t tb[5 * TC_VARINT_MAX], *p = tb;
+	uint8_t tb[(6 + 3 * TC_OP_MAX) * TC_VARINT_MAX], *p = tb;
 	int rc;
 
 	if (!w)
@@ -495,8 +507,20 @@ int tc_raw_writer_close(struct tc_raw_writer **wp, struct tc_error *err)
 		p = tc_varint_put(p, w->dropped);
 		p = tc_varint_put(p, w->t_last);
 		/* optional: readers of minor version 1 before it read four */
-		if (w->tracer_ns)
+		if (w->tracer_ns || w->tracer_ops)
 			p = tc_varint_put(p, w->tracer_ns);
+		/* optional too, the same per op: readers before it stop at
+		 * the fifth */
+		if (w->tracer_ops) {
+			p = tc_varint_put(p, w->tracer_ops);
+			for (unsigned op = 0; op < TC_OP_MAX; op++) {
+				if (!w->tracer_op[op][1])
+					continue;
+				p = tc_varint_put(p, op);
+				p = tc_varint_put(p, w->tracer_op[op][0]);
+				p = tc_varint_put(p, w->tracer_op[op][1]);
+			}
+		}
 		rc = write_block(w, TC_BLK_TRAILER, tb, (size_t)(p - tb), 1, 0, err);
 	}
 	if (w->tmp) {

@@ -611,7 +611,7 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 	/* the communicator table, when there is one, after the nodes (a
 	 * body that ends with them has none); then the tracer's time when
 	 * measured (the table's count, 0 too, before it) */
-	if (g->ncomms || g->tracer_ns)
+	if (g->ncomms || g->tracer_ns || g->ntracer_ops)
 		put_u(w, g->ncomms);
 	for (size_t i = 0; i < g->ncomms; i++) {
 		const struct tc_gcomm *c = &g->comms[i];
@@ -637,8 +637,18 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 				put_s(w, c->edges[k]);
 		}
 	}
-	if (g->tracer_ns)
+	/* then the tracer's time per op when measured (the mean, 0 too,
+	 * before it) */
+	if (g->tracer_ns || g->ntracer_ops)
 		put_u(w, g->tracer_ns);
+	if (g->ntracer_ops) {
+		put_u(w, g->ntracer_ops);
+		for (size_t i = 0; i < g->ntracer_ops; i++) {
+			put_u(w, g->tracer_ops[i].op);
+			put_u(w, g->tracer_ops[i].ns);
+			put_u(w, g->tracer_ops[i].calls);
+		}
+	}
 }
 
 static void put_le32(struct tc_strbuf *sb, uint32_t v)
@@ -1359,6 +1369,26 @@ static int get_graph(struct br *r, struct tc_gcomm *c, bool weighted)
 }
 
 /* The communicator table (formats/tct-binary.md "comms"). */
+/* The tracer's time per op: the count, then op, ns, calls each, the
+ * ops ascending. */
+static int get_tracer_ops(struct br *r)
+{
+	uint64_t n, op, ns, calls;
+
+	if (!get_u(r, &n) || !n || n > TC_OP_MAX)
+		return fail(r, "bad tracer_op count");
+	r->g->tracer_ops = tc_xcalloc((size_t)n, sizeof(*r->g->tracer_ops));
+	for (size_t i = 0; i < n; i++) {
+		if (!get_u(r, &op) || !get_u(r, &ns) || !get_u(r, &calls) || !op ||
+		    op >= TC_OP_MAX || (i && op <= r->g->tracer_ops[i - 1].op) ||
+		    ns > TC_TRACER_NS_MAX || !calls)
+			return fail(r, "bad tracer_op");
+		r->g->tracer_ops[i] = (struct tc_tracer_op){ (uint32_t)op, (uint32_t)ns, calls };
+		r->g->ntracer_ops = i + 1;
+	}
+	return 0;
+}
+
 static int get_comms(struct br *r)
 {
 	struct tc_gtrace *g = r->g;
@@ -1549,11 +1579,13 @@ int tc_tct_bin_parse(struct rd *rd, const void *buf, size_t len, const char *nam
 	}
 	if (r.p != r.end && get_comms(&r))
 		goto out;
-	if (r.p != r.end && (!get_u(&r, &r.g->tracer_ns) || !r.g->tracer_ns ||
-			     r.g->tracer_ns > TC_TRACER_NS_MAX)) {
+	if (r.p != r.end && (!get_u(&r, &r.g->tracer_ns) || r.g->tracer_ns > TC_TRACER_NS_MAX ||
+			     (!r.g->tracer_ns && r.p == r.end))) {
 		fail(&r, "bad tracer_ns");
 		goto out;
 	}
+	if (r.p != r.end && get_tracer_ops(&r))
+		goto out;
 	if (r.p != r.end) {
 		fail(&r, "unexpected bytes after the trace");
 		goto out;

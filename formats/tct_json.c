@@ -22,6 +22,31 @@
 
 /* ---- writing: JSON ------------------------------------------------------ */
 
+/* An operation's name, or opNNN for one without. */
+static const char *j_op_name(unsigned op, char *buf, size_t len)
+{
+	const char *name = tc_op_name(op);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "op%u", op);
+	return buf;
+}
+
+/* The operation a name or opNNN names; 0: none (or NULL). */
+static unsigned j_op_of(const char *word)
+{
+	unsigned op = word ? tc_op_from_name(word) : 0;
+
+	if (word && !op && word[0] == 'o' && word[1] == 'p') {
+		struct lx d = { word + 2 };
+		uint64_t num;
+		if (tc_tct_lx_uint(&d, &num) && !*d.p && num && num < TC_OP_MAX)
+			op = (unsigned)num;
+	}
+	return op;
+}
+
 static struct tc_json *j_rl(const struct tc_ranklist *rl)
 {
 	struct tc_json *a = tc_json_array();
@@ -189,14 +214,9 @@ static struct tc_json *j_node(const struct tc_gtrace *g, const struct tc_gnode *
 	}
 	{
 		struct tc_json *ps = tc_json_object();
-		const char *name = tc_op_name(nd->op);
 		char buf[32];
-		if (!name) {
-			snprintf(buf, sizeof(buf), "op%" PRIu32, nd->op);
-			name = buf;
-		}
 		tc_json_set_str(o, "type", "event");
-		tc_json_set_str(o, "op", name);
+		tc_json_set_str(o, "op", j_op_name(nd->op, buf, sizeof(buf)));
 		tc_json_set_int(o, "site", tc_gtrace_site(g, nd->stack));
 		tc_json_set_uint(o, "n", nd->comp.n);
 		tc_json_set(o, "comp", j_stat(&nd->comp));
@@ -293,6 +313,18 @@ void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 	tc_json_set_uint(o, "events", g->events);
 	if (g->tracer_ns)
 		tc_json_set_uint(o, "tracer_ns", g->tracer_ns);
+	if (g->ntracer_ops) {
+		struct tc_json *a = tc_json_array();
+		for (size_t i = 0; i < g->ntracer_ops; i++) {
+			struct tc_json *e = tc_json_object();
+			char buf[32];
+			tc_json_set_str(e, "op", j_op_name(g->tracer_ops[i].op, buf, sizeof(buf)));
+			tc_json_set_uint(e, "ns", g->tracer_ops[i].ns);
+			tc_json_set_uint(e, "calls", g->tracer_ops[i].calls);
+			tc_json_append(a, e);
+		}
+		tc_json_set(o, "tracer_ops", a);
+	}
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct tc_json *so = tc_json_object(), *fr = tc_json_array();
 		char sig[24];
@@ -691,13 +723,7 @@ static int j_node_read(struct rd *r, const struct tc_json *o, const struct tc_ra
 		const char *op = tc_json_str_value(tc_json_get(o, "op"));
 		const struct tc_json *ps = tc_json_get(o, "params");
 		int64_t site, n;
-		unsigned opn = op ? tc_op_from_name(op) : 0;
-		if (op && !opn && op[0] == 'o' && op[1] == 'p') {
-			struct lx d = { op + 2 };
-			uint64_t num;
-			if (tc_tct_lx_uint(&d, &num) && !*d.p && num && num < TC_OP_MAX)
-				opn = (unsigned)num;
-		}
+		unsigned opn = j_op_of(op);
 		if (!opn)
 			return tc_tct_rd_fail(r, "event: unknown \"op\"");
 		nd->op = opn;
@@ -947,6 +973,28 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 			goto out;
 		}
 		g->tracer_ns = (uint64_t)v;
+	}
+	if ((x = tc_json_get(doc, "tracer_ops"))) {
+		size_t n = tc_json_is_array(x) ? tc_json_array_size(x) : SIZE_MAX;
+		if (n > TC_OP_MAX) {
+			tc_tct_rd_fail(r, "bad \"tracer_ops\"");
+			goto out;
+		}
+		g->tracer_ops = n ? tc_xcalloc(n, sizeof(*g->tracer_ops)) : NULL;
+		for (size_t i = 0; i < n; i++) {
+			const struct tc_json *e = tc_json_array_get(x, i);
+			unsigned op = j_op_of(tc_json_str_value(tc_json_get(e, "op")));
+			int64_t ns, calls;
+			if (!op || (i && op <= g->tracer_ops[i - 1].op) ||
+			    !j_int(tc_json_get(e, "ns"), &ns) || ns < 0 ||
+			    (uint64_t)ns > TC_TRACER_NS_MAX || !j_int(tc_json_get(e, "calls"), &calls) ||
+			    calls <= 0) {
+				tc_tct_rd_fail(r, "bad \"tracer_ops\" entry %zu", i);
+				goto out;
+			}
+			g->tracer_ops[i] = (struct tc_tracer_op){ op, (uint32_t)ns, (uint64_t)calls };
+			g->ntracer_ops = i + 1;
+		}
 	}
 	sites = tc_json_get(doc, "sites");
 	if (!sites || !tc_json_is_array(sites) || tc_json_array_size(sites) > MAX_SITES) {

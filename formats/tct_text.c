@@ -376,6 +376,12 @@ void tc_tct_text_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 	tc_strbuf_addf(sb, "events %" PRIu64 "\n", g->events);
 	if (g->tracer_ns)
 		tc_strbuf_addf(sb, "tracer_ns %" PRIu64 "\n", g->tracer_ns);
+	for (size_t i = 0; i < g->ntracer_ops; i++) {
+		tc_strbuf_addstr(sb, "tracer_op ");
+		w_op(sb, g->tracer_ops[i].op);
+		tc_strbuf_addf(sb, " %" PRIu32 " %" PRIu64 "\n", g->tracer_ops[i].ns,
+			       g->tracer_ops[i].calls);
+	}
 	for (size_t i = 0; i < g->nsites; i++) {
 		const struct tc_gsite *s = &g->sites[i];
 		tc_strbuf_addf(sb, "site %zu 0x%016" PRIx64 "\n", i, s->sig);
@@ -1343,6 +1349,23 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 	} else if (!strcmp(key, "tracer_ns")) {
 		if (!tc_tct_lx_uint(l, &g->tracer_ns) || g->tracer_ns > TC_TRACER_NS_MAX)
 			return tc_tct_rd_fail(r, "bad tracer_ns");
+	} else if (!strcmp(key, "tracer_op")) {
+		/* OP NS CALLS, the ops ascending */
+		char w[64];
+		unsigned op;
+		uint64_t ns, calls;
+		if (!lx_word(l, w, sizeof(w)) || !(op = op_of_word(w)) ||
+		    (g->ntracer_ops && op <= g->tracer_ops[g->ntracer_ops - 1].op))
+			return tc_tct_rd_fail(r, "tracer_op: expected an operation after the last");
+		lx_ws(l);
+		if (!tc_tct_lx_uint(l, &ns) || ns > TC_TRACER_NS_MAX)
+			return tc_tct_rd_fail(r, "bad tracer_op time");
+		lx_ws(l);
+		if (!tc_tct_lx_uint(l, &calls) || !calls)
+			return tc_tct_rd_fail(r, "bad tracer_op calls");
+		g->tracer_ops = tc_xrealloc(g->tracer_ops, tc_st_mult(g->ntracer_ops + 1,
+								    sizeof(*g->tracer_ops)));
+		g->tracer_ops[g->ntracer_ops++] = (struct tc_tracer_op){ op, (uint32_t)ns, calls };
 	} else if (!strcmp(key, "site")) {
 		uint64_t sig;
 		if (!tc_tct_lx_uint(l, &u) || u != g->nsites)

@@ -747,6 +747,8 @@ static int stats_one(size_t i, struct tc_reader *r, void *ctx, struct tc_error *
 	st->has_trailer = rs.has_trailer;
 	st->dropped = rs.trailer.dropped;
 	st->tracer_ns = rs.trailer.tracer_ns;
+	st->ntracer_op = rs.trailer.ntracer_op;
+	memcpy(st->tracer_op, rs.trailer.tracer_op, sizeof(st->tracer_op));
 	st->bad_blocks = rs.bad_blocks;
 	st->bad_bytes = rs.bad_bytes;
 	snprintf(st->salvage_msg, sizeof(st->salvage_msg), "%s", rs.first_error_msg);

@@ -113,6 +113,8 @@ struct tc_file_stats {
 	size_t nsigs;
 	uint64_t dropped;
 	uint64_t tracer_ns;       /* the trailer's: the tracer's ns per event in the gaps */
+	struct tc_tracer_op tracer_op[TC_TRACER_OPS]; /* and per op, by op */
+	unsigned ntracer_op;
 	bool has_trailer;
 	uint64_t bad_blocks, bad_bytes;
 	char salvage_msg[160];

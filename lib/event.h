@@ -517,4 +517,14 @@ static inline int32_t tc_comm_member(const struct tc_comm *c, uint32_t i)
  * or a global trace's tracer_ns) readers take: one second. */
 #define TC_TRACER_NS_MAX 1000000000ull
 
+/* The tracer's mean time in the gaps after the calls of one op (a raw
+ * trailer's or a global trace's tracer_op). */
+struct tc_tracer_op {
+	uint32_t op;              /* below TC_OP_MAX */
+	uint32_t ns;              /* TC_TRACER_NS_MAX at most */
+	uint64_t calls;           /* the op's calls it stands for (> 0) */
+};
+/* ops per raw file's trailer kept by readers (those of the most calls) */
+#define TC_TRACER_OPS 32
+
 #endif

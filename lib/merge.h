@@ -45,6 +45,7 @@
 #define TC_MERGE_H
 
 #include "compat.h"
+#include "event.h"
 #include "ranklist.h"
 #include "rsd.h"
 
@@ -348,6 +349,11 @@ struct tc_gtrace {
 	 * capture shim's, from the trailers of the files read, weighted by
 	 * their events), ns; 0: not measured */
 	uint64_t tracer_ns;
+	/* the same per op, by op, for the ops measured (the files' means
+	 * weighted by their calls); none in a trace written before it was
+	 * kept, whose gaps take tracer_ns */
+	struct tc_tracer_op *tracer_ops;
+	size_t ntracer_ops;
 	/* the communicator table: the entries of every rank's communicators
 	 * but the world and self (tc_gtrace_add_comms), in the order they
 	 * were added; none in a trace written before it was kept */

@@ -57,7 +57,9 @@
 # machine a run beside other jobs' tasks is not the run the replay is
 # compared with the next time. The global trace is written in its text
 # form. MODES may name cpu-raw: cpu with --tracer-cost none (the traced
-# run's gaps as recorded).
+# run's gaps as recorded), and cpu-mean: cpu with --tracer-cost mean (the
+# tracer's mean over all calls taken out of the gaps after every call,
+# not each op's own).
 #
 # Exit status: 0 all exact and every judged ratio within 10%; 1 a run or
 # replay failed or a replay differs from its trace; 3 exact, but a judged
@@ -94,6 +96,7 @@ mode_args() {
 	cpu-now) echo "cpu --other-load now" ;;
 	cpu-node) echo "cpu --node-share now" ;;
 	cpu-raw) echo "cpu --tracer-cost none" ;;
+	cpu-mean) echo "cpu --tracer-cost mean" ;;
 	*) echo "$1" ;;
 	esac
 }

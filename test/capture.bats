@@ -167,6 +167,40 @@ assert abs(d["tracer_ns"] - mean) <= 1, (d["tracer_ns"], per)
 '
 	run tc info "$BATS_FILE_TMPDIR/halo"
 	assert_line --regexp "^tracer: +[0-9]+ ns per call in the compute gaps \\(mean over the calls\\)$"
+	assert_line --regexp "^op +calls +% +tracer ns$"
+	assert_line --regexp "^MPI_Waitall +[0-9]+ +[0-9.]+% +[1-9][0-9]*$"
+}
+
+@test "capture: the trailer gives the shim's time per call after each op's calls; its mean is theirs weighted by the calls" {
+	local r
+	ran_ok halo 9
+	tc info --json "$BATS_FILE_TMPDIR/halo" >"$BATS_TEST_TMPDIR/info.json"
+	for r in 0 4 8; do
+		tc dump --json "$BATS_FILE_TMPDIR/halo/rank-0000$r.tcr" >"$BATS_TEST_TMPDIR/$r.jl"
+	done
+	tc compress -q --mode none --text -o "$BATS_TEST_TMPDIR/g.tct" "$BATS_FILE_TMPDIR/halo"
+	python3 - "$BATS_TEST_TMPDIR" <<'PY'
+import collections, json, sys
+t = sys.argv[1]
+d = json.load(open(t + "/info.json"))
+# every op recorded was measured: its first calls are
+assert set(d["tracer_ops"]) == set(d["ops"]), (d["tracer_ops"], d["ops"])
+assert all(0 < v < 10**9 for v in d["tracer_ops"].values()), d["tracer_ops"]
+# a file's mean is its ops' weighted by their calls, its events of each
+for r in (0, 4, 8):
+    f = next(f for f in d["files"] if f["rank"] == r)
+    n = collections.Counter(json.loads(l)["op"] for l in open("%s/%d.jl" % (t, r))
+                            if '"record":"event"' in l)
+    assert set(f["tracer_ops"]) == set(n), (f["tracer_ops"], n)
+    mean = sum(f["tracer_ops"][o] * n[o] for o in n) / sum(n.values())
+    assert abs(f["tracer_ns"] - mean) <= 1, (r, f["tracer_ns"], mean)
+# the global trace: every op once, with the calls of every rank
+ops = [l.split() for l in open(t + "/g.tct") if l.startswith("tracer_op ")]
+assert sorted(o[1] for o in ops) == sorted(d["ops"]), ops
+for _, op, ns, calls in ops:
+    assert int(calls) == d["ops"][op], (op, calls, d["ops"][op])
+    assert abs(int(ns) - d["tracer_ops"][op]) <= 1, (op, ns, d["tracer_ops"][op])
+PY
 }
 
 @test "capture: 2D halo exchange on 9 ranks: neighbours as world ranks, PROC_NULL edges, completions" {

@@ -125,3 +125,35 @@ PY
 	run -0 tc expand --rank 5 wide.tct
 	[ "${#lines[@]}" -ge 10 ]
 }
+
+@test "tct: the tracer's time per op is refused out of order, of no op, beyond a second or of no calls" {
+	# the text form: each bad line named
+	tc compress -q --mode none --text "$SET" -o g.tct
+	for bad in "tracer_op MPI_Wait 10 4|tracer_op MPI_Send 10 4" "tracer_op MPI_Send 10 4|tracer_op MPI_Send 10 4" \
+		"tracer_op MPI_Nonsense 10 4" "tracer_op MPI_Send 1000000001 4" "tracer_op MPI_Send 10 0" \
+		"tracer_op MPI_Send 10"; do
+		awk -v add="$bad" '{ print } /^events / { n = split(add, a, "|"); for (i = 1; i <= n; i++) print a[i] }' \
+			g.tct >bad.tct
+		line=$(grep -n '^tracer_op' bad.tct | tail -1 | cut -d: -f1)
+		run --separate-stderr timeout 10 tracecluster expand --rank 0 bad.tct
+		one_line_error
+		[[ $stderr == "tracecluster: 'bad.tct': line $line: "*"tracer_op"* ]] || { echo "$bad: $stderr"; false; }
+	done
+	# a good one reads, into every form and back
+	awk '{ print } /^events / { print "tracer_op MPI_Send 10 4"; print "tracer_op MPI_Wait 2000 8" }' g.tct >good.tct
+	run -0 tc expand --rank 0 good.tct
+	run -0 tc compress -q --mode none --json "$SET" -o g.json
+	python3 - <<'PY'
+import json
+d = json.load(open("g.json"))
+d["tracer_ops"] = [{"op": "MPI_Wait", "ns": 5, "calls": 1}, {"op": "MPI_Send", "ns": 5, "calls": 1}]
+json.dump(d, open("bad.json", "w"))
+d["tracer_ops"] = [{"op": "MPI_Send", "ns": 5, "calls": 0}]
+json.dump(d, open("bad2.json", "w"))
+PY
+	for f in bad.json bad2.json; do
+		run --separate-stderr timeout 10 tracecluster expand --rank 0 $f
+		one_line_error
+		[[ $stderr == *"'$f': "*"tracer_ops"* ]] || { echo "$stderr"; false; }
+	done
+}

@@ -1358,8 +1358,11 @@ assert m["src_pct"] < 100 and m["events_pct"] < 100, m'
 	grep -qx "tracer_ns $ns" halo-none.tct
 	# rj ARGS...: the replay's JSON on 4 ranks
 	rj() { timeout 60 mpirun -np 4 "$RP" --json --compute sleep "$@"; }
-	# the time taken out of the gaps: NS (at most the whole gap) after each
-	# event of each rank but its first and last, as the rank's file has them
+	# the time taken out of the gaps after each event of each rank but its
+	# first and last, as the rank's file has them: NS per gap in all (a
+	# short gap gives its whole length, the longer ones the rest), every
+	# gap when they are shorter together; printed with the leeway of 1 ns
+	# per gap, and what NS at most from each gap would take
 	removed() {
 		for f in "$d"/rank-*.tcr; do tc dump --json "$f"; done | python3 -c '
 import json, sys
@@ -1369,19 +1372,53 @@ for line in sys.stdin:
     e = json.loads(line)
     if e.get("record") == "event":
         ranks.setdefault(e["rank"], []).append((e["t_start"], e["t_end"]))
-total = 0
+total = clamped = gaps = 0
 for evs in ranks.values():
-    for i in range(1, len(evs) - 1):
-        gap = evs[i + 1][0] - evs[i][1]
-        if gap > 0:
-            total += min(gap, ns)
-print(total)' "$1"
+    g = [evs[i + 1][0] - evs[i][1] for i in range(1, len(evs) - 1)]
+    g = [x for x in g if x > 0]
+    total += min(sum(g), ns * len(g))
+    clamped += sum(min(x, ns) for x in g)
+    gaps += len(g)
+print(total, gaps, clamped)' "$1"
 	}
 	run -0 rj "$d"
 	echo "$output" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["tracer_cost"] == "recorded" and d["tracer_ns"] > 0 and d["tracer_removed_s"] > 0, d'
+	# recorded: after each op's calls the op's mean of the rank's own file
+	# (mean: the file's mean after every call), the gaps after an op
+	# giving it each in all
+	tc info --json "$d" >info.json
+	for f in "$d"/rank-*.tcr; do tc dump --json "$f"; done >events.jl
+	for m in recorded mean; do
+		run -0 rj --tracer-cost $m "$d"
+		echo "$output" | python3 -c '
+import collections, json, sys
+mode = sys.argv[1]
+info = json.load(open("info.json"))
+files = {f["rank"]: f for f in info["files"]}
+ranks = collections.defaultdict(list)
+for line in open("events.jl"):
+    e = json.loads(line)
+    if e.get("record") == "event":
+        ranks[e["rank"]].append((e["t_start"], e["t_end"], e["op"]))
+total = gaps = 0
+for r, evs in ranks.items():
+    f = files[r]
+    per_op = collections.defaultdict(list)
+    for i in range(1, len(evs) - 1):
+        gap = evs[i + 1][0] - evs[i][1]
+        if gap > 0:
+            per_op[evs[i][2]].append(gap)
+    for op, g in per_op.items():
+        ns = f["tracer_ops"].get(op, f["tracer_ns"]) if mode == "recorded" else f["tracer_ns"]
+        total += min(sum(g), ns * len(g))
+        gaps += len(g)
+d = json.load(sys.stdin)
+assert d["tracer_cost"] == mode, d
+assert abs(d["tracer_removed_s"] - total * 1e-9) <= (gaps + 4) * 1e-9, (mode, d["tracer_removed_s"], total)' $m
+	done
 	run -0 rj halo-none.tct
 	echo "$output" | python3 -c '
 import json, sys
@@ -1392,19 +1429,24 @@ assert d["tracer_cost"] == "recorded" and d["tracer_ns"] == float(sys.argv[1]), 
 import json, sys
 d = json.load(sys.stdin)
 assert d["tracer_cost"] == "none" and d["tracer_ns"] == 0 and d["tracer_removed_s"] == 0, d'
-	# given: exactly the gaps' ns up to NS each, every rank's summed
+	# given: NS per gap in all, every rank's summed; with NS beyond some
+	# gaps, more than NS at most from each (their shortfall comes out of
+	# the longer gaps); with a second, every gap whole
 	for n in 700 1000000000; do
 		run -0 rj --tracer-cost $n "$d"
 		echo "$output" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-want = int(sys.argv[2]) * 1e-9
+want, gaps, clamped = (int(x) * 1e-9 for x in sys.argv[2].split())
 assert d["tracer_cost"] == "given" and d["tracer_ns"] == int(sys.argv[1]), d
-assert abs(d["tracer_removed_s"] - want) <= 1e-9 * 4, (d["tracer_removed_s"], want)' "$n" "$(removed $n)"
+assert abs(d["tracer_removed_s"] - want) <= gaps + 4e-9, (d["tracer_removed_s"], want)
+if int(sys.argv[1]) == 700:
+    assert want > clamped and d["tracer_removed_s"] > clamped + 4e-9, (d["tracer_removed_s"], clamped)' \
+			"$n" "$(removed $n)"
 	done
 	# a usage error before MPI starts
 	run -2 "$RP" --tracer-cost -1 "$d"
-	assert_output --partial "--tracer-cost: expected recorded, none or nanoseconds"
+	assert_output --partial "--tracer-cost: expected recorded, mean, none or nanoseconds"
 }
 
 @test "the compute asked of each rank's gaps: the recorded gaps in wall time, their CPU time at most" {

@@ -325,7 +325,7 @@ static bool gather_leads(const struct tc_online_args *a, const struct tc_rank_tr
 static bool build_and_write(const struct tc_online_args *a, const struct tc_cluster_mode *mode,
 			    const struct tc_clustering *cl, struct tc_rank_trace **traces,
 			    struct tc_pool *pool, struct tc_merge_opts *mopts, uint64_t tracer_ns,
-			    uint64_t *bytes)
+			    const struct tc_tracer_ops *tops, uint64_t *bytes)
 {
 	struct tc_gtrace **leaves, *g;
 	bool ok;
@@ -336,6 +336,8 @@ static bool build_and_write(const struct tc_online_args *a, const struct tc_clus
 	if (!g)
 		return false;
 	g->tracer_ns = tracer_ns;
+	g->tracer_ops = tc_xcalloc(TC_OP_MAX, sizeof(*g->tracer_ops));
+	g->ntracer_ops = tc_tracer_ops_get(tops, g->tracer_ops);
 	ok = tc_online_write_global(a, g, mode->name, mopts, bytes);
 	tc_gtrace_free(&g);
 	return ok;
@@ -478,6 +480,10 @@ struct run {
 	 * are the same bytes) */
 	struct tc_raw_stats st;
 	uint64_t tracer[2], *tracers;
+	struct tracer_ops_of { /* and per op */
+		struct tc_tracer_op op[TC_TRACER_OPS];
+		uint32_t n;
+	} tops, *topss;
 	unsigned char *lead;
 	struct tc_clustering cl;
 	bool cl_whole;          /* cl may be released (not left half built) */
@@ -508,6 +514,7 @@ static void step_read(void *p)
 		r->lead = tc_xcalloc((size_t)a->size, 1);
 		r->traces = tc_xcalloc((size_t)a->size, sizeof(*r->traces));
 		r->tracers = tc_xcalloc((size_t)a->size, sizeof(r->tracer));
+		r->topss = tc_xcalloc((size_t)a->size, sizeof(r->tops));
 	}
 	r->ok = true;
 }
@@ -558,11 +565,15 @@ static void step_build(void *p)
 {
 	struct run *r = p;
 	struct tc_tracer_mean tm = { 0, 0 };
+	struct tc_tracer_ops *tops = tc_xcalloc(1, sizeof(*tops));
 
-	for (int k = 0; k < r->a->size; k++)
+	for (int k = 0; k < r->a->size; k++) {
 		tc_tracer_mean_add(&tm, r->tracers[2 * k], r->tracers[2 * k + 1]);
+		tc_tracer_ops_add(tops, r->topss[k].op, TC_MIN(r->topss[k].n, TC_TRACER_OPS));
+	}
 	r->ok = build_and_write(r->a, r->mode, &r->cl, r->traces, r->pool, &r->mopts,
-				tc_tracer_mean_get(&tm), &r->bytes);
+				tc_tracer_mean_get(&tm), tops, &r->bytes);
+	free(tops);
 }
 
 TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
@@ -614,6 +625,13 @@ TC_ONLINE_API int tracecluster_online_run(const struct tc_online_args *a)
 	r->tracer[0] = r->st.has_trailer ? r->st.trailer.tracer_ns : 0;
 	r->tracer[1] = r->st.events;
 	PMPI_Gather(r->tracer, 2, MPI_UINT64_T, r->tracers, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+	memset(&r->tops, 0, sizeof(r->tops));
+	if (r->st.has_trailer) {
+		r->tops.n = r->st.trailer.ntracer_op;
+		memcpy(r->tops.op, r->st.trailer.tracer_op, sizeof(r->tops.op));
+	}
+	PMPI_Gather(&r->tops, (int)sizeof(r->tops), MPI_BYTE, r->topss, (int)sizeof(r->tops),
+		    MPI_BYTE, 0, MPI_COMM_WORLD);
 	r->ok = false;
 	if (a->rank != 0) {
 		/* the subtrees of large reductions run here (job_reduce) */
@@ -674,6 +692,7 @@ out:
 			free(r->sigs);
 			free(r->lead);
 			free(r->tracers);
+			free(r->topss);
 			if (r->pool)
 				tc_pool_free(r->pool);
 		}

@@ -6,6 +6,7 @@
 #define TC_CMD_MPI_REPLAY_H
 
 #include "lib/compat.h"
+#include "lib/event.h"
 
 #include <mpi.h>
 #include <stdatomic.h>
@@ -24,6 +25,9 @@ struct tc_revents {
 	size_t ncomms;
 	uint64_t tracer_ns;       /* the tracer's time per call in the gaps, as
 				   * recorded (a raw file's trailer); 0: none */
+	uint32_t tracer_op[TC_OP_MAX]; /* the same after the calls of each op
+				   * (0: not recorded, tracer_ns stands) */
+	bool has_tracer_op;       /* some op's is recorded */
 };
 
 /* The events of rank in path (a .tct global trace expanded for the rank,

@@ -361,8 +361,11 @@ static void close_writer(void)
 		return;
 	if (atomic_load(&W.dropped))
 		tc_raw_writer_drop(W.w, atomic_load(&W.dropped));
-	if (tc_cap.gap_n)
-		tc_raw_writer_set_tracer_ns(W.w, (tc_cap.gap_sum + tc_cap.gap_n / 2) / tc_cap.gap_n);
+	tc_raw_writer_set_tracer_ns(W.w, tc_cap_tracer_mean(NULL));
+	for (unsigned op = 0; op < TC_OP_MAX; op++)
+		if (tc_cap.gap_n[op] && tc_cap.calls[op])
+			tc_raw_writer_set_tracer_op(W.w, op, (tc_cap.gap_sum[op] + tc_cap.gap_n[op] / 2) /
+							     tc_cap.gap_n[op], tc_cap.calls[op]);
 	if (tc_raw_writer_close(&W.w, &err))
 		writer_failed(&err);
 }
@@ -682,6 +685,43 @@ void tc_cap_emit_comm(const struct tc_comm *c)
 
 static void online_after(const struct tc_event *ev);
 
+/* The shim's time after the end of a call of op that ended at t_end
+ * (read off the clock), sampled as tc_cap.gap_sum says, each sample
+ * weighted by the calls it stands for: the first calls of an op, which
+ * cost the most (a call site seen for the first time), count once. */
+static inline void tracer_sample(unsigned op, uint64_t t_end)
+{
+	uint64_t k = tc_cap.calls[op], now, w;
+
+	if (atomic_load_explicit(&tc_cap.dur[op], memory_order_relaxed) == 0) {
+		if (TC_LIKELY(k >= TC_CAP_GAP_ALL && k % TC_CAP_GAP_SAMPLE))
+			return;
+		w = k < TC_CAP_GAP_ALL ? 1 : TC_CAP_GAP_SAMPLE;
+	} else {
+		/* timed at entry alone: its first call, then one in 2^bits */
+		w = k ? 1u << TC_CAP_DUR_SAMPLE_BITS : 1;
+	}
+	now = tc_cap_clock() - tc_cap.t0;
+	tc_cap.gap_sum[op] += w * (now > t_end ? now - t_end : 0);
+	tc_cap.gap_n[op] += w;
+}
+
+uint64_t tc_cap_tracer_mean(uint64_t *calls)
+{
+	double sum = 0;
+	uint64_t n = 0;
+
+	for (unsigned op = 0; op < TC_OP_MAX; op++) {
+		if (!tc_cap.gap_n[op] || !tc_cap.calls[op])
+			continue;
+		sum += (double)tc_cap.gap_sum[op] / (double)tc_cap.gap_n[op] * (double)tc_cap.calls[op];
+		n += tc_cap.calls[op];
+	}
+	if (calls)
+		*calls = n;
+	return n ? (uint64_t)(sum / (double)n + 0.5) : 0;
+}
+
 void tc_cap_commit(struct tc_rec *r)
 {
 	/* a signal or a write error may have ended tracing meanwhile */
@@ -692,15 +732,9 @@ void tc_cap_commit(struct tc_rec *r)
 			r->ev.fields &= ~(uint32_t)TC_F_COMPL;
 		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
 		emit_event(&r->ev);
-		if (r->timed) {
-			uint64_t k = tc_cap.gap_tick++;
-			if (TC_UNLIKELY(k < TC_CAP_GAP_ALL || k % TC_CAP_GAP_SAMPLE == 0)) {
-				uint64_t wt = k < TC_CAP_GAP_ALL ? 1 : TC_CAP_GAP_SAMPLE;
-				uint64_t now = tc_cap_clock() - tc_cap.t0;
-				tc_cap.gap_sum += wt * (now > r->ev.t_end ? now - r->ev.t_end : 0);
-				tc_cap.gap_n += wt;
-			}
-		}
+		if (r->timed)
+			tracer_sample(r->ev.op, r->ev.t_end);
+		tc_cap.calls[r->ev.op]++;
 	} else if (TC_UNLIKELY(W.armed)) {
 		/* paused: the plugin still tells the marker by its call site */
 		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
@@ -1465,8 +1499,8 @@ static void online_args(struct tc_online_args *a, const char *mode, int traced)
 	a->size = (int)tc_cap.size;
 	a->traced = traced;
 	a->quiet = env_u64("TRACECLUSTER_QUIET", 0, 0, 1) != 0;
-	a->tracer_sum = tc_cap.gap_sum;
-	a->tracer_n = tc_cap.gap_n;
+	a->tracer_sum = tc_cap_tracer_mean(&a->tracer_n);
+	a->tracer_sum *= a->tracer_n;
 }
 
 /* Whether TRACECLUSTER_ONLINE names a mode that runs while the job does. */

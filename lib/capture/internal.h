@@ -51,11 +51,15 @@ struct tc_cap_state {
 	 * the estimated duration + 1, or TC_CAP_DUR_UNKNOWN (tc_cap_end) */
 	_Atomic uint32_t dur[TC_OP_MAX];
 	/* the shim's time after a call's end (its stack, call site and
-	 * queueing), in the compute gap that follows, on the calls timed at
-	 * exit: the first TC_CAP_GAP_ALL measured, then one in
-	 * TC_CAP_GAP_SAMPLE standing for that many (tc_cap_commit), under
-	 * the lock; gap_sum / gap_n is the mean */
-	uint64_t gap_tick, gap_n, gap_sum;
+	 * queueing), in the compute gap that follows, per op, on the calls
+	 * whose end was read off the clock (tc_cap_commit, under the lock):
+	 * of an op timed at exit the first TC_CAP_GAP_ALL, then one in
+	 * TC_CAP_GAP_SAMPLE; of one timed at entry alone every call timed in
+	 * full (its first, then one in 2^TC_CAP_DUR_SAMPLE_BITS), each
+	 * weighted by the calls it stands for. gap_sum[op] / gap_n[op] is the
+	 * op's mean; calls[op] counts its calls recorded, by which the ops'
+	 * means are weighted (tc_cap_tracer_mean) */
+	uint64_t gap_n[TC_OP_MAX], gap_sum[TC_OP_MAX], calls[TC_OP_MAX];
 	pthread_mutex_t lock;
 };
 
@@ -243,6 +247,10 @@ static inline __attribute__((always_inline)) void tc_cap_begin(struct tc_rec *r,
 
 /* Resolve the call site, queue the event (copying its arrays), unlock. */
 void tc_cap_commit(struct tc_rec *r);
+/* The shim's mean time per call in the gaps, ns, the ops' means weighted
+ * by their calls (0: none measured); *calls (if not NULL) the calls of the
+ * ops measured. */
+uint64_t tc_cap_tracer_mean(uint64_t *calls);
 
 /* Init/Init_thread/Finalize/Abort (capture.c). */
 void tc_cap_setup(unsigned op, uint64_t t0, uint64_t realtime0,

@@ -345,6 +345,7 @@ void tc_gtrace_free(struct tc_gtrace **gp)
 	}
 	free(g->comms);
 	free(g->comm_index);
+	free(g->tracer_ops);
 	tc_ranklist_release(&g->ranks);
 	free(g);
 }

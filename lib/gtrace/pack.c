@@ -185,6 +185,12 @@ void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out)
 	tc_pack_u64(out, g->leads);
 	tc_pack_u64(out, g->nnodes);
 	tc_pack_u64(out, g->tracer_ns);
+	tc_pack_u64(out, g->ntracer_ops);
+	for (size_t i = 0; i < g->ntracer_ops; i++) {
+		tc_pack_u64(out, g->tracer_ops[i].op);
+		tc_pack_u64(out, g->tracer_ops[i].ns);
+		tc_pack_u64(out, g->tracer_ops[i].calls);
+	}
 	tc_pack_u64(out, g->ncomms);
 	for (size_t i = 0; i < g->ncomms; i++)
 		pack_comm(out, &g->comms[i]);
@@ -422,6 +428,15 @@ struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
 	g->leads = tc_unpack_u32(u);
 	g->nnodes = tc_unpack_u64(u);
 	g->tracer_ns = tc_unpack_u64(u);
+	g->tracer_ops = unpack_array(u, &g->ntracer_ops, 3, sizeof(*g->tracer_ops));
+	for (size_t i = 0; i < g->ntracer_ops && !u->bad; i++) {
+		uint32_t op = tc_unpack_u32(u);
+		g->tracer_ops[i].op = op < TC_OP_MAX ? op : 0;
+		g->tracer_ops[i].ns = tc_unpack_u32(u);
+		g->tracer_ops[i].calls = tc_unpack_u64(u);
+		if (op >= TC_OP_MAX || (i && op <= g->tracer_ops[i - 1].op))
+			u->bad = true;
+	}
 	g->comms = unpack_array(u, &n, 14, sizeof(*g->comms));
 	g->ncomms = g->acomms = n;
 	for (size_t i = 0; i < g->ncomms && !u->bad; i++)

@@ -410,9 +410,10 @@ static int c_comm(void *p, const struct tc_comm *cm)
 	return 0;
 }
 
-/* tracer_ns: the trailer's optional field (0: not written) */
-static void write_file_tracer(const char *path, uint64_t nev, size_t block_bytes,
-			      uint64_t tracer_ns)
+/* tracer_ns: the trailer's optional field (0: not written); ops[0..nops):
+ * the same per op (op, ns, calls; calls 0: none) */
+static void write_file_ops(const char *path, uint64_t nev, size_t block_bytes, uint64_t tracer_ns,
+			   const uint64_t (*ops)[3], size_t nops)
 {
 	struct tc_raw_header h = { 0 };
 	struct tc_raw_writer_opts o = { 6, block_bytes, true };
@@ -446,7 +447,15 @@ static void write_file_tracer(const char *path, uint64_t nev, size_t block_bytes
 		CHECK(tc_raw_writer_event(w, &ev, &err) == 0);
 	}
 	tc_raw_writer_set_tracer_ns(w, tracer_ns);
+	for (size_t i = 0; i < nops; i++)
+		tc_raw_writer_set_tracer_op(w, (unsigned)ops[i][0], ops[i][1], ops[i][2]);
 	CHECK(tc_raw_writer_close(&w, &err) == 0);
+}
+
+static void write_file_tracer(const char *path, uint64_t nev, size_t block_bytes,
+			      uint64_t tracer_ns)
+{
+	write_file_ops(path, nev, block_bytes, tracer_ns, NULL, 0);
 }
 
 static void write_file(const char *path, uint64_t nev, size_t block_bytes)
@@ -511,6 +520,65 @@ TEST(raw_trailer_tracer_ns)
 		CHECK_EQ_U64(c.n, 100);
 		CHECK_EQ_U64(st.trailer.tracer_ns, want[i]);
 	}
+}
+
+/* The trailer's optional sixth field, the tracer's time per op: read back
+ * by op, with the mean 0 too; an op set to 0 calls is none; of more than
+ * TC_TRACER_OPS ops those of the most calls are kept; the files' means per
+ * op are weighted by their calls. */
+TEST(raw_trailer_tracer_ops)
+{
+	static const uint64_t two[][3] = {
+		{ TC_OP_WAITALL, 2000, 10 }, { TC_OP_ISEND, 300, 20 }, { TC_OP_RECV, 50, 7 },
+		{ TC_OP_RECV, 0, 0 },
+	};
+	uint64_t many[TC_TRACER_OPS + 8][3];
+	struct tc_tracer_op got[TC_OP_MAX];
+	struct tc_tracer_ops *m = calloc(1, sizeof(*m));
+	char path[512];
+	struct tc_raw_stats st;
+	struct collect c;
+
+	snprintf(path, sizeof(path), "%s/ops.tcr", unit_tmpdir());
+	write_file_ops(path, 100, 4096, 0, two, TC_ARRAY_SIZE(two));
+	CHECK(read_back(path, &c, &st));
+	CHECK(st.has_trailer);
+	CHECK_EQ_U64(st.trailer.tracer_ns, 0);
+	CHECK_EQ_U64(st.trailer.ntracer_op, 2);
+	CHECK_EQ_U64(st.trailer.tracer_op[0].op, TC_OP_ISEND < TC_OP_WAITALL ? TC_OP_ISEND
+									      : TC_OP_WAITALL);
+	for (unsigned i = 0; i < st.trailer.ntracer_op; i++) {
+		const struct tc_tracer_op *t = &st.trailer.tracer_op[i];
+		CHECK(t->op == TC_OP_ISEND || t->op == TC_OP_WAITALL);
+		CHECK_EQ_U64(t->ns, t->op == TC_OP_ISEND ? 300 : 2000);
+		CHECK_EQ_U64(t->calls, t->op == TC_OP_ISEND ? 20 : 10);
+	}
+	/* two files: ISEND 300 x 20 and 600 x 10 is 400 over 30 calls */
+	tc_tracer_ops_add(m, st.trailer.tracer_op, st.trailer.ntracer_op);
+	{
+		struct tc_tracer_op more = { TC_OP_ISEND, 600, 10 };
+		tc_tracer_ops_add(m, &more, 1);
+	}
+	CHECK_EQ_U64(tc_tracer_ops_get(m, got), 2);
+	for (int i = 0; i < 2; i++) {
+		CHECK_EQ_U64(got[i].ns, got[i].op == TC_OP_ISEND ? 400 : 2000);
+		CHECK_EQ_U64(got[i].calls, got[i].op == TC_OP_ISEND ? 30 : 10);
+	}
+	/* more ops than kept: the ones of the most calls, by op */
+	for (size_t i = 0; i < TC_ARRAY_SIZE(many); i++) {
+		many[i][0] = 1 + i;
+		many[i][1] = 10 * (1 + i);
+		many[i][2] = i < 8 ? 1 : 100 + i;
+	}
+	write_file_ops(path, 100, 4096, 77, many, TC_ARRAY_SIZE(many));
+	CHECK(read_back(path, &c, &st));
+	CHECK_EQ_U64(st.trailer.tracer_ns, 77);
+	CHECK_EQ_U64(st.trailer.ntracer_op, TC_TRACER_OPS);
+	for (unsigned i = 0; i < st.trailer.ntracer_op; i++) {
+		CHECK_EQ_U64(st.trailer.tracer_op[i].op, 9 + i);
+		CHECK_EQ_U64(st.trailer.tracer_op[i].ns, 10 * (9 + i));
+	}
+	free(m);
 }
 
 /* The files' mean: weighted by events; unmeasured and damaged values

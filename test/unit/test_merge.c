@@ -809,9 +809,10 @@ TEST(tct_round_trip_text_and_json)
 	}
 }
 
-/* The tracer's time per call (tracer_ns): in every form and through pack
- * when measured, with and without a communicator table (the binary form
- * puts it after the table), and absent from every form when not. */
+/* The tracer's time per call (tracer_ns) and per op (tracer_ops): in every
+ * form and through pack when measured, with and without a communicator
+ * table (the binary form puts them after the table), per op without the
+ * mean too, and absent from every form when not. */
 TEST(tct_tracer_ns_in_every_form)
 {
 	struct stream s[3];
@@ -820,17 +821,28 @@ TEST(tct_tracer_ns_in_every_form)
 	int32_t members[3] = { 0, 1, 2 };
 
 	cm.members = members;
-	for (int k = 0; k < 3; k++) {
+	/* k: none; the mean and per op; the same after a table; per op alone */
+	for (int k = 0; k < 4; k++) {
 		struct tc_gtrace *g = sample(s, 100);
 		struct tc_error err;
 		char *txt;
+		bool mean = k == 1 || k == 2;
 
-		g->tracer_ns = k == 0 ? 0 : 1234;
+		g->tracer_ns = mean ? 1234 : 0;
 		if (k == 2)
 			tc_gtrace_add_comms(g, 1, &cm, 1);
+		/* and per op: with the mean, and (k == 2) after a table */
+		if (k > 0) {
+			g->tracer_ops = calloc(2, sizeof(*g->tracer_ops));
+			g->tracer_ops[0] = (struct tc_tracer_op){ TC_OP_SEND, 300, 40 };
+			g->tracer_ops[1] = (struct tc_tracer_op){ TC_OP_WAITALL, 2100, 7 };
+			g->ntracer_ops = 2;
+		}
 		txt = text_of(g, TC_TCT_TEXT);
-		CHECK((strstr(txt, "\ntracer_ns 1234\n") != NULL) == (k > 0));
-		CHECK((strstr(txt, "tracer_ns") != NULL) == (k > 0));
+		CHECK((strstr(txt, "\ntracer_ns 1234\n") != NULL) == mean);
+		CHECK((strstr(txt, "tracer_ns") != NULL) == mean);
+		CHECK((strstr(txt, "\ntracer_op MPI_Send 300 40\ntracer_op MPI_Waitall 2100 7\n") !=
+		       NULL) == (k > 0));
 		for (int form = TC_TCT_TEXT; form <= TC_TCT_BINARY; form++) {
 			struct tc_strbuf sb = TC_STRBUF_INIT;
 			struct tc_gtrace *b = NULL;
@@ -839,6 +851,7 @@ TEST(tct_tracer_ns_in_every_form)
 			if (b) {
 				char *t2 = text_of(b, TC_TCT_TEXT);
 				CHECK_EQ_U64(b->tracer_ns, g->tracer_ns);
+				CHECK_EQ_U64(b->ntracer_ops, g->ntracer_ops);
 				CHECK_EQ_U64(b->ncomms, g->ncomms);
 				CHECK_STR(t2, txt);
 				free(t2);
@@ -847,7 +860,11 @@ TEST(tct_tracer_ns_in_every_form)
 			tc_strbuf_release(&sb);
 		}
 		g = through_pack(g);
-		CHECK_EQ_U64(g->tracer_ns, k == 0 ? 0 : 1234);
+		CHECK_EQ_U64(g->tracer_ns, mean ? 1234 : 0);
+		CHECK_EQ_U64(g->ntracer_ops, k == 0 ? 0 : 2);
+		if (k > 0)
+			CHECK(g->tracer_ops[1].op == TC_OP_WAITALL && g->tracer_ops[1].ns == 2100 &&
+			      g->tracer_ops[1].calls == 7);
 		tc_gtrace_free(&g);
 		free(txt);
 		for (int r = 0; r < 3; r++)

@@ -8,6 +8,7 @@
 #include "analysis/seqload.h"
 #include "lib/progress.h"
 #include "formats/load.h"
+#include "formats/raw.h"
 #include "cluster/cluster.h"
 #include "cluster/signature.h"
 #include "formats/tct.h"
@@ -84,6 +85,24 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 }
 
 
+/* The files' tracer's time in the gaps, as compress takes it. */
+static void tracer_of(struct tc_anl *a, const struct tc_raw_stats *st)
+{
+	struct tc_tracer_mean m = { 0, 0 };
+	struct tc_tracer_ops *ops = tc_xcalloc(1, sizeof(*ops));
+
+	for (size_t i = 0; i < a->n; i++) {
+		tc_tracer_mean_add(&m, st[i].has_trailer ? st[i].trailer.tracer_ns : 0, st[i].events);
+		if (st[i].has_trailer)
+			tc_tracer_ops_add(ops, st[i].trailer.tracer_op,
+					  TC_MIN(st[i].trailer.ntracer_op, TC_TRACER_OPS));
+	}
+	a->tracer_ns = tc_tracer_mean_get(&m);
+	a->tracer_ops = tc_xcalloc(TC_OP_MAX, sizeof(*a->tracer_ops));
+	a->ntracer_ops = tc_tracer_ops_get(ops, a->tracer_ops);
+	free(ops);
+}
+
 int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_pool *pool,
 		struct tc_error *err)
 {
@@ -118,11 +137,15 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 	lc.sizes = flags & TC_ANL_SIZES;
 	{
 		struct tc_progress *prog = stage(NULL, "reading", a->n);
+		struct tc_raw_stats *st = tc_xcalloc(a->n + 1, sizeof(*st));
 		int rc;
 		a->ts->progress = tc_progress_counter(prog);
-		rc = tc_load_each(a->ts, pool, &a->ropts, load_one, &lc, NULL, err);
+		rc = tc_load_each(a->ts, pool, &a->ropts, load_one, &lc, st, err);
 		tc_progress_stop(&prog);
 		a->ts->progress = NULL;
+		if (!rc)
+			tracer_of(a, st);
+		free(st);
 		if (rc)
 			return -1;
 	}
@@ -135,6 +158,7 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 
 void tc_anl_release(struct tc_anl *a)
 {
+	free(a->tracer_ops);
 	if (a->traces)
 		tc_load_free_all(a->traces, a->n);
 	free(a->sigs);
@@ -344,6 +368,16 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 	tc_progress_stop(&prog);
 	if (!out->g)
 		return tc_error_set(err, -1, a->path, -1, "no rank to merge");
+	/* the tracer's time in the gaps, as compress keeps it (the in-job
+	 * chameleon trace its own mean) */
+	if (!out->g->tracer_ns)
+		out->g->tracer_ns = a->tracer_ns;
+	if (!out->g->ntracer_ops && a->ntracer_ops) {
+		free(out->g->tracer_ops);
+		out->g->tracer_ops = tc_xmalloc(a->ntracer_ops * sizeof(*a->tracer_ops));
+		memcpy(out->g->tracer_ops, a->tracer_ops, a->ntracer_ops * sizeof(*a->tracer_ops));
+		out->g->ntracer_ops = a->ntracer_ops;
+	}
 	snprintf(out->g->mode, sizeof(out->g->mode), "%s", mode->name);
 	snprintf(out->g->variant, sizeof(out->g->variant), "%s",
 		 mopts.filtering ? "filtering" : "default");

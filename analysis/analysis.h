@@ -39,6 +39,11 @@ struct tc_anl {
 	int timing;                    /* enum tc_gtiming of built traces
 					* (tc_anl_open: TC_GTIMING_STATS) */
 	double t_load;
+	/* DIR: the files' tracer's time in the gaps (their trailers'), the
+	 * mean and per op, which built traces keep as compress's do */
+	uint64_t tracer_ns;
+	struct tc_tracer_op *tracer_ops;
+	size_t ntracer_ops;
 	const char *what;              /* prefix of the progress lines (e.g. the
 					* mode), or NULL; set after tc_anl_open */
 };

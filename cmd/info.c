@@ -62,7 +62,7 @@ static void summarise(const struct tc_traceset *ts, const struct tc_file_stats *
 		s->msg_bytes += st[i].msg_bytes;
 		s->dropped += st[i].dropped;
 		tc_tracer_mean_add(&tracer, st[i].tracer_ns, st[i].events);
-		tc_tracer_ops_add(tops, st[i].tracer_op, st[i].ntracer_op);
+		tc_tracer_ops_add(tops, st[i].tracer_op, TC_MIN(st[i].ntracer_op, TC_TRACER_OPS));
 		for (int op = 0; op < 256; op++)
 			s->ops[op] += st[i].op_counts[op];
 		if (st[i].events) {

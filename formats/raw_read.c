@@ -569,7 +569,8 @@ static int decode_trailer(struct tc_raw_reader *r, const struct tc_raw_block_hea
 		for (uint64_t i = 0; i < k; i++) {
 			if (!(p = tc_varint_get(p, end, &op)) || !(p = tc_varint_get(p, end, &ns)) ||
 			    !(p = tc_varint_get(p, end, &calls)) || !op || op >= TC_OP_MAX ||
-			    (i && op <= prev) || !calls || ns > TC_TRACER_NS_MAX)
+			    (i && op <= prev) || !calls || calls > TC_TRACER_CALLS_MAX ||
+			    ns > TC_TRACER_NS_MAX)
 				goto bad;
 			all[i] = (struct tc_tracer_op){ (uint32_t)op, (uint32_t)ns, calls };
 			prev = op;
@@ -746,7 +747,8 @@ size_t tc_tracer_ops_most(struct tc_tracer_op *ops, size_t n, struct tc_tracer_o
 void tc_tracer_ops_add(struct tc_tracer_ops *m, const struct tc_tracer_op *ops, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (ops[i].op >= TC_OP_MAX || !ops[i].calls || ops[i].ns > TC_TRACER_NS_MAX)
+		if (!ops[i].op || ops[i].op >= TC_OP_MAX || !ops[i].calls ||
+		    ops[i].calls > TC_TRACER_CALLS_MAX || ops[i].ns > TC_TRACER_NS_MAX)
 			continue;
 		m->sum[ops[i].op] += (double)ops[i].ns * (double)ops[i].calls;
 		m->calls[ops[i].op] += (double)ops[i].calls;
@@ -762,7 +764,8 @@ size_t tc_tracer_ops_get(const struct tc_tracer_ops *m, struct tc_tracer_op *out
 			continue;
 		out[n].op = op;
 		out[n].ns = (uint32_t)(m->sum[op] / m->calls[op] + 0.5);
-		out[n].calls = m->calls[op] < 1.8e19 ? (uint64_t)m->calls[op] : UINT64_MAX;
+		out[n].calls = m->calls[op] < (double)TC_TRACER_CALLS_MAX ? (uint64_t)m->calls[op]
+									  : TC_TRACER_CALLS_MAX;
 		n++;
 	}
 	return n;

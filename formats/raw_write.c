@@ -462,10 +462,13 @@ void tc_raw_writer_set_tracer_ns(struct tc_raw_writer *w, uint64_t ns)
 void tc_raw_writer_set_tracer_op(struct tc_raw_writer *w, unsigned op, uint64_t ns,
 				 uint64_t calls)
 {
-	if (op >= TC_OP_MAX)
+	/* what readers take: an op, a second at most, calls they can count */
+	if (!op || op >= TC_OP_MAX)
 		return;
+	if (calls > TC_TRACER_CALLS_MAX)
+		calls = TC_TRACER_CALLS_MAX;
 	w->tracer_ops += (unsigned)!w->tracer_op[op][1] - (unsigned)!calls;
-	w->tracer_op[op][0] = calls ? ns : 0;
+	w->tracer_op[op][0] = calls ? TC_MIN(ns, TC_TRACER_NS_MAX) : 0;
 	w->tracer_op[op][1] = calls;
 }
 

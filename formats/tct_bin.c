@@ -1381,7 +1381,7 @@ static int get_tracer_ops(struct br *r)
 	for (size_t i = 0; i < n; i++) {
 		if (!get_u(r, &op) || !get_u(r, &ns) || !get_u(r, &calls) || !op ||
 		    op >= TC_OP_MAX || (i && op <= r->g->tracer_ops[i - 1].op) ||
-		    ns > TC_TRACER_NS_MAX || !calls)
+		    ns > TC_TRACER_NS_MAX || !calls || calls > TC_TRACER_CALLS_MAX)
 			return fail(r, "bad tracer_op");
 		r->g->tracer_ops[i] = (struct tc_tracer_op){ (uint32_t)op, (uint32_t)ns, calls };
 		r->g->ntracer_ops = i + 1;

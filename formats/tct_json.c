@@ -988,7 +988,7 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 			if (!op || (i && op <= g->tracer_ops[i - 1].op) ||
 			    !j_int(tc_json_get(e, "ns"), &ns) || ns < 0 ||
 			    (uint64_t)ns > TC_TRACER_NS_MAX || !j_int(tc_json_get(e, "calls"), &calls) ||
-			    calls <= 0) {
+			    calls <= 0 || (uint64_t)calls > TC_TRACER_CALLS_MAX) {
 				tc_tct_rd_fail(r, "bad \"tracer_ops\" entry %zu", i);
 				goto out;
 			}

@@ -1361,7 +1361,7 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 		if (!tc_tct_lx_uint(l, &ns) || ns > TC_TRACER_NS_MAX)
 			return tc_tct_rd_fail(r, "bad tracer_op time");
 		lx_ws(l);
-		if (!tc_tct_lx_uint(l, &calls) || !calls)
+		if (!tc_tct_lx_uint(l, &calls) || !calls || calls > TC_TRACER_CALLS_MAX)
 			return tc_tct_rd_fail(r, "bad tracer_op calls");
 		g->tracer_ops = tc_xrealloc(g->tracer_ops, tc_st_mult(g->ntracer_ops + 1,
 								    sizeof(*g->tracer_ops)));

@@ -526,5 +526,7 @@ struct tc_tracer_op {
 };
 /* ops per raw file's trailer kept by readers (those of the most calls) */
 #define TC_TRACER_OPS 32
+/* the most calls a tracer_op counts: exact in a double and in JSON */
+#define TC_TRACER_CALLS_MAX (1ull << 53)
 
 #endif

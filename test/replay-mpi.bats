@@ -772,6 +772,31 @@ assert abs(r["acc"] - (1 - abs(r["t_s"] - r["t_clustered_s"]) / r["t_s"])) < tol
 	[[ "$stderr" == *"the replay on MPI ranks"* ]]
 }
 
+@test "accuracy --replay mpi: the global trace it replays keeps the files' tracer time, as compress's does" {
+	need_mpi
+	local d="$BATS_TEST_TMPDIR" ns
+	# a launcher that keeps each trace it is given and answers a time
+	cat >"$d/fake" <<'SH'
+#!/bin/sh
+eval "t=\"\${$#}\""
+[ -d "$t" ] || cp "$t" "$FAKE_DIR/global.tct"
+echo '{"makespan_s": 1}'
+SH
+	export FAKE_DIR="$d"
+	run -0 --separate-stderr tc accuracy --mode callpath --replay mpi \
+		--mpirun "sh $d/fake" "$BATS_FILE_TMPDIR/halo2d"
+	[ -s "$d/global.tct" ]
+	ns=$(tc info --json "$BATS_FILE_TMPDIR/halo2d" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["tracer_ns"])')
+	[ "$ns" -gt 0 ]
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute "$d/global.tct"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["tracer_cost"] == "recorded" and d["tracer_ns"] == int(sys.argv[1]), d
+assert d["tracer_removed_s"] > 0, d' "$ns"
+}
+
 @test "accuracy --replay-runs N: each replay N times in turns, ACC of the medians, every run's times" {
 	need_mpi
 	local d="$BATS_TEST_TMPDIR"

@@ -1000,7 +1000,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 	PMPI_Reduce(a->rank == 0 ? MPI_IN_PLACE : tr, tr, 2, MPI_UINT64_T, MPI_SUM, 0,
 		    MPI_COMM_WORLD);
 	if (a->rank == 0 && c->online && tr[1])
-		c->online->tracer_ns = (tr[0] + tr[1] / 2) / tr[1];
+		c->online->tracer_ns = TC_MIN((tr[0] + tr[1] / 2) / tr[1], TC_TRACER_NS_MAX);
 	ok = gather_sites(c, &needed);
 	if (ok && a->rank == 0)
 		ok = write_global(c, &bytes);

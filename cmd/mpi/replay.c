@@ -204,7 +204,7 @@ static int load_tct(const char *path, int32_t rank, int32_t world, struct loader
 	}
 	l->out->tracer_ns = g->tracer_ns;
 	for (size_t i = 0; i < g->ntracer_ops; i++) {
-		l->out->tracer_op[g->tracer_ops[i].op] = g->tracer_ops[i].ns;
+		l->out->tracer_op[g->tracer_ops[i].op] = g->tracer_ops[i].ns + 1;
 		l->out->has_tracer_op = true;
 	}
 	if (tc_gtrace_iter_init(&it, g, rank)) {
@@ -273,7 +273,7 @@ static int load_set(const char *path, int32_t rank, int32_t world, struct loader
 	l->out->tracer_ns = st.has_trailer && st.trailer.tracer_ns <= TC_TRACER_NS_MAX ?
 			    st.trailer.tracer_ns : 0;
 	for (unsigned k = 0; st.has_trailer && k < st.trailer.ntracer_op; k++) {
-		l->out->tracer_op[st.trailer.tracer_op[k].op] = st.trailer.tracer_op[k].ns;
+		l->out->tracer_op[st.trailer.tracer_op[k].op] = st.trailer.tracer_op[k].ns + 1;
 		l->out->has_tracer_op = true;
 	}
 	rc = 0;
@@ -332,11 +332,11 @@ static uint64_t gap_after(const struct tc_revents *r, size_t i)
 	return next > r->ev[i].t_end ? next - r->ev[i].t_end : 0;
 }
 
-/* The tracer's ns after a call of op: the op's where per_op has it, else
- * the mean. */
+/* The tracer's ns after a call of op: the op's where per_op has it (plus
+ * 1, 0: none), else the mean. */
 static uint64_t tracer_after(const uint32_t *per_op, uint64_t mean, unsigned op)
 {
-	return per_op && op < TC_OP_MAX && per_op[op] ? per_op[op] : mean;
+	return per_op && op < TC_OP_MAX && per_op[op] ? per_op[op] - 1u : mean;
 }
 
 /*

@@ -25,8 +25,8 @@ struct tc_revents {
 	size_t ncomms;
 	uint64_t tracer_ns;       /* the tracer's time per call in the gaps, as
 				   * recorded (a raw file's trailer); 0: none */
-	uint32_t tracer_op[TC_OP_MAX]; /* the same after the calls of each op
-				   * (0: not recorded, tracer_ns stands) */
+	uint32_t tracer_op[TC_OP_MAX]; /* the same after the calls of each op,
+				   * plus 1 (0: not recorded, tracer_ns stands) */
 	bool has_tracer_op;       /* some op's is recorded */
 };
 
@@ -60,8 +60,10 @@ struct tc_replay_opts {
 	bool polls_guarded;       /* an MPI_Improbe that found nothing in the trace
 				   * is not issued when a message is there */
 	bool quiet;
-	const char *tracer_cost;  /* --tracer-cost: "recorded", "none" or "given" */
-	uint64_t tracer_ns;       /* the tracer's ns per call taken out of each gap */
+	const char *tracer_cost;  /* --tracer-cost: "recorded", "mean", "none" or "given" */
+	uint64_t tracer_ns;       /* the tracer's ns per call taken out of the gaps, the
+				   * mean over all calls (recorded: each op's own
+				   * after its calls, where the trace has it) */
 };
 
 /* Exit status of a rank the watchdog stopped, and of one whose MPI call

@@ -362,10 +362,11 @@ static void close_writer(void)
 	if (atomic_load(&W.dropped))
 		tc_raw_writer_drop(W.w, atomic_load(&W.dropped));
 	tc_raw_writer_set_tracer_ns(W.w, tc_cap_tracer_mean(NULL));
-	for (unsigned op = 0; op < TC_OP_MAX; op++)
-		if (tc_cap.gap_n[op] && tc_cap.calls[op])
-			tc_raw_writer_set_tracer_op(W.w, op, (tc_cap.gap_sum[op] + tc_cap.gap_n[op] / 2) /
-							     tc_cap.gap_n[op], tc_cap.calls[op]);
+	for (unsigned op = 1; op < TC_OP_MAX; op++) {
+		uint64_t ns;
+		if (tc_cap_op_mean(op, &ns))
+			tc_raw_writer_set_tracer_op(W.w, op, ns, atomic_load(&tc_cap.calls[op]));
+	}
 	if (tc_raw_writer_close(&W.w, &err))
 		writer_failed(&err);
 }
@@ -685,37 +686,77 @@ void tc_cap_emit_comm(const struct tc_comm *c)
 
 static void online_after(const struct tc_event *ev);
 
-/* The shim's time after the end of a call of op that ended at t_end
- * (read off the clock), sampled as tc_cap.gap_sum says, each sample
- * weighted by the calls it stands for: the first calls of an op, which
- * cost the most (a call site seen for the first time), count once. */
-static inline void tracer_sample(unsigned op, uint64_t t_end)
+/* The shim's time after the end of a call of op that ended at t_end,
+ * timed (read off the clock) or not, into its stratum (tc_cap.tracer). */
+static inline void tracer_sample(unsigned op, uint64_t t_end, bool timed)
 {
-	uint64_t k = tc_cap.calls[op], now, w;
+	struct tc_cap_tracer_op *t = &tc_cap.tracer[op];
+	uint64_t k = atomic_load_explicit(&tc_cap.calls[op], memory_order_relaxed), x;
 
-	if (atomic_load_explicit(&tc_cap.dur[op], memory_order_relaxed) == 0) {
-		if (TC_LIKELY(k >= TC_CAP_GAP_ALL && k % TC_CAP_GAP_SAMPLE))
+	if (!timed)
+		return;
+	if (k >= TC_CAP_GAP_ALL && !atomic_load_explicit(&tc_cap.dur[op], memory_order_relaxed)) {
+		/* timed at exit: one later call in TC_CAP_GAP_SAMPLE, drawn */
+		tc_cap_tick = tc_cap_tick * 1664525u + 1013904223u;
+		if (tc_cap_tick >> (32 - TC_CAP_GAP_SAMPLE_BITS))
 			return;
-		w = k < TC_CAP_GAP_ALL ? 1 : TC_CAP_GAP_SAMPLE;
-	} else {
-		/* timed at entry alone: its first call, then one in 2^bits */
-		w = k ? 1u << TC_CAP_DUR_SAMPLE_BITS : 1;
 	}
-	now = tc_cap_clock() - tc_cap.t0;
-	tc_cap.gap_sum[op] += w * (now > t_end ? now - t_end : 0);
-	tc_cap.gap_n[op] += w;
+	x = tc_cap_clock() - tc_cap.t0;
+	x = x > t_end ? x - t_end : 0;
+	if (k < TC_CAP_GAP_ALL && t->first_n < TC_CAP_GAP_ALL) {
+		t->first[t->first_n++] = (uint32_t)TC_MIN(x, (uint64_t)TC_TRACER_NS_MAX);
+		t->first_sum += x;
+	} else if (k >= TC_CAP_GAP_ALL) {
+		t->later_sum += x;
+		t->later_n++;
+	}
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool tc_cap_op_mean(unsigned op, uint64_t *ns)
+{
+	const struct tc_cap_tracer_op *t;
+	uint64_t calls;
+	double later, mean;
+
+	if (op >= TC_OP_MAX)
+		return false;
+	t = &tc_cap.tracer[op];
+	calls = atomic_load_explicit(&tc_cap.calls[op], memory_order_relaxed);
+	if (!calls || (!t->first_n && !t->later_n))
+		return false;
+	if (t->later_n) {
+		later = (double)t->later_sum / (double)t->later_n;
+	} else {
+		uint32_t v[TC_CAP_GAP_ALL];
+		memcpy(v, t->first, t->first_n * sizeof(*v));
+		qsort(v, t->first_n, sizeof(*v), u32_cmp);
+		later = v[t->first_n / 2];
+	}
+	mean = calls > t->first_n ? ((double)t->first_sum + (double)(calls - t->first_n) * later) /
+					    (double)calls
+				  : (double)t->first_sum / (double)t->first_n;
+	*ns = mean < (double)TC_TRACER_NS_MAX ? (uint64_t)(mean + 0.5) : TC_TRACER_NS_MAX;
+	return true;
 }
 
 uint64_t tc_cap_tracer_mean(uint64_t *calls)
 {
 	double sum = 0;
-	uint64_t n = 0;
+	uint64_t n = 0, ns;
 
 	for (unsigned op = 0; op < TC_OP_MAX; op++) {
-		if (!tc_cap.gap_n[op] || !tc_cap.calls[op])
+		uint64_t c = atomic_load_explicit(&tc_cap.calls[op], memory_order_relaxed);
+		if (!tc_cap_op_mean(op, &ns))
 			continue;
-		sum += (double)tc_cap.gap_sum[op] / (double)tc_cap.gap_n[op] * (double)tc_cap.calls[op];
-		n += tc_cap.calls[op];
+		sum += (double)ns * (double)c;
+		n += c;
 	}
 	if (calls)
 		*calls = n;
@@ -732,9 +773,11 @@ void tc_cap_commit(struct tc_rec *r)
 			r->ev.fields &= ~(uint32_t)TC_F_COMPL;
 		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
 		emit_event(&r->ev);
-		if (r->timed)
-			tracer_sample(r->ev.op, r->ev.t_end);
-		tc_cap.calls[r->ev.op]++;
+		tracer_sample(r->ev.op, r->ev.t_end, r->timed);
+		atomic_store_explicit(&tc_cap.calls[r->ev.op],
+				      atomic_load_explicit(&tc_cap.calls[r->ev.op],
+							   memory_order_relaxed) + 1,
+				      memory_order_relaxed);
 	} else if (TC_UNLIKELY(W.armed)) {
 		/* paused: the plugin still tells the marker by its call site */
 		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);

@@ -28,6 +28,10 @@
 #define TC_CAP_API __attribute__((visibility("default")))
 #define TC_RA() __builtin_return_address(0)
 
+#define TC_CAP_GAP_ALL 16
+#define TC_CAP_GAP_SAMPLE_BITS 4
+#define TC_CAP_GAP_SAMPLE (1u << TC_CAP_GAP_SAMPLE_BITS)
+
 #define TC_CAP_MAX_DEPTH 32
 #define TC_CAP_DEFAULT_DEPTH 8
 #define TC_CAP_DEFAULT_DIR "tracecluster-trace"
@@ -51,20 +55,23 @@ struct tc_cap_state {
 	 * the estimated duration + 1, or TC_CAP_DUR_UNKNOWN (tc_cap_end) */
 	_Atomic uint32_t dur[TC_OP_MAX];
 	/* the shim's time after a call's end (its stack, call site and
-	 * queueing), in the compute gap that follows, per op, on the calls
-	 * whose end was read off the clock (tc_cap_commit, under the lock):
-	 * of an op timed at exit the first TC_CAP_GAP_ALL, then one in
-	 * TC_CAP_GAP_SAMPLE; of one timed at entry alone every call timed in
-	 * full (its first, then one in 2^TC_CAP_DUR_SAMPLE_BITS), each
-	 * weighted by the calls it stands for. gap_sum[op] / gap_n[op] is the
-	 * op's mean; calls[op] counts its calls recorded, by which the ops'
-	 * means are weighted (tc_cap_tracer_mean) */
-	uint64_t gap_n[TC_OP_MAX], gap_sum[TC_OP_MAX], calls[TC_OP_MAX];
+	 * queueing), in the compute gap that follows, per op (tc_cap_commit,
+	 * under the lock), in two strata: the op's first TC_CAP_GAP_ALL
+	 * calls, each measured (timed in full whatever the op), and a random
+	 * sample of the later ones (of an op timed at exit one in
+	 * TC_CAP_GAP_SAMPLE, of one timed at entry alone those timed in
+	 * full); the op's mean (tc_cap_op_mean) is the first calls' time and
+	 * the sample's mean for each later call (without a sample the first
+	 * calls' median: the first of each call site costs the most);
+	 * calls[op] counts the op's calls recorded, by which the ops' means
+	 * are weighted (tc_cap_tracer_mean) */
+	struct tc_cap_tracer_op {
+		uint64_t first_sum, later_sum, later_n;
+		uint32_t first[TC_CAP_GAP_ALL], first_n;
+	} tracer[TC_OP_MAX];
+	_Atomic uint64_t calls[TC_OP_MAX];
 	pthread_mutex_t lock;
 };
-
-#define TC_CAP_GAP_ALL 16
-#define TC_CAP_GAP_SAMPLE 16
 
 extern struct tc_cap_state tc_cap;
 
@@ -214,8 +221,12 @@ static inline __attribute__((always_inline)) uint64_t tc_cap_end(unsigned op, ui
 	if (TC_LIKELY(d == 0))
 		return tc_cap_clock();
 	tc_cap_tick = tc_cap_tick * 1664525u + 1013904223u;
+	/* the op's first calls are timed in full: the shim's time after
+	 * them is measured (tc_cap_commit) */
 	if (TC_LIKELY(d != TC_CAP_DUR_UNKNOWN) &&
-	    TC_LIKELY(tc_cap_tick >> (32 - TC_CAP_DUR_SAMPLE_BITS))) {
+	    TC_LIKELY(tc_cap_tick >> (32 - TC_CAP_DUR_SAMPLE_BITS)) &&
+	    TC_LIKELY(atomic_load_explicit(&tc_cap.calls[op], memory_order_relaxed) >=
+		      TC_CAP_GAP_ALL)) {
 		*timed = false;
 		return t0 + d - 1;
 	}
@@ -247,9 +258,11 @@ static inline __attribute__((always_inline)) void tc_cap_begin(struct tc_rec *r,
 
 /* Resolve the call site, queue the event (copying its arrays), unlock. */
 void tc_cap_commit(struct tc_rec *r);
-/* The shim's mean time per call in the gaps, ns, the ops' means weighted
- * by their calls (0: none measured); *calls (if not NULL) the calls of the
- * ops measured. */
+/* The shim's mean time per call in the gaps after the calls of op, ns
+ * (TC_TRACER_NS_MAX at most); false when none was measured. */
+bool tc_cap_op_mean(unsigned op, uint64_t *ns);
+/* The same over every op, their means weighted by their calls (0: none
+ * measured); *calls (if not NULL) the calls of the ops measured. */
 uint64_t tc_cap_tracer_mean(uint64_t *calls);
 
 /* Init/Init_thread/Finalize/Abort (capture.c). */

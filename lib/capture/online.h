@@ -35,8 +35,9 @@ struct tc_online_args {
 	int traced;             /* this rank's raw file is complete */
 	int quiet;              /* no report line on standard error */
 	void *state;            /* at finalize: the hooks' ctx of a started plugin */
-	/* the shim's time after calls' recorded ends so far, measured
-	 * (tracer_ns, its mean, is sum / n; n 0: none) */
+	/* the shim's time after calls' recorded ends so far: its mean
+	 * (tracer_ns) times the calls of the ops measured, and those calls
+	 * (tracer_ns is sum / n; n 0: none) */
 	uint64_t tracer_sum, tracer_n;
 };
 

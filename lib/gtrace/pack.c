@@ -434,7 +434,9 @@ struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
 		g->tracer_ops[i].op = op < TC_OP_MAX ? op : 0;
 		g->tracer_ops[i].ns = tc_unpack_u32(u);
 		g->tracer_ops[i].calls = tc_unpack_u64(u);
-		if (op >= TC_OP_MAX || (i && op <= g->tracer_ops[i - 1].op))
+		if (!op || op >= TC_OP_MAX || (i && op <= g->tracer_ops[i - 1].op) ||
+		    g->tracer_ops[i].ns > TC_TRACER_NS_MAX || !g->tracer_ops[i].calls ||
+		    g->tracer_ops[i].calls > TC_TRACER_CALLS_MAX)
 			u->bad = true;
 	}
 	g->comms = unpack_array(u, &n, 14, sizeof(*g->comms));

@@ -1547,4 +1547,27 @@ import json, sys
 d = json.load(sys.stdin)
 ns = int(sys.argv[1])
 assert d["tracer_cost"] == "recorded" and abs(d["tracer_ns"] - ns) <= max(2, 0.05 * ns), (d["tracer_ns"], ns)' "$ns"
+	# and per op, the files' means weighted by their calls: after each
+	# op's calls its mean, in all, out of the trace's gaps
+	tc info --json onl >onl-info.json
+	for r in 0 1 2 3; do tc expand --json --rank $r onl/global.tct; done >onl-events.jl
+	echo "$output" | python3 -c '
+import collections, json, sys
+ops = json.load(open("onl-info.json"))["tracer_ops"]
+assert ops, "no tracer time per op in the files"
+ranks = collections.defaultdict(list)
+for line in open("onl-events.jl"):
+    e = json.loads(line)
+    ranks[e["rank"]].append((e["t_start"], e["t_end"], e["op"]))
+total = gaps = 0
+for evs in ranks.values():
+    per_op = collections.defaultdict(list)
+    for i in range(1, len(evs) - 1):
+        if evs[i + 1][0] > evs[i][1]:
+            per_op[evs[i][2]].append(evs[i + 1][0] - evs[i][1])
+    for op, g in per_op.items():
+        total += min(sum(g), ops[op] * len(g))
+        gaps += len(g)
+d = json.load(sys.stdin)
+assert abs(d["tracer_removed_s"] - total * 1e-9) <= (gaps + 4) * 1e-9, (d["tracer_removed_s"], total)'
 }

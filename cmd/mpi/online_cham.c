@@ -731,6 +731,35 @@ static void make_state(void *p)
 	}
 }
 
+/* The shim's time after each op's calls over the job's ranks, its means
+ * weighted by their calls, onto the global trace at rank 0 (collective). */
+static void tracer_ops_reduce(struct cham *c, const struct tc_online_args *a)
+{
+	double v[2 * TC_ONLINE_OPS];
+	struct tc_gtrace *g = a->rank == 0 ? c->online : NULL;
+
+	for (int op = 0; op < TC_ONLINE_OPS; op++) {
+		v[op] = (double)a->tracer_op_ns[op] * (double)a->tracer_op_calls[op];
+		v[TC_ONLINE_OPS + op] = (double)a->tracer_op_calls[op];
+	}
+	PMPI_Reduce(a->rank == 0 ? MPI_IN_PLACE : v, v, 2 * TC_ONLINE_OPS, MPI_DOUBLE, MPI_SUM, 0,
+		    MPI_COMM_WORLD);
+	/* without memory the trace goes without them (its gaps take the mean) */
+	if (g && !g->ntracer_ops && (g->tracer_ops = calloc(TC_OP_MAX, sizeof(*g->tracer_ops)))) {
+		for (int op = 1; op < TC_ONLINE_OPS && op < TC_OP_MAX; op++) {
+			double calls = v[TC_ONLINE_OPS + op], ns;
+			if (!(calls > 0))
+				continue;
+			ns = v[op] / calls + 0.5;
+			g->tracer_ops[g->ntracer_ops++] = (struct tc_tracer_op){
+				(uint32_t)op, ns < (double)TC_TRACER_NS_MAX ? (uint32_t)ns
+									   : (uint32_t)TC_TRACER_NS_MAX,
+				calls < (double)TC_TRACER_CALLS_MAX ? (uint64_t)calls
+								    : TC_TRACER_CALLS_MAX };
+		}
+	}
+}
+
 TC_ONLINE_API int tracecluster_online_start(const struct tc_online_args *a,
 					    struct tc_online_hooks *h)
 {
@@ -1001,6 +1030,7 @@ int tc_online_cham_finish(const struct tc_online_args *a)
 		    MPI_COMM_WORLD);
 	if (a->rank == 0 && c->online && tr[1])
 		c->online->tracer_ns = TC_MIN((tr[0] + tr[1] / 2) / tr[1], TC_TRACER_NS_MAX);
+	tracer_ops_reduce(c, a);
 	ok = gather_sites(c, &needed);
 	if (ok && a->rank == 0)
 		ok = write_global(c, &bytes);

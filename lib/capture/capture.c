@@ -1543,6 +1543,13 @@ static void online_args(struct tc_online_args *a, const char *mode, int traced)
 	a->traced = traced;
 	a->quiet = env_u64("TRACECLUSTER_QUIET", 0, 0, 1) != 0;
 	a->tracer_sum = tc_cap_tracer_mean(&a->tracer_n);
+	for (unsigned op = 1; op < TC_ONLINE_OPS && op < TC_OP_MAX; op++) {
+		uint64_t ns;
+		if (!tc_cap_op_mean(op, &ns))
+			continue;
+		a->tracer_op_ns[op] = (uint32_t)ns;
+		a->tracer_op_calls[op] = TC_MIN(atomic_load(&tc_cap.calls[op]), TC_TRACER_CALLS_MAX);
+	}
 	a->tracer_sum *= a->tracer_n;
 }
 

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#define TC_ONLINE_ABI 3
+#define TC_ONLINE_ABI 4
 #define TC_ONLINE_SYMBOL "tracecluster_online_run"
 #define TC_ONLINE_START_SYMBOL "tracecluster_online_start"
 #define TC_ONLINE_OPS 256
@@ -39,6 +39,10 @@ struct tc_online_args {
 	 * (tracer_ns) times the calls of the ops measured, and those calls
 	 * (tracer_ns is sum / n; n 0: none) */
 	uint64_t tracer_sum, tracer_n;
+	/* the same per op: the mean after its calls, ns, and its calls
+	 * (0: not measured) */
+	uint32_t tracer_op_ns[TC_ONLINE_OPS];
+	uint64_t tracer_op_calls[TC_ONLINE_OPS];
 };
 
 /* What at_collective is told of the call (bits). */

@@ -1384,10 +1384,11 @@ assert m["src_pct"] < 100 and m["events_pct"] < 100, m'
 	# rj ARGS...: the replay's JSON on 4 ranks
 	rj() { timeout 60 mpirun -np 4 "$RP" --json --compute sleep "$@"; }
 	# the time taken out of the gaps after each event of each rank but its
-	# first and last, as the rank's file has them: NS per gap in all (a
-	# short gap gives its whole length, the longer ones the rest), every
-	# gap when they are shorter together; printed with the leeway of 1 ns
-	# per gap, and what NS at most from each gap would take
+	# first and last, as the rank's file has them: NS per gap in all over
+	# the gaps after each op (a short gap gives its whole length, the op's
+	# longer ones the rest), every gap when they are shorter together;
+	# printed with the leeway of 1 ns per gap, and what NS at most from
+	# each gap would take
 	removed() {
 		for f in "$d"/rank-*.tcr; do tc dump --json "$f"; done | python3 -c '
 import json, sys
@@ -1396,14 +1397,17 @@ ranks = {}
 for line in sys.stdin:
     e = json.loads(line)
     if e.get("record") == "event":
-        ranks.setdefault(e["rank"], []).append((e["t_start"], e["t_end"]))
+        ranks.setdefault(e["rank"], []).append((e["t_start"], e["t_end"], e["op"]))
 total = clamped = gaps = 0
 for evs in ranks.values():
-    g = [evs[i + 1][0] - evs[i][1] for i in range(1, len(evs) - 1)]
-    g = [x for x in g if x > 0]
-    total += min(sum(g), ns * len(g))
-    clamped += sum(min(x, ns) for x in g)
-    gaps += len(g)
+    per_op = {}
+    for i in range(1, len(evs) - 1):
+        if evs[i + 1][0] > evs[i][1]:
+            per_op.setdefault(evs[i][2], []).append(evs[i + 1][0] - evs[i][1])
+    for g in per_op.values():
+        total += min(sum(g), ns * len(g))
+        clamped += sum(min(x, ns) for x in g)
+        gaps += len(g)
 print(total, gaps, clamped)' "$1"
 	}
 	run -0 rj "$d"
@@ -1442,7 +1446,7 @@ for r, evs in ranks.items():
         gaps += len(g)
 d = json.load(sys.stdin)
 assert d["tracer_cost"] == mode, d
-assert abs(d["tracer_removed_s"] - total * 1e-9) <= (gaps + 4) * 1e-9, (mode, d["tracer_removed_s"], total)' $m
+assert abs(d["tracer_removed_s"] - total * 1e-9) <= (gaps + 4) * 1e-9, (mode, d["tracer_removed_s"], total, gaps, {r: (files[r]["tracer_ns"], files[r]["tracer_ops"]) for r in files})' $m
 	done
 	run -0 rj halo-none.tct
 	echo "$output" | python3 -c '

@@ -9,7 +9,7 @@
 # $(BUILD)/mpich/tracecluster-replay, installed as tracecluster-replay.mpich.
 
 REPLAY_MPI_SRCS := cmd/mpi/replay.c cmd/mpi/ops.c cmd/mpi/rma.c cmd/mpi/io.c cmd/mpi/share.c \
-	cmd/mpi/gapcpu.c cmd/mpi/pairs.c cmd/mpi/colls.c cmd/mpi/wild.c
+	cmd/mpi/gapcpu.c cmd/mpi/discount.c cmd/mpi/pairs.c cmd/mpi/colls.c cmd/mpi/wild.c
 REPLAY_MPI_OBJS := $(REPLAY_MPI_SRCS:%.c=$(BUILD)/mpi/%.o)
 REPLAY_MPI := $(BUILD)/tracecluster-replay
 
@@ -75,6 +75,14 @@ $(BUILD)/test/unit/test_gapcpu: $(BUILD)/test/unit/test_gapcpu.o $(BUILD)/test/u
 	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $^ $(TC_LIBS)
 
 -include $(BUILD)/cmd/mpi/gapcpu.d
+
+# so does the tracer's time taken out of the gaps
+UNIT_TESTS += test/unit/test_discount.c
+$(BUILD)/test/unit/test_discount: $(BUILD)/test/unit/test_discount.o $(BUILD)/test/unit/unit.o \
+		$(BUILD)/cmd/mpi/discount.o $(LIBTC)
+	$(Q_LD)$(CC) $(LDFLAGS) $(TC_LDFLAGS) -o $@ $^ $(TC_LIBS)
+
+-include $(BUILD)/cmd/mpi/discount.d
 
 # tracecluster-mpi: the tracecluster command line run in the first process
 # of an MPI job, the other processes reading shares of the trace set

@@ -15,6 +15,7 @@
  */
 #include "lib/compat.h"
 #include "cmd/mpi/internal.h"
+#include "cmd/mpi/discount.h"
 #include "formats/tct.h"
 #include "formats/traceset.h"
 #include "lib/error.h"
@@ -306,109 +307,6 @@ void tc_revents_release(struct tc_revents *r)
 	}
 	free(r->comms);
 	memset(r, 0, sizeof(*r));
-}
-
-/* A gap after an event of op, for sorting by op, then length. */
-struct opgap {
-	uint64_t gap;
-	uint32_t op;
-};
-
-static int opgap_cmp(const void *a, const void *b)
-{
-	const struct opgap *x = a, *y = b;
-
-	if (x->op != y->op)
-		return x->op < y->op ? -1 : 1;
-	return x->gap < y->gap ? -1 : x->gap > y->gap;
-}
-
-/* The gap after event i of r (0: none, the next call starts before its
- * recorded end). */
-static uint64_t gap_after(const struct tc_revents *r, size_t i)
-{
-	uint64_t next = r->ev[i + 1].t_start;
-
-	return next > r->ev[i].t_end ? next - r->ev[i].t_end : 0;
-}
-
-/* The tracer's ns after a call of op: the op's where per_op has it (plus
- * 1, 0: none), else the mean. */
-static uint64_t tracer_after(const uint32_t *per_op, uint64_t mean, unsigned op)
-{
-	return per_op && op < TC_OP_MAX && per_op[op] ? per_op[op] - 1u : mean;
-}
-
-/*
- * The cap of the gaps g[0..m) (ascending) that gives ns per gap in all:
- * each gives min(gap, cap), the shorter their whole length; UINT64_MAX
- * when they are shorter than that together (each gives all).
- */
-static uint64_t gaps_cap(const struct opgap *g, size_t m, uint64_t ns)
-{
-	uint64_t want = m <= UINT64_MAX / ns ? ns * m : UINT64_MAX, below = 0;
-
-	for (size_t k = 0; k < m; k++) {
-		uint64_t left = want - below, c = left / (m - k) + (left % (m - k) != 0);
-		if (c <= g[k].gap)
-			return c;
-		below += g[k].gap;
-	}
-	return UINT64_MAX;
-}
-
-/*
- * Take the tracer's time out of the gaps after each event but the first
- * and the last: after a call of op, the shim's mean after that op's calls
- * (per_op, where it has one; else mean) per gap in all; the event's t_end
- * moves on by as much. A mean is a mean: the tracer's time varies from
- * call to call, and a gap shorter than its op's mean had less of it, so
- * the op's other gaps had more. Every gap after op gives min(gap, cap),
- * the cap (at least the mean) such that those gaps give the mean each
- * in all, or all of them their whole length when they are shorter
- * together. Taking min(gap, mean) from each instead would leave in the
- * gaps the part of the tracer's time the short ones had no room for (NPB
- * CG at 16 ranks on 2 cores: its gaps' median is 30 ns untraced, the
- * tracer's mean 300 ns, and a quarter of the tracer's time stayed); one
- * mean for every op would take the time of a costly op's record (an
- * MPI_Waitall's completions) out of the gaps after cheap ones, or, where
- * those are short, out of the computing after the costly one. Returns the
- * ns taken out in all.
- */
-static uint64_t discount_gaps(struct tc_revents *r, uint64_t mean, const uint32_t *per_op)
-{
-	struct opgap *g;
-	uint64_t *cap, total = 0;
-	size_t m = 0;
-
-	if ((!mean && !per_op) || r->n < 3)
-		return 0;
-	g = tc_xmalloc(tc_st_mult(r->n - 2, sizeof(*g)));
-	cap = tc_xcalloc(TC_OP_MAX, sizeof(*cap));
-	for (size_t i = 1; i + 1 < r->n; i++) {
-		unsigned op = r->ev[i].op < TC_OP_MAX ? r->ev[i].op : 0;
-		if ((g[m].gap = gap_after(r, i)) > 0 && tracer_after(per_op, mean, op)) {
-			g[m].op = op;
-			m++;
-		}
-	}
-	qsort(g, m, sizeof(*g), opgap_cmp);
-	for (size_t k = 0, j; k < m; k = j) {
-		for (j = k; j < m && g[j].op == g[k].op; j++)
-			;
-		cap[g[k].op] = gaps_cap(g + k, j - k, tracer_after(per_op, mean, g[k].op));
-	}
-	for (size_t i = 1; i + 1 < r->n; i++) {
-		unsigned op = r->ev[i].op < TC_OP_MAX ? r->ev[i].op : 0;
-		uint64_t d = gap_after(r, i);
-		if (d > cap[op])
-			d = cap[op];
-		r->ev[i].t_end += d;
-		total += d;
-	}
-	free(g);
-	free(cap);
-	return total;
 }
 
 /* The span the replay re-enacts: from the end of the rank's first event
@@ -900,7 +798,7 @@ int main(int argc, char **argv)
 	o.tracer_cost = tracer_recorded ? (tracer_mean ? "mean" : "recorded") : tracer_ns ? "given"
 										     : "none";
 	o.tracer_ns = tracer_recorded ? evs.tracer_ns : tracer_ns;
-	discount = discount_gaps(&evs, o.tracer_ns,
+	discount = tc_tracer_discount(evs.ev, evs.n, o.tracer_ns,
 				 tracer_recorded && !tracer_mean && evs.has_tracer_op ? evs.tracer_op
 										 : NULL);
 	tc_replay_mpi_init(&s, &o, &evs, rank, world);

@@ -745,7 +745,11 @@ static void tracer_ops_reduce(struct cham *c, const struct tc_online_args *a)
 	PMPI_Reduce(a->rank == 0 ? MPI_IN_PLACE : v, v, 2 * TC_ONLINE_OPS, MPI_DOUBLE, MPI_SUM, 0,
 		    MPI_COMM_WORLD);
 	/* without memory the trace goes without them (its gaps take the mean) */
-	if (g && !g->ntracer_ops && (g->tracer_ops = calloc(TC_OP_MAX, sizeof(*g->tracer_ops)))) {
+	if (g && !g->ntracer_ops) {
+		free(g->tracer_ops);
+		g->tracer_ops = calloc(TC_OP_MAX, sizeof(*g->tracer_ops));
+	}
+	if (g && g->tracer_ops && !g->ntracer_ops) {
 		for (int op = 1; op < TC_ONLINE_OPS && op < TC_OP_MAX; op++) {
 			double calls = v[TC_ONLINE_OPS + op], ns;
 			if (!(calls > 0))

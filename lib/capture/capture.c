@@ -58,6 +58,11 @@ struct tc_cap_state tc_cap = {
 __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
 __thread uint32_t tc_cap_tick __attribute__((tls_model("initial-exec")));
 
+uint32_t tc_cap_tick_seed(void)
+{
+	return ((uint32_t)tc_cap.rank * 2654435761u) ^ (uint32_t)(uintptr_t)&tc_cap_tick ^ 0x9e3779b9u;
+}
+
 enum { SLOT_EVENT = 1, SLOT_CALLSITE, SLOT_COMM };
 
 struct slot {
@@ -697,8 +702,7 @@ static inline void tracer_sample(unsigned op, uint64_t t_end, bool timed)
 		return;
 	if (k >= TC_CAP_GAP_ALL && !atomic_load_explicit(&tc_cap.dur[op], memory_order_relaxed)) {
 		/* timed at exit: one later call in TC_CAP_GAP_SAMPLE, drawn */
-		tc_cap_tick = tc_cap_tick * 1664525u + 1013904223u;
-		if (tc_cap_tick >> (32 - TC_CAP_GAP_SAMPLE_BITS))
+		if (tc_cap_tick_next() >> (32 - TC_CAP_GAP_SAMPLE_BITS))
 			return;
 	}
 	x = tc_cap_clock() - tc_cap.t0;
@@ -723,6 +727,7 @@ bool tc_cap_op_mean(unsigned op, uint64_t *ns)
 {
 	const struct tc_cap_tracer_op *t;
 	uint64_t calls;
+	uint32_t first_n;
 	double later, mean;
 
 	if (op >= TC_OP_MAX)
@@ -731,17 +736,21 @@ bool tc_cap_op_mean(unsigned op, uint64_t *ns)
 	calls = atomic_load_explicit(&tc_cap.calls[op], memory_order_relaxed);
 	if (!calls || (!t->first_n && !t->later_n))
 		return false;
+	/* read once: a signal's flush may read while a call records */
+	first_n = TC_MIN(t->first_n, (uint32_t)TC_CAP_GAP_ALL);
 	if (t->later_n) {
 		later = (double)t->later_sum / (double)t->later_n;
-	} else {
+	} else if (first_n) {
 		uint32_t v[TC_CAP_GAP_ALL];
-		memcpy(v, t->first, t->first_n * sizeof(*v));
-		qsort(v, t->first_n, sizeof(*v), u32_cmp);
-		later = v[t->first_n / 2];
+		memcpy(v, t->first, first_n * sizeof(*v));
+		qsort(v, first_n, sizeof(*v), u32_cmp);
+		later = v[first_n / 2];
+	} else {
+		return false;
 	}
-	mean = calls > t->first_n ? ((double)t->first_sum + (double)(calls - t->first_n) * later) /
-					    (double)calls
-				  : (double)t->first_sum / (double)t->first_n;
+	mean = calls > first_n ? ((double)t->first_sum + (double)(calls - first_n) * later) /
+					 (double)calls
+			       : (double)t->first_sum / (double)first_n;
 	*ns = mean < (double)TC_TRACER_NS_MAX ? (uint64_t)(mean + 0.5) : TC_TRACER_NS_MAX;
 	return true;
 }
@@ -751,7 +760,7 @@ uint64_t tc_cap_tracer_mean(uint64_t *calls)
 	double sum = 0;
 	uint64_t n = 0, ns;
 
-	for (unsigned op = 0; op < TC_OP_MAX; op++) {
+	for (unsigned op = 1; op < TC_OP_MAX; op++) {
 		uint64_t c = atomic_load_explicit(&tc_cap.calls[op], memory_order_relaxed);
 		if (!tc_cap_op_mean(op, &ns))
 			continue;

@@ -11,7 +11,9 @@
  * Hot-path rules: no malloc per call (scratch buffers grow and stay), one
  * uncontended lock only under MPI_THREAD_MULTIPLE, one CLOCK_MONOTONIC
  * read for a call that cannot block and two for one that can (see
- * tc_cap_end), one cached stack walk.
+ * tc_cap_end; an op's first calls and a sample of the later ones read
+ * it once more, after the record, for the shim's own time), one cached
+ * stack walk.
  */
 #ifndef TC_CAPTURE_INTERNAL_H
 #define TC_CAPTURE_INTERNAL_H
@@ -97,8 +99,21 @@ void *tc_cap_grow(void *p, size_t *alloc, size_t n, size_t size);
 
 /* Thread-local nesting guard: non-zero while a wrapper records. */
 extern __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
-/* Thread-local generator choosing the calls timed in full (tc_cap_end). */
+/* Thread-local generator choosing the calls timed in full (tc_cap_end)
+ * and the later calls whose tracer time is sampled (tc_cap_commit);
+ * seeded per rank and thread at its first draw (tc_cap_tick_seed), so
+ * that the ranks do not all draw the same calls. */
 extern __thread uint32_t tc_cap_tick __attribute__((tls_model("initial-exec")));
+uint32_t tc_cap_tick_seed(void);
+
+static inline uint32_t tc_cap_tick_next(void)
+{
+	uint32_t t = tc_cap_tick;
+
+	if (TC_UNLIKELY(!t))
+		t = tc_cap_tick_seed();
+	return tc_cap_tick = t * 1664525u + 1013904223u;
+}
 
 static inline uint64_t tc_cap_clock(void)
 {
@@ -207,10 +222,10 @@ uint64_t tc_cap_dur_sample(unsigned op, uint64_t t0);
  * The end time of a call of op that started at t0. A call that can block
  * reads the clock. One that cannot (TRACECLUSTER_DURATIONS=blocking, the
  * default: tc_cap.dur[op] != 0) takes its start plus the duration of its
- * function estimated from the calls timed in full: one in 64 drawn at
- * random (a linear congruential generator per thread; a fixed period would
- * keep drawing the same call of a loop). A vDSO clock read saved on most
- * such calls.
+ * function estimated from the calls timed in full: the op's first
+ * TC_CAP_GAP_ALL, then one in 64 drawn at random (a linear congruential
+ * generator per thread; a fixed period would keep drawing the same call
+ * of a loop). A vDSO clock read saved on most such calls.
  */
 static inline __attribute__((always_inline)) uint64_t tc_cap_end(unsigned op, uint64_t t0,
 								   bool *timed)
@@ -220,7 +235,7 @@ static inline __attribute__((always_inline)) uint64_t tc_cap_end(unsigned op, ui
 	*timed = true;
 	if (TC_LIKELY(d == 0))
 		return tc_cap_clock();
-	tc_cap_tick = tc_cap_tick * 1664525u + 1013904223u;
+	tc_cap_tick_next();
 	/* the op's first calls are timed in full: the shim's time after
 	 * them is measured (tc_cap_commit) */
 	if (TC_LIKELY(d != TC_CAP_DUR_UNKNOWN) &&

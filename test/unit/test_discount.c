@@ -113,3 +113,29 @@ TEST(discount_rounds_the_cap_up_by_less_than_a_ns_per_gap)
 	CHECK_EQ_U64(tc_tracer_discount(ev, 6, 0, NULL), 0);
 	CHECK_EQ_U64(tc_tracer_discount(ev, 2, 100, NULL), 0);
 }
+
+TEST(discount_leaves_calls_that_overlap_and_ops_without_a_mean)
+{
+	/* the third event starts before the second's recorded end (an
+	 * estimated end): no gap, nothing out of it, and it does not count
+	 * among the op's gaps; WAIT has a mean of its own, SEND none and the
+	 * mean over all is 0: the gaps after SEND keep all */
+	unsigned ops[] = { TC_OP_INIT, TC_OP_WAIT, TC_OP_WAIT, TC_OP_SEND, TC_OP_WAIT,
+			   TC_OP_FINALIZE };
+	uint64_t gaps[] = { 0, 100, 0, 400, 300 };
+	uint32_t per_op[TC_OP_MAX];
+	struct tc_event ev[6];
+
+	memset(per_op, 0, sizeof(per_op));
+	per_op[TC_OP_WAIT] = 150 + 1;
+	sequence(ev, ops, gaps, 6);
+	ev[3].t_start = ev[2].t_end - 5; /* overlaps the call before */
+	ev[3].t_end = ev[3].t_start + 10;
+	/* WAIT's gaps: 100 and 300 (the overlapped one none): 300 in all,
+	 * 100 whole and 200 of the 300 */
+	CHECK_EQ_U64(tc_tracer_discount(ev, 6, 0, per_op), 300);
+	CHECK_EQ_U64(left(ev, 1), 0);
+	CHECK_EQ_U64(left(ev, 2), 0);
+	CHECK_EQ_U64(left(ev, 3), 405);
+	CHECK_EQ_U64(left(ev, 4), 100);
+}

@@ -85,24 +85,6 @@ static int load_one(size_t i, struct tc_rank_trace *t, void *p, struct tc_error 
 }
 
 
-/* The files' tracer's time in the gaps, as compress takes it. */
-static void tracer_of(struct tc_anl *a, const struct tc_raw_stats *st)
-{
-	struct tc_tracer_mean m = { 0, 0 };
-	struct tc_tracer_ops *ops = tc_xcalloc(1, sizeof(*ops));
-
-	for (size_t i = 0; i < a->n; i++) {
-		tc_tracer_mean_add(&m, st[i].has_trailer ? st[i].trailer.tracer_ns : 0, st[i].events);
-		if (st[i].has_trailer)
-			tc_tracer_ops_add(ops, st[i].trailer.tracer_op,
-					  TC_MIN(st[i].trailer.ntracer_op, TC_TRACER_OPS));
-	}
-	a->tracer_ns = tc_tracer_mean_get(&m);
-	a->tracer_ops = tc_xcalloc(TC_OP_MAX, sizeof(*a->tracer_ops));
-	a->ntracer_ops = tc_tracer_ops_get(ops, a->tracer_ops);
-	free(ops);
-}
-
 int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_pool *pool,
 		struct tc_error *err)
 {
@@ -144,7 +126,7 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 		tc_progress_stop(&prog);
 		a->ts->progress = NULL;
 		if (!rc)
-			tracer_of(a, st);
+			a->tracer_ns = tc_tracer_of_stats(st, a->n, &a->tracer_ops, &a->ntracer_ops);
 		free(st);
 		if (rc)
 			return -1;

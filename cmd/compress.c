@@ -597,8 +597,6 @@ static void run_release(const struct compress_args *ca, struct compress_run *r)
 static int load_set(const struct compress_args *ca, struct compress_run *r)
 {
 	struct tc_raw_stats *rstats;
-	struct tc_tracer_mean tracer = { 0, 0 };
-	struct tc_tracer_ops *ops;
 	struct tc_progress *prog;
 	struct tc_traceset *ts;
 	struct tc_error err;
@@ -646,19 +644,8 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
-	for (size_t i = 0; !rc && i < ts->nfiles; i++) {
-		tc_tracer_mean_add(&tracer, rstats[i].has_trailer ? rstats[i].trailer.tracer_ns : 0,
-				   rstats[i].events);
-	}
-	r->tracer_ns = tc_tracer_mean_get(&tracer);
-	ops = tc_xcalloc(1, sizeof(*ops));
-	for (size_t i = 0; !rc && i < ts->nfiles; i++)
-		if (rstats[i].has_trailer)
-			tc_tracer_ops_add(ops, rstats[i].trailer.tracer_op,
-					  TC_MIN(rstats[i].trailer.ntracer_op, TC_TRACER_OPS));
-	r->tracer_ops = tc_xcalloc(TC_OP_MAX, sizeof(*r->tracer_ops));
-	r->ntracer_ops = tc_tracer_ops_get(ops, r->tracer_ops);
-	free(ops);
+	if (!rc)
+		r->tracer_ns = tc_tracer_of_stats(rstats, ts->nfiles, &r->tracer_ops, &r->ntracer_ops);
 	free(rstats);
 	return rc ? -1 : 0;
 }

@@ -176,6 +176,13 @@ struct tc_raw_stats {
 	uint64_t raw_bytes;       /* decoded payload bytes of all good blocks */
 };
 
+/* The tracer's time in the gaps of files whose statistics are st[0..n),
+ * in file order: returns the mean (tc_tracer_mean), and in a new array
+ * *ops (TC_OP_MAX entries, the caller frees it) the means per op, *nops
+ * of them (tc_tracer_ops). */
+uint64_t tc_tracer_of_stats(const struct tc_raw_stats *st, size_t n, struct tc_tracer_op **ops,
+			    size_t *nops);
+
 struct tc_raw_reader;
 
 /* Open path and read its file header and header block. */

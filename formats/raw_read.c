@@ -771,6 +771,24 @@ size_t tc_tracer_ops_get(const struct tc_tracer_ops *m, struct tc_tracer_op *out
 	return n;
 }
 
+uint64_t tc_tracer_of_stats(const struct tc_raw_stats *st, size_t n, struct tc_tracer_op **ops,
+			    size_t *nops)
+{
+	struct tc_tracer_mean m = { 0, 0 };
+	struct tc_tracer_ops *acc = tc_xcalloc(1, sizeof(*acc));
+
+	for (size_t i = 0; i < n; i++) {
+		tc_tracer_mean_add(&m, st[i].has_trailer ? st[i].trailer.tracer_ns : 0, st[i].events);
+		if (st[i].has_trailer)
+			tc_tracer_ops_add(acc, st[i].trailer.tracer_op,
+					  TC_MIN(st[i].trailer.ntracer_op, TC_TRACER_OPS));
+	}
+	*ops = tc_xcalloc(TC_OP_MAX, sizeof(**ops));
+	*nops = tc_tracer_ops_get(acc, *ops);
+	free(acc);
+	return tc_tracer_mean_get(&m);
+}
+
 void tc_tracer_mean_add(struct tc_tracer_mean *m, uint64_t tracer_ns, uint64_t events)
 {
 	if (!tracer_ns || !events || tracer_ns > TC_TRACER_NS_MAX)

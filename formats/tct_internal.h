@@ -105,6 +105,11 @@ struct lx {
 	const char *p;
 };
 bool tc_tct_lx_uint(struct lx *l, uint64_t *out);
+/* An operation as both forms write it: its name, or opNNN for one
+ * without (in buf); and the operation such a word names, 0 if none (or
+ * NULL). */
+const char *tc_tct_op_name(unsigned op, char *buf, size_t len);
+unsigned tc_tct_op_of_word(const char *word);
 /* "0x" and up to 16 hex digits. */
 bool tc_tct_lx_hex(struct lx *l, uint64_t *out);
 /* A peer as the text form writes it: a relative rank, none, any, null or

@@ -22,31 +22,6 @@
 
 /* ---- writing: JSON ------------------------------------------------------ */
 
-/* An operation's name, or opNNN for one without. */
-static const char *j_op_name(unsigned op, char *buf, size_t len)
-{
-	const char *name = tc_op_name(op);
-
-	if (name)
-		return name;
-	snprintf(buf, len, "op%u", op);
-	return buf;
-}
-
-/* The operation a name or opNNN names; 0: none (or NULL). */
-static unsigned j_op_of(const char *word)
-{
-	unsigned op = word ? tc_op_from_name(word) : 0;
-
-	if (word && !op && word[0] == 'o' && word[1] == 'p') {
-		struct lx d = { word + 2 };
-		uint64_t num;
-		if (tc_tct_lx_uint(&d, &num) && !*d.p && num && num < TC_OP_MAX)
-			op = (unsigned)num;
-	}
-	return op;
-}
-
 static struct tc_json *j_rl(const struct tc_ranklist *rl)
 {
 	struct tc_json *a = tc_json_array();
@@ -216,7 +191,7 @@ static struct tc_json *j_node(const struct tc_gtrace *g, const struct tc_gnode *
 		struct tc_json *ps = tc_json_object();
 		char buf[32];
 		tc_json_set_str(o, "type", "event");
-		tc_json_set_str(o, "op", j_op_name(nd->op, buf, sizeof(buf)));
+		tc_json_set_str(o, "op", tc_tct_op_name(nd->op, buf, sizeof(buf)));
 		tc_json_set_int(o, "site", tc_gtrace_site(g, nd->stack));
 		tc_json_set_uint(o, "n", nd->comp.n);
 		tc_json_set(o, "comp", j_stat(&nd->comp));
@@ -318,7 +293,7 @@ void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 		for (size_t i = 0; i < g->ntracer_ops; i++) {
 			struct tc_json *e = tc_json_object();
 			char buf[32];
-			tc_json_set_str(e, "op", j_op_name(g->tracer_ops[i].op, buf, sizeof(buf)));
+			tc_json_set_str(e, "op", tc_tct_op_name(g->tracer_ops[i].op, buf, sizeof(buf)));
 			tc_json_set_uint(e, "ns", g->tracer_ops[i].ns);
 			tc_json_set_uint(e, "calls", g->tracer_ops[i].calls);
 			tc_json_append(a, e);
@@ -723,7 +698,7 @@ static int j_node_read(struct rd *r, const struct tc_json *o, const struct tc_ra
 		const char *op = tc_json_str_value(tc_json_get(o, "op"));
 		const struct tc_json *ps = tc_json_get(o, "params");
 		int64_t site, n;
-		unsigned opn = j_op_of(op);
+		unsigned opn = tc_tct_op_of_word(op);
 		if (!opn)
 			return tc_tct_rd_fail(r, "event: unknown \"op\"");
 		nd->op = opn;
@@ -983,7 +958,7 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 		g->tracer_ops = n ? tc_xcalloc(n, sizeof(*g->tracer_ops)) : NULL;
 		for (size_t i = 0; i < n; i++) {
 			const struct tc_json *e = tc_json_array_get(x, i);
-			unsigned op = j_op_of(tc_json_str_value(tc_json_get(e, "op")));
+			unsigned op = tc_tct_op_of_word(tc_json_str_value(tc_json_get(e, "op")));
 			int64_t ns, calls;
 			if (!op || (i && op <= g->tracer_ops[i - 1].op) ||
 			    !j_int(tc_json_get(e, "ns"), &ns) || ns < 0 ||

@@ -263,12 +263,21 @@ static void w_indent(struct tc_strbuf *sb, unsigned depth)
 		tc_strbuf_addstr(sb, "  ");
 }
 
+const char *tc_tct_op_name(unsigned op, char *buf, size_t len)
+{
+	const char *name = tc_op_name(op);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "op%u", op);
+	return buf;
+}
+
 static void w_op(struct tc_strbuf *sb, unsigned op)
 {
-	if (tc_op_name(op))
-		tc_strbuf_addstr(sb, tc_op_name(op));
-	else
-		tc_strbuf_addf(sb, "op%u", op);
+	char buf[32];
+
+	tc_strbuf_addstr(sb, tc_tct_op_name(op, buf, sizeof(buf)));
 }
 
 static void w_node(struct tc_strbuf *sb, const struct tc_gtrace *g, const struct tc_gnode *nd,
@@ -1194,12 +1203,13 @@ static int t_param_line(struct tparse *t, struct lx *l, const char *name)
 	return 0;
 }
 
-/* An operation's name, or opNNN; 0 if it is neither. */
-static unsigned op_of_word(const char *word)
+unsigned tc_tct_op_of_word(const char *word)
 {
-	unsigned op = tc_op_from_name(word);
+	unsigned op = word ? tc_op_from_name(word) : 0;
 	uint64_t num;
 
+	if (!word)
+		return 0;
 	if (!op && word[0] == 'o' && word[1] == 'p') {
 		struct lx d = { word + 2 };
 		if (tc_tct_lx_uint(&d, &num) && !*d.p && num && num < TC_OP_MAX)
@@ -1271,7 +1281,7 @@ static int t_comm(struct rd *r, struct lx *l)
 		return tc_tct_rd_fail(r, "comm: expected parent=ID");
 	c->parent = (uint32_t)u;
 	if (!t_attr(l, "creator") ||
-	    !(lx_eat(l, '-') || (lx_word(l, w, sizeof(w)) && (c->creator = op_of_word(w)))))
+	    !(lx_eat(l, '-') || (lx_word(l, w, sizeof(w)) && (c->creator = tc_tct_op_of_word(w)))))
 		return tc_tct_rd_fail(r, "comm: expected creator=OPERATION or -");
 	if (!t_attr(l, "size") || !tc_tct_lx_uint(l, &u) || u > (uint64_t)g->world_size)
 		return tc_tct_rd_fail(r, "comm: expected size=N, at most the world size");
@@ -1354,7 +1364,7 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 		char w[64];
 		unsigned op;
 		uint64_t ns, calls;
-		if (!lx_word(l, w, sizeof(w)) || !(op = op_of_word(w)) ||
+		if (!lx_word(l, w, sizeof(w)) || !(op = tc_tct_op_of_word(w)) ||
 		    (g->ntracer_ops && op <= g->tracer_ops[g->ntracer_ops - 1].op))
 			return tc_tct_rd_fail(r, "tracer_op: expected an operation after the last");
 		lx_ws(l);
@@ -1513,7 +1523,7 @@ int tc_tct_text_parse(struct rd *r, const char *buf, size_t len)
 			continue;
 		}
 		{
-			unsigned op = op_of_word(word);
+			unsigned op = tc_tct_op_of_word(word);
 			if (op) {
 				tc_tct_rd_node_at(r, r->line);
 				rc = t_event_line(&t, &l, op);

@@ -91,6 +91,9 @@ struct tc_rreq *tc_rp_req_find(struct tc_replay_mpi *s, uint64_t id);
  * clock, ns. */
 uint64_t tc_rp_cpu_ns(void);
 uint64_t tc_rp_wall_ns(void);
+/* Compute the pending gap before the event being replayed (none
+ * pending: nothing): called just before the event's MPI call. */
+void tc_rp_gap(struct tc_replay_mpi *s);
 
 static inline bool tc_rp_fits_int(uint64_t v)
 {

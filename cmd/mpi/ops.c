@@ -675,6 +675,7 @@ static bool p2p(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 	t = tc_rp_dtype(ev, &exact);
 	if (ev->fields & TC_F_REQUEST)
 		hp = &h;
+	tc_rp_gap(s);
 	switch (ev->op) {
 	case TC_OP_SEND: MPI_Send(s->sbuf, cnt, t, peer, ev->tag, c->c); break;
 	case TC_OP_BSEND: MPI_Bsend(s->sbuf, cnt, t, peer, ev->tag, c->c); break;
@@ -895,12 +896,15 @@ static void completed(struct tc_replay_mpi *s, struct tc_rreq **q, MPI_Request *
 	}
 }
 
+/* requests of a wait or test held on the stack */
+#define WAIT_STACK 16
+
 static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
 {
 	uint64_t count = ev->fields & TC_F_COUNT ? ev->count : ev->ncompl;
-	MPI_Request *h;
-	struct tc_rreq **q;
-	int n, total, flag, idx, outc, *idxs;
+	MPI_Request *h, h_stack[WAIT_STACK];
+	struct tc_rreq **q, *q_stack[WAIT_STACK];
+	int n, total, flag, idx, outc, *idxs, i_stack[WAIT_STACK];
 	bool ok = true;
 
 	if (count < ev->ncompl)
@@ -908,12 +912,21 @@ static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
 	if (!tc_rp_fits_int(count) || count > (1u << 20))
 		return false;
 	total = (int)(count ? count : 1);
-	h = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*h)));
-	q = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*q)));
-	idxs = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*idxs)));
+	/* the usual few requests on the stack: no allocation between the
+	 * calls, where the replay's own time stands in for the gap's */
+	if (total <= WAIT_STACK) {
+		h = h_stack;
+		q = q_stack;
+		idxs = i_stack;
+	} else {
+		h = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*h)));
+		q = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*q)));
+		idxs = tc_xmalloc(tc_st_mult((size_t)total, sizeof(*idxs)));
+	}
 	event_reqs(s, ev, h, q, &n);
 	for (int j = n; j < total; j++)
 		h[j] = MPI_REQUEST_NULL;
+	tc_rp_gap(s);
 	/* an Isendrecv completes with its send: that first, unrecorded */
 	for (int j = 0; j < n; j++)
 		if (q[j]->h2 != MPI_REQUEST_NULL)
@@ -954,9 +967,11 @@ static bool wait_test(struct tc_replay_mpi *s, const struct tc_event *ev)
 	}
 	if (ok)
 		completed(s, q, h, n);
-	free(h);
-	free(q);
-	free(idxs);
+	if (h != h_stack) {
+		free(h);
+		free(q);
+		free(idxs);
+	}
 	return ok;
 }
 
@@ -1912,29 +1927,50 @@ static void spin_cpu(uint64_t ns)
 	} while (c0 && (used = tc_rp_cpu_ns() - c0) < ns);
 }
 
-/* Compute for the gap of ns before event i: the time (ns of CPU time
- * under --compute cpu, else of the wall clock) it is asked to take, 0
- * when none. */
-static uint64_t compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
+/* The replay's own time since the previous event's MPI call returned at
+ * back (wall-clock ns, 0: not known): its bookkeeping between the calls,
+ * which stands in for part of the gap, as the application's compute
+ * would have run then. Longer than CPU_CHECK_NS, it is not the replay's
+ * (a few hundred ns an event) but the scheduler's: the rank lost its
+ * core, and none of the gap's CPU time was spent. */
+static uint64_t own_time(uint64_t back)
+{
+	uint64_t now = back ? tc_rp_wall_ns() : 0;
+
+	return now > back && now - back < CPU_CHECK_NS ? now - back : 0;
+}
+
+/* Compute for the gap of ns before event i, the previous event's call
+ * having returned at back: the time (ns of CPU time under --compute
+ * cpu, else of the wall clock) it is asked to take, 0 when none. The
+ * replay's own time since back is part of it (own_time). */
+static uint64_t compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns, uint64_t back)
 {
 	struct timespec ts, now;
+	uint64_t want, own;
 
 	if (s->o->compute == TC_COMPUTE_NONE || !ns)
 		return 0;
+	want = s->o->compute == TC_COMPUTE_CPU ?
+		       (s->gap_cpu ? s->gap_cpu[i] : (uint64_t)((double)ns * s->o->cpu_share)) :
+		       ns;
+	own = own_time(back);
+	if (own >= want)
+		return want;
+	ns = want - own;
 	if (s->o->compute == TC_COMPUTE_SLEEP) {
 		ts.tv_sec = (time_t)(ns / 1000000000u);
 		ts.tv_nsec = (long)(ns % 1000000000u);
 		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts))
 			;
-		return ns;
+		return want;
 	}
 	if (s->o->compute == TC_COMPUTE_CPU) {
 		/* the gap's CPU time: its wall time at the share of a core the
 		 * rank had when it was recorded; the scheduler stretches it
 		 * back to wall time as it did the application's computing */
-		uint64_t cpu = s->gap_cpu ? s->gap_cpu[i] : (uint64_t)((double)ns * s->o->cpu_share);
-		spin_cpu(cpu);
-		return cpu;
+		spin_cpu(ns);
+		return want;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ts.tv_sec = now.tv_sec + (time_t)(ns / 1000000000u);
@@ -1957,11 +1993,43 @@ static uint64_t compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns)
 		if (left > SPIN_NEAR_NS)
 			sched_yield();
 	}
-	return ns;
+	return want;
+}
+
+/* Replay event i: false when its operation is not replayed. The
+ * point-to-point calls and the waits, most of a trace's events, compute
+ * the gap before them themselves, after their own bookkeeping; every
+ * other operation has it computed first. */
+void tc_rp_gap(struct tc_replay_mpi *s)
+{
+	if (!s->gap_ns)
+		return;
+	/* a gap is not an MPI call: the watchdog does not count it */
+	atomic_store(&s->in_mpi, false);
+	s->compute_ns += compute(s, s->gap_at, s->gap_ns, s->gap_back);
+	s->gap_ns = 0;
+	atomic_store(&s->in_mpi, true);
 }
 
 static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
 {
+	switch (tc_op_kind(ev->op)) {
+	case TC_K_SEND:
+	case TC_K_RECV:
+	case TC_K_SENDRECV:
+	case TC_K_PERSIST:
+		if (ev->op != TC_OP_MRECV && ev->op != TC_OP_IMRECV)
+			return p2p(s, i, ev);
+		break;
+	case TC_K_WAIT:
+		if (ev->op != TC_OP_CANCEL && ev->op != TC_OP_REQUEST_FREE &&
+		    ev->op != TC_OP_PARRIVED)
+			return wait_test(s, ev);
+		break;
+	default:
+		break;
+	}
+	tc_rp_gap(s);
 	switch (tc_op_kind(ev->op)) {
 	case TC_K_ENV:
 		if (ev->op == TC_OP_PCONTROL) {
@@ -1973,9 +2041,7 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 	case TC_K_RECV:
 	case TC_K_SENDRECV:
 	case TC_K_PERSIST:
-		if (ev->op == TC_OP_MRECV || ev->op == TC_OP_IMRECV)
-			return mrecv(s, ev);
-		return p2p(s, i, ev);
+		return mrecv(s, ev);
 	case TC_K_PROBE:
 		return probe(s, i, ev);
 	case TC_K_START:
@@ -1985,7 +2051,7 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 			return request_op(s, i, ev);
 		if (ev->op == TC_OP_PARRIVED)
 			return true; /* MPI-3 has none: the receive completes at its wait */
-		return wait_test(s, ev);
+		return false;
 	case TC_K_COLL:
 		if (tc_op_flags(ev->op) & TC_OPF_PERSIST)
 			return coll_init(s, ev);
@@ -2006,18 +2072,26 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 void tc_replay_mpi_run(struct tc_replay_mpi *s)
 {
 	const struct tc_revents *e = s->evs;
-	uint64_t prev_end = 0;
+	uint64_t prev_end = 0, back = 0;
+	bool timed = s->o->compute != TC_COMPUTE_NONE;
 
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
-		if (i && ev->t_start > prev_end)
-			s->compute_ns += compute(s, i, ev->t_start - prev_end);
+		if (i && ev->t_start > prev_end) {
+			s->gap_ns = ev->t_start - prev_end;
+			s->gap_at = i;
+			s->gap_back = back;
+		}
 		if (ev->t_end > prev_end || !i)
 			prev_end = ev->t_end;
 		atomic_store(&s->progress, (uint64_t)i);
 		atomic_store(&s->in_mpi, true);
 		if (!replay_one(s, i, ev))
 			skip(s, ev);
+		/* an event that made no MPI call: its gap all the same */
+		tc_rp_gap(s);
 		atomic_store(&s->in_mpi, false);
+		if (timed)
+			back = tc_rp_wall_ns();
 	}
 }

@@ -108,6 +108,13 @@ struct tc_replay_mpi {
 	uint64_t *gap_cpu;        /* --compute cpu: the CPU time (ns) of the gap
 				   * before each event, or NULL: its time times
 				   * cpu_share */
+	/* the gap before the event being replayed, computed just before its
+	 * MPI call (tc_rp_gap), so that the replay's own work on the event
+	 * counts as part of it */
+	uint64_t gap_ns;          /* its recorded length; 0: none pending */
+	size_t gap_at;            /* the event it precedes */
+	uint64_t gap_back;        /* wall-clock ns the previous event's call
+				   * returned (0: not known) */
 	char *sbuf, *rbuf;        /* zeroed, large enough for any event */
 	size_t buf_bytes;
 	void *bsend;              /* attached for buffered sends */

@@ -1577,3 +1577,27 @@ for evs in ranks.values():
 d = json.load(sys.stdin)
 assert abs(d["tracer_removed_s"] - total * 1e-9) <= (gaps + 4) * 1e-9, (d["tracer_removed_s"], total)'
 }
+
+@test "--compute cpu: a raw trace set's ranks on their files' clock, a global trace's from the end of MPI_Init" {
+	need_mpi
+	local d="$BATS_FILE_TMPDIR/halo2d" g="$BATS_TEST_TMPDIR/g.tct"
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$d"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["timeline"] == "files", d
+assert d["compute_s"] > 0, d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" "$d"
+	[[ "$output" == *"ranks on their files' clock"* ]]
+	tc compress -q --mode none -o "$g" "$d"
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$g"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["timeline"] == "init", d'
+	# a constant share has no timeline
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --cpu-share 0.5 "$d"
+	echo "$output" | python3 -c '
+import json, sys
+assert "timeline" not in json.load(sys.stdin)'
+}

@@ -20,6 +20,7 @@
 #include "formats/traceset.h"
 #include "lib/error.h"
 #include "lib/event.h"
+#include "lib/hash.h"
 #include "lib/json.h"
 #include "lib/merge.h"
 #include "lib/pool.h"
@@ -271,6 +272,11 @@ static int load_set(const char *path, int32_t rank, int32_t world, struct loader
 		goto out;
 	if (tc_reader_read(r, &ops, l, &st, err))
 		goto out;
+	/* a raw file's clock: on one host, the ranks' on one timeline */
+	if (ts->files[i].format == TC_FMT_RAW && ts->files[i].hdr.host) {
+		l->out->start_ns = ts->files[i].hdr.start_time_ns;
+		l->out->host = tc_hash64(ts->files[i].hdr.host, strlen(ts->files[i].hdr.host), 0);
+	}
 	l->out->tracer_ns = st.has_trailer && st.trailer.tracer_ns <= TC_TRACER_NS_MAX ?
 			    st.trailer.tracer_ns : 0;
 	for (unsigned k = 0; st.has_trailer && k < st.trailer.ntracer_op; k++) {
@@ -530,6 +536,7 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	if (o->compute == TC_COMPUTE_CPU && o->timeline) {
 		tc_json_set_real(doc, "other_load", o->other_load);
 		tc_json_set_real(doc, "node_share", o->node_share);
+		tc_json_set_str(doc, "timeline", o->timeline_files ? "files" : "init");
 	}
 	tc_json_set_int(doc, "node_cores", o->node_cores);
 	tc_json_set_int(doc, "node_ranks", o->node_ranks);
@@ -571,7 +578,8 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	       o->node_cores, o->node_cores == 1 ? "" : "s");
 	if (o->compute == TC_COMPUTE_CPU && o->timeline)
 		printf("compute:  cpu (shares from the recorded timeline, %.1f other tasks, "
-		       "%.3f of the node)\n", o->other_load, o->node_share);
+		       "%.3f of the node; ranks %s)\n", o->other_load, o->node_share,
+		       o->timeline_files ? "on their files' clock" : "from the end of MPI_Init");
 	else if (o->compute == TC_COMPUTE_CPU)
 		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
 	else
@@ -810,6 +818,7 @@ int main(int argc, char **argv)
 		if (share_now)
 			o.node_share = tc_replay_node_share(o.node_cores);
 		o.timeline = tc_replay_mpi_shares(&s);
+		o.timeline_files = o.timeline && s.clock_aligned;
 	}
 	/* wildcard receives the trace does not name the source of */
 	if (o.any_recorded)

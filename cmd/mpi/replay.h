@@ -28,6 +28,10 @@ struct tc_revents {
 	uint32_t tracer_op[TC_OP_MAX]; /* the same after the calls of each op,
 				   * plus 1 (0: not recorded, tracer_ns stands) */
 	bool has_tracer_op;       /* some op's is recorded */
+	uint64_t start_ns;        /* the rank's time 0 on the wall clock, ns since
+				   * the epoch (its file's header); 0: not known
+				   * (a global trace keeps none) */
+	uint64_t host;            /* a hash of the host it was recorded on */
 };
 
 /* The events of rank in path (a .tct global trace expanded for the rank,
@@ -49,6 +53,8 @@ struct tc_replay_opts {
 	int compute;              /* TC_COMPUTE_* */
 	double cpu_share;         /* TC_COMPUTE_CPU: a rank's share of a core when recorded */
 	bool timeline;            /* TC_COMPUTE_CPU: the shares are the timeline's (gap_cpu) */
+	bool timeline_files;      /* the timeline's ranks on their files' clock
+				   * (else each from the end of its MPI_Init) */
 	double other_load;        /* the timeline's: tasks of other jobs that competed for
 				   * the node's cores when it was recorded */
 	double node_share;        /* the timeline's: the share of the node's cores the
@@ -105,6 +111,9 @@ struct tc_replay_mpi {
 	unsigned io_seq;          /* files opened, for their names */
 	uint64_t compute_ns;      /* the gaps' compute asked for: CPU time under
 				   * --compute cpu, else wall time */
+	bool clock_aligned;       /* the timeline of gap_cpu puts the node's
+				   * ranks on their files' clock (else each
+				   * from the end of its MPI_Init) */
 	uint64_t *gap_cpu;        /* --compute cpu: the CPU time (ns) of the gap
 				   * before each event, or NULL: its time times
 				   * cpu_share */

@@ -170,10 +170,11 @@ static double base_slice(int cores)
 }
 
 /* The gaps of the rank's events as the replay passes them: (start, end)
- * pairs from the end of the first event, and the event each precedes. */
-static size_t own_gaps(const struct tc_revents *e, int64_t **out, size_t **at)
+ * pairs from base on the rank's clock (see tc_gapcpu_bases), and the
+ * event each precedes. */
+static size_t own_gaps(const struct tc_revents *e, uint64_t base, int64_t **out, size_t **at)
 {
-	uint64_t prev_end = 0, base = e->n ? e->ev[0].t_end : 0;
+	uint64_t prev_end = 0;
 	int64_t *g = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, 2 * sizeof(*g)));
 	size_t *idx = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, sizeof(*idx))), n = 0;
 
@@ -192,6 +193,39 @@ static size_t own_gaps(const struct tc_revents *e, int64_t **out, size_t **at)
 	return n;
 }
 
+/*
+ * Where the rank's timeline starts (see own_gaps): the node's ranks left
+ * MPI_Init milliseconds apart, as many as there are ranks per core
+ * times a scheduler slice (8 ms for FT at 16 ranks on 2 cores), so that
+ * where their files' start times say when each began (raw files
+ * recorded on one host) their gaps are put on that clock; else they are
+ * taken to have left MPI_Init together. Sets s->clock_aligned.
+ */
+static uint64_t node_base(struct tc_replay_mpi *s, MPI_Comm node, int size, int me)
+{
+	const struct tc_revents *e = s->evs;
+	uint64_t mine[3] = { e->start_ns, e->n ? e->ev[0].t_end : 0, e->host };
+	uint64_t *all = tc_xmalloc(tc_st_mult((size_t)size, sizeof(mine)));
+	uint64_t *start = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*start)));
+	uint64_t *end = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*end)));
+	uint64_t *base = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*base))), b;
+	bool one_host = true;
+
+	PMPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, node);
+	for (int r = 0; r < size; r++) {
+		start[r] = all[3 * r];
+		end[r] = all[3 * r + 1];
+		one_host = one_host && all[3 * r + 2] == all[2];
+	}
+	s->clock_aligned = tc_gapcpu_bases((size_t)size, one_host ? start : NULL, end, base);
+	b = base[me];
+	free(all);
+	free(start);
+	free(end);
+	free(base);
+	return b;
+}
+
 bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 {
 	MPI_Comm node;
@@ -205,15 +239,12 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	model.cores = s->o->node_cores;
 	model.head = base_slice((int)model.cores) / 2;
 	model.cores *= s->o->node_share > 0 ? s->o->node_share : 1;
-	n = own_gaps(s->evs, &mine, &at);
 	if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-				 &node) != MPI_SUCCESS) {
-		free(mine);
-		free(at);
+				 &node) != MPI_SUCCESS)
 		return false;
-	}
 	PMPI_Comm_size(node, &size);
 	PMPI_Comm_rank(node, &me);
+	n = own_gaps(s->evs, node_base(s, node, size, me), &mine, &at);
 	counts = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*counts)));
 	displs = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*displs)));
 	in = n > MAX_NODE_GAPS ? -1 : (int)(2 * n);

@@ -263,6 +263,10 @@ needs_dynproc() {
 
 @test "capture-mpich: Fortran (use mpi) Comm_accept/connect and Comm_spawn record the events of the C program, at the Fortran call sites" {
 	[ -x "$TP/connect_usempi" ] || skip "no MPICH Fortran compiler (mpif90.mpich)"
+	# compared with the C program's run, which needs them too: an MPICH
+	# without them may end the Fortran run before it says so (killed by
+	# the timeout on a loaded machine, no output)
+	needs_dynproc connect
 	needs_dynproc fconnect
 	check_fconnect connect fconnect
 }

@@ -1205,11 +1205,12 @@ static int t_param_line(struct tparse *t, struct lx *l, const char *name)
 
 unsigned tc_tct_op_of_word(const char *word)
 {
-	unsigned op = word ? tc_op_from_name(word) : 0;
+	unsigned op;
 	uint64_t num;
 
 	if (!word)
 		return 0;
+	op = tc_op_from_name(word);
 	if (!op && word[0] == 'o' && word[1] == 'p') {
 		struct lx d = { word + 2 };
 		if (tc_tct_lx_uint(&d, &num) && !*d.p && num && num < TC_OP_MAX)

@@ -1996,10 +1996,7 @@ static uint64_t compute(const struct tc_replay_mpi *s, size_t i, uint64_t ns, ui
 	return want;
 }
 
-/* Replay event i: false when its operation is not replayed. The
- * point-to-point calls and the waits, most of a trace's events, compute
- * the gap before them themselves, after their own bookkeeping; every
- * other operation has it computed first. */
+/* Compute the pending gap (tc_replay_mpi's gap_*), once. */
 void tc_rp_gap(struct tc_replay_mpi *s)
 {
 	if (!s->gap_ns)
@@ -2011,25 +2008,28 @@ void tc_rp_gap(struct tc_replay_mpi *s)
 	atomic_store(&s->in_mpi, true);
 }
 
-static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
+/* Whether replay_one's function for op computes the gap itself, after
+ * its own bookkeeping (p2p, wait_test: most of a trace's events). */
+static bool gap_inside(unsigned op)
 {
-	switch (tc_op_kind(ev->op)) {
+	switch (tc_op_kind(op)) {
 	case TC_K_SEND:
 	case TC_K_RECV:
 	case TC_K_SENDRECV:
 	case TC_K_PERSIST:
-		if (ev->op != TC_OP_MRECV && ev->op != TC_OP_IMRECV)
-			return p2p(s, i, ev);
-		break;
+		return op != TC_OP_MRECV && op != TC_OP_IMRECV;
 	case TC_K_WAIT:
-		if (ev->op != TC_OP_CANCEL && ev->op != TC_OP_REQUEST_FREE &&
-		    ev->op != TC_OP_PARRIVED)
-			return wait_test(s, ev);
-		break;
+		return op != TC_OP_CANCEL && op != TC_OP_REQUEST_FREE && op != TC_OP_PARRIVED;
 	default:
-		break;
+		return false;
 	}
-	tc_rp_gap(s);
+}
+
+/* Replay event i: false when its operation is not replayed. */
+static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event *ev)
+{
+	if (!gap_inside(ev->op))
+		tc_rp_gap(s);
 	switch (tc_op_kind(ev->op)) {
 	case TC_K_ENV:
 		if (ev->op == TC_OP_PCONTROL) {
@@ -2041,7 +2041,9 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 	case TC_K_RECV:
 	case TC_K_SENDRECV:
 	case TC_K_PERSIST:
-		return mrecv(s, ev);
+		if (ev->op == TC_OP_MRECV || ev->op == TC_OP_IMRECV)
+			return mrecv(s, ev);
+		return p2p(s, i, ev);
 	case TC_K_PROBE:
 		return probe(s, i, ev);
 	case TC_K_START:
@@ -2051,7 +2053,7 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 			return request_op(s, i, ev);
 		if (ev->op == TC_OP_PARRIVED)
 			return true; /* MPI-3 has none: the receive completes at its wait */
-		return false;
+		return wait_test(s, ev);
 	case TC_K_COLL:
 		if (tc_op_flags(ev->op) & TC_OPF_PERSIST)
 			return coll_init(s, ev);

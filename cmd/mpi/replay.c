@@ -817,8 +817,7 @@ int main(int argc, char **argv)
 			o.other_load = tc_replay_other_load();
 		if (share_now)
 			o.node_share = tc_replay_node_share(o.node_cores);
-		o.timeline = tc_replay_mpi_shares(&s);
-		o.timeline_files = o.timeline && s.clock_aligned;
+		o.timeline = tc_replay_mpi_shares(&s, &o.timeline_files);
 	}
 	/* wildcard receives the trace does not name the source of */
 	if (o.any_recorded)

@@ -111,9 +111,6 @@ struct tc_replay_mpi {
 	unsigned io_seq;          /* files opened, for their names */
 	uint64_t compute_ns;      /* the gaps' compute asked for: CPU time under
 				   * --compute cpu, else wall time */
-	bool clock_aligned;       /* the timeline of gap_cpu puts the node's
-				   * ranks on their files' clock (else each
-				   * from the end of its MPI_Init) */
 	uint64_t *gap_cpu;        /* --compute cpu: the CPU time (ns) of the gap
 				   * before each event, or NULL: its time times
 				   * cpu_share */
@@ -174,7 +171,9 @@ double tc_replay_other_load(void);
  * time is compared with the cores' (share.c; collective over the world). */
 double tc_replay_node_share(int cores);
 /* Set s->gap_cpu from the recorded timeline of the node's ranks (share.c;
- * collective over the world). False when it is too large to gather. */
-bool tc_replay_mpi_shares(struct tc_replay_mpi *s);
+ * collective over the world). False when it is too large to gather.
+ * *files: the ranks were put on their files' clock, not each from the
+ * end of its MPI_Init (see tc_gapcpu_bases). */
+bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files);
 
 #endif

@@ -199,16 +199,15 @@ static size_t own_gaps(const struct tc_revents *e, uint64_t base, int64_t **out,
  * times a scheduler slice (8 ms for FT at 16 ranks on 2 cores), so that
  * where their files' start times say when each began (raw files
  * recorded on one host) their gaps are put on that clock; else they are
- * taken to have left MPI_Init together. Sets s->clock_aligned.
+ * taken to have left MPI_Init together. *files: whether they were.
  */
-static uint64_t node_base(struct tc_replay_mpi *s, MPI_Comm node, int size, int me)
+static uint64_t node_base(const struct tc_revents *e, MPI_Comm node, int size, int me,
+			  bool *files)
 {
-	const struct tc_revents *e = s->evs;
-	uint64_t mine[3] = { e->start_ns, e->n ? e->ev[0].t_end : 0, e->host };
-	uint64_t *all = tc_xmalloc(tc_st_mult((size_t)size, sizeof(mine)));
-	uint64_t *start = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*start)));
-	uint64_t *end = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*end)));
-	uint64_t *base = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*base))), b;
+	uint64_t mine[3] = { e->start_ns, e->n ? e->ev[0].t_end : 0, e->host }, b;
+	/* all: each rank's three; then start, end and base, size each */
+	uint64_t *all = tc_xmalloc(tc_st_mult((size_t)size, 2 * sizeof(mine)));
+	uint64_t *start = all + 3 * (size_t)size, *end = start + size, *base = end + size;
 	bool one_host = true;
 
 	PMPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, node);
@@ -217,16 +216,13 @@ static uint64_t node_base(struct tc_replay_mpi *s, MPI_Comm node, int size, int 
 		end[r] = all[3 * r + 1];
 		one_host = one_host && all[3 * r + 2] == all[2];
 	}
-	s->clock_aligned = tc_gapcpu_bases((size_t)size, one_host ? start : NULL, end, base);
+	*files = tc_gapcpu_bases((size_t)size, one_host ? start : NULL, end, base);
 	b = base[me];
 	free(all);
-	free(start);
-	free(end);
-	free(base);
 	return b;
 }
 
-bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
+bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files)
 {
 	MPI_Comm node;
 	int64_t *mine, *all = NULL;
@@ -236,6 +232,7 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 	struct tc_gapcpu_node model = { .other = s->o->other_load };
 	bool ok = false;
 
+	*files = false;
 	model.cores = s->o->node_cores;
 	model.head = base_slice((int)model.cores) / 2;
 	model.cores *= s->o->node_share > 0 ? s->o->node_share : 1;
@@ -244,7 +241,7 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s)
 		return false;
 	PMPI_Comm_size(node, &size);
 	PMPI_Comm_rank(node, &me);
-	n = own_gaps(s->evs, node_base(s, node, size, me), &mine, &at);
+	n = own_gaps(s->evs, node_base(s->evs, node, size, me, files), &mine, &at);
 	counts = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*counts)));
 	displs = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*displs)));
 	in = n > MAX_NODE_GAPS ? -1 : (int)(2 * n);

@@ -125,8 +125,10 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 		rc = tc_load_each(a->ts, pool, &a->ropts, load_one, &lc, st, err);
 		tc_progress_stop(&prog);
 		a->ts->progress = NULL;
-		if (!rc)
+		if (!rc) {
 			a->tracer_ns = tc_tracer_of_stats(st, a->n, &a->tracer_ops, &a->ntracer_ops);
+			a->skew = tc_traceset_skews(a->ts, st);
+		}
 		free(st);
 		if (rc)
 			return -1;
@@ -141,6 +143,7 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 void tc_anl_release(struct tc_anl *a)
 {
 	free(a->tracer_ops);
+	free(a->skew);
 	if (a->traces)
 		tc_load_free_all(a->traces, a->n);
 	free(a->sigs);
@@ -359,6 +362,14 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 		out->g->tracer_ops = tc_xmalloc(a->ntracer_ops * sizeof(*a->tracer_ops));
 		memcpy(out->g->tracer_ops, a->tracer_ops, a->ntracer_ops * sizeof(*a->tracer_ops));
 		out->g->ntracer_ops = a->ntracer_ops;
+	}
+	if (out->g->world_size < a->world)
+		out->g->world_size = a->world;
+	if (a->skew && !out->g->skew && out->g->world_size == a->world &&
+	    out->g->ranks.count == (uint64_t)a->world) {
+		size_t bytes = (size_t)a->world * sizeof(*a->skew);
+		out->g->skew = tc_xmalloc(bytes);
+		memcpy(out->g->skew, a->skew, bytes);
 	}
 	snprintf(out->g->mode, sizeof(out->g->mode), "%s", mode->name);
 	snprintf(out->g->variant, sizeof(out->g->variant), "%s",

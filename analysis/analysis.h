@@ -44,6 +44,7 @@ struct tc_anl {
 	uint64_t tracer_ns;
 	struct tc_tracer_op *tracer_ops;
 	size_t ntracer_ops;
+	uint64_t *skew;                /* DIR: the ranks' (tc_traceset_skews), or NULL */
 	const char *what;              /* prefix of the progress lines (e.g. the
 					* mode), or NULL; set after tc_anl_open */
 };

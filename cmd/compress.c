@@ -560,6 +560,7 @@ struct compress_run {
 	uint64_t tracer_ns;         /* the files' trailers' (tc_traceset_tracer_ns) */
 	struct tc_tracer_op *tracer_ops; /* and per op (tc_tracer_ops_get) */
 	size_t ntracer_ops;
+	uint64_t *skew;             /* the ranks' (tc_traceset_skews) or NULL */
 	struct tc_strbuf sb;
 	struct report rep;
 	struct tc_anl_fidelity fid;
@@ -571,6 +572,7 @@ static void run_release(const struct compress_args *ca, struct compress_run *r)
 
 	tc_strbuf_release(&r->sb);
 	free(r->tracer_ops);
+	free(r->skew);
 	tc_gtrace_free(&r->g);
 	if (r->leaves) {
 		size_t n = ca->none ? (ts ? ts->nfiles : 0) : r->result.nclusters;
@@ -644,8 +646,10 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 		tc_warn_salvaged(ts->files[i].path, rstats[i].events, rstats[i].bad_blocks,
 				 rstats[i].bad_bytes, rstats[i].has_trailer,
 				 rstats[i].first_error_msg);
-	if (!rc)
+	if (!rc) {
 		r->tracer_ns = tc_tracer_of_stats(rstats, ts->nfiles, &r->tracer_ops, &r->ntracer_ops);
+		r->skew = tc_traceset_skews(ts, rstats);
+	}
 	free(rstats);
 	return rc ? -1 : 0;
 }
@@ -723,6 +727,12 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		r->g->tracer_ops = r->tracer_ops;
 		r->g->ntracer_ops = r->ntracer_ops;
 		r->tracer_ops = NULL;
+	}
+	/* the ranks' skews, of a trace of every rank */
+	if (r->skew && r->g->ranks.count == (uint64_t)r->g->world_size) {
+		free(r->g->skew);
+		r->g->skew = r->skew;
+		r->skew = NULL;
 	}
 	/* every rank's communicators, from its own table (a cluster's
 	 * members share the lead's events, not its communicators); none with

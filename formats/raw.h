@@ -174,6 +174,8 @@ struct tc_raw_stats {
 	uint64_t file_bytes;
 	uint64_t payload_bytes;   /* stored payload bytes of all good blocks */
 	uint64_t raw_bytes;       /* decoded payload bytes of all good blocks */
+	uint64_t first_end;       /* the end of the first event read, ns since the
+				   * file's start (its MPI_Init's); 0: none read */
 };
 
 /* The tracer's time in the gaps of files whose statistics are st[0..n),

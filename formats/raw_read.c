@@ -316,15 +316,38 @@ const struct tc_raw_header *tc_raw_get_header(const struct tc_raw_reader *r)
 	return &r->hdr;
 }
 
+/* The caller's event callback behind one that keeps the first event's
+ * end (struct tc_raw_stats first_end), for the block holding it. */
+struct first_ctx {
+	int (*event)(void *ctx, const struct tc_event *ev);
+	void *ctx;
+	uint64_t *first_end;
+	bool seen;
+};
+
+static int first_event(void *c, const struct tc_event *ev)
+{
+	struct first_ctx *f = c;
+
+	if (!f->seen) {
+		*f->first_end = ev->t_end;
+		f->seen = true;
+	}
+	return f->event ? f->event(f->ctx, ev) : 0;
+}
+
 static int decode_events(struct tc_raw_reader *r, const struct tc_raw_block_header *h,
 			 const uint8_t *p, uint64_t off, const struct tc_read_ops *ops,
-			 void *ctx, uint64_t *nev, struct tc_error *err)
+			 void *ctx, struct tc_raw_stats *st, struct tc_error *err)
 {
 	struct tc_raw_delta d = { r->hdr.rank, h->base_time, 0 };
+	struct first_ctx f = { ops ? ops->event : NULL, ctx, &st->first_end, false };
 	const char *why = NULL;
 	uint32_t at = 0;
+	bool first = !st->events;
 	int rc = tc_raw_decode_block(p, p + h->raw_len, h->records, &d, &r->scratch,
-				     ops ? ops->event : NULL, ctx, nev, &at, &why);
+				     first ? first_event : f.event, first ? (void *)&f : ctx,
+				     &st->events, &at, &why);
 
 	if (rc == -1 && at == h->records)
 		return tc_error_set(err, TC_ERR_FORMAT, r->path, (int64_t)off, "%s", why);
@@ -640,7 +663,7 @@ int tc_raw_read(struct tc_raw_reader *r, const struct tc_read_ops *ops, void *ct
 		if (!rc) {
 			switch (h.type) {
 			case TC_BLK_EVENTS:
-				rc = decode_events(r, &h, payload, off, ops, ctx, &st->events, &berr);
+				rc = decode_events(r, &h, payload, off, ops, ctx, st, &berr);
 				break;
 			case TC_BLK_CALLSITES:
 				rc = decode_callsites(r, &h, payload, off, ops, ctx, &berr);

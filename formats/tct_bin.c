@@ -23,6 +23,7 @@
 #include "lib/merge.h"
 #include "lib/ranklist.h"
 #include "lib/rsd.h"
+#include "lib/skew.h"
 #include "lib/strbuf.h"
 #include "lib/varint.h"
 #include "lib/xalloc.h"
@@ -611,7 +612,7 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 	/* the communicator table, when there is one, after the nodes (a
 	 * body that ends with them has none); then the tracer's time when
 	 * measured (the table's count, 0 too, before it) */
-	if (g->ncomms || g->tracer_ns || g->ntracer_ops)
+	if (g->ncomms || g->tracer_ns || g->ntracer_ops || g->skew)
 		put_u(w, g->ncomms);
 	for (size_t i = 0; i < g->ncomms; i++) {
 		const struct tc_gcomm *c = &g->comms[i];
@@ -639,16 +640,18 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 	}
 	/* then the tracer's time per op when measured (the mean, 0 too,
 	 * before it) */
-	if (g->tracer_ns || g->ntracer_ops)
+	if (g->tracer_ns || g->ntracer_ops || g->skew)
 		put_u(w, g->tracer_ns);
-	if (g->ntracer_ops) {
+	if (g->ntracer_ops || g->skew)
 		put_u(w, g->ntracer_ops);
-		for (size_t i = 0; i < g->ntracer_ops; i++) {
-			put_u(w, g->tracer_ops[i].op);
-			put_u(w, g->tracer_ops[i].ns);
-			put_u(w, g->tracer_ops[i].calls);
-		}
+	for (size_t i = 0; i < g->ntracer_ops; i++) {
+		put_u(w, g->tracer_ops[i].op);
+		put_u(w, g->tracer_ops[i].ns);
+		put_u(w, g->tracer_ops[i].calls);
 	}
+	/* then the ranks' skews when known (their count, 0 too, before them) */
+	for (int32_t k = 0; g->skew && k < g->world_size; k++)
+		put_u(w, g->skew[k]);
 }
 
 static void put_le32(struct tc_strbuf *sb, uint32_t v)
@@ -1369,14 +1372,16 @@ static int get_graph(struct br *r, struct tc_gcomm *c, bool weighted)
 }
 
 /* The communicator table (formats/tct-binary.md "comms"). */
-/* The tracer's time per op: the count, then op, ns, calls each, the
- * ops ascending. */
+/* The tracer's time per op: the count (0 only when the skews follow),
+ * then op, ns, calls each, the ops ascending. */
 static int get_tracer_ops(struct br *r)
 {
 	uint64_t n, op, ns, calls;
 
-	if (!get_u(r, &n) || !n || n > TC_OP_MAX)
+	if (!get_u(r, &n) || (!n && r->p == r->end) || n > TC_OP_MAX)
 		return fail(r, "bad tracer_op count");
+	if (!n)
+		return 0;
 	r->g->tracer_ops = tc_xcalloc((size_t)n, sizeof(*r->g->tracer_ops));
 	for (size_t i = 0; i < n; i++) {
 		if (!get_u(r, &op) || !get_u(r, &ns) || !get_u(r, &calls) || !op ||
@@ -1386,6 +1391,25 @@ static int get_tracer_ops(struct br *r)
 		r->g->tracer_ops[i] = (struct tc_tracer_op){ (uint32_t)op, (uint32_t)ns, calls };
 		r->g->ntracer_ops = i + 1;
 	}
+	return 0;
+}
+
+/* The ranks' skews: one per world rank, of a trace that covers it. */
+static int get_skews(struct br *r)
+{
+	struct tc_gtrace *g = r->g;
+	const char *why;
+
+	if (g->ranks.count != (uint64_t)g->world_size)
+		return fail(r, "skews of a trace that does not cover the world");
+	if (r->end - r->p < g->world_size)
+		return fail(r, "fewer skews than ranks");
+	g->skew = tc_xmalloc(tc_st_mult((size_t)g->world_size, sizeof(*g->skew)));
+	for (int32_t k = 0; k < g->world_size; k++)
+		if (!get_u(r, &g->skew[k]))
+			return fail(r, "bad skew");
+	if ((why = tc_skew_check(g->skew, (size_t)g->world_size)))
+		return fail(r, why);
 	return 0;
 }
 
@@ -1585,6 +1609,8 @@ int tc_tct_bin_parse(struct rd *rd, const void *buf, size_t len, const char *nam
 		goto out;
 	}
 	if (r.p != r.end && get_tracer_ops(&r))
+		goto out;
+	if (r.p != r.end && get_skews(&r))
 		goto out;
 	if (r.p != r.end) {
 		fail(&r, "unexpected bytes after the trace");

@@ -11,6 +11,7 @@
 #include "lib/merge.h"
 #include "lib/ranklist.h"
 #include "lib/rsd.h"
+#include "lib/skew.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -299,6 +300,12 @@ void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 			tc_json_append(a, e);
 		}
 		tc_json_set(o, "tracer_ops", a);
+	}
+	if (g->skew) {
+		struct tc_json *a = tc_json_array();
+		for (int32_t k = 0; k < g->world_size; k++)
+			tc_json_append(a, tc_json_uint(g->skew[k]));
+		tc_json_set(o, "skew", a);
 	}
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct tc_json *so = tc_json_object(), *fr = tc_json_array();
@@ -969,6 +976,26 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 			}
 			g->tracer_ops[i] = (struct tc_tracer_op){ op, (uint32_t)ns, (uint64_t)calls };
 			g->ntracer_ops = i + 1;
+		}
+	}
+	if ((x = tc_json_get(doc, "skew"))) {
+		/* one per world rank, of a trace that covers the world */
+		const char *why = NULL;
+		if (!tc_json_is_array(x) || tc_json_array_size(x) != (size_t)g->world_size ||
+		    g->ranks.count != (uint64_t)g->world_size) {
+			tc_tct_rd_fail(r, "bad \"skew\": expected one per rank of the whole world");
+			goto out;
+		}
+		g->skew = tc_xmalloc(tc_st_mult((size_t)g->world_size, sizeof(*g->skew)));
+		for (int32_t k = 0; k < g->world_size && !why; k++) {
+			if (!j_int(tc_json_array_get(x, (size_t)k), &v) || v < 0)
+				why = "expected numbers";
+			else
+				g->skew[k] = (uint64_t)v;
+		}
+		if (why || (why = tc_skew_check(g->skew, (size_t)g->world_size))) {
+			tc_tct_rd_fail(r, "bad \"skew\": %s", why);
+			goto out;
 		}
 	}
 	sites = tc_json_get(doc, "sites");

@@ -11,6 +11,7 @@
 #include "lib/merge.h"
 #include "lib/ranklist.h"
 #include "lib/rsd.h"
+#include "lib/skew.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -390,6 +391,12 @@ void tc_tct_text_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 		w_op(sb, g->tracer_ops[i].op);
 		tc_strbuf_addf(sb, " %" PRIu32 " %" PRIu64 "\n", g->tracer_ops[i].ns,
 			       g->tracer_ops[i].calls);
+	}
+	if (g->skew) {
+		tc_strbuf_addstr(sb, "skew");
+		for (int32_t r = 0; r < g->world_size; r++)
+			tc_strbuf_addf(sb, " %" PRIu64, g->skew[r]);
+		tc_strbuf_addch(sb, '\n');
 	}
 	for (size_t i = 0; i < g->nsites; i++) {
 		const struct tc_gsite *s = &g->sites[i];
@@ -1377,6 +1384,24 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 		g->tracer_ops = tc_xrealloc(g->tracer_ops, tc_st_mult(g->ntracer_ops + 1,
 								    sizeof(*g->tracer_ops)));
 		g->tracer_ops[g->ntracer_ops++] = (struct tc_tracer_op){ op, (uint32_t)ns, calls };
+	} else if (!strcmp(key, "skew")) {
+		/* one per world rank, after the ranks, which cover the world */
+		const char *why;
+		if (!r->have_ranks || g->skew || g->ranks.count != (uint64_t)g->world_size)
+			return tc_tct_rd_fail(r, "'skew' must follow 'ranks' of the whole world, once");
+		if (strlen(l->p) < 2 * (size_t)g->world_size - 1)
+			return tc_tct_rd_fail(r, "skew: expected %" PRId32 " numbers", g->world_size);
+		g->skew = tc_xmalloc(tc_st_mult((size_t)g->world_size, sizeof(*g->skew)));
+		for (int32_t k = 0; k < g->world_size; k++) {
+			lx_ws(l);
+			if (!tc_tct_lx_uint(l, &g->skew[k]))
+				return tc_tct_rd_fail(r, "skew: expected %" PRId32 " numbers",
+						      g->world_size);
+		}
+		if (!lx_end(l))
+			return tc_tct_rd_fail(r, "skew: expected %" PRId32 " numbers", g->world_size);
+		if ((why = tc_skew_check(g->skew, (size_t)g->world_size)))
+			return tc_tct_rd_fail(r, "skew: %s", why);
 	} else if (!strcmp(key, "site")) {
 		uint64_t sig;
 		if (!tc_tct_lx_uint(l, &u) || u != g->nsites)

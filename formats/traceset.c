@@ -8,6 +8,7 @@
 #include "lib/hash.h"
 #include "lib/event.h"
 #include "lib/pool.h"
+#include "lib/skew.h"
 #include "lib/xalloc.h"
 
 #include <dirent.h>
@@ -178,6 +179,7 @@ static void keep_header(struct tc_traceset *ts, struct tc_traceset_file *f,
 	f->hdr.flags = h->flags;
 	f->hdr.host = strtab_intern(ts->strings, h->host, sizeof(h->host));
 	f->hdr.writer = strtab_intern(ts->strings, h->writer, sizeof(h->writer));
+	f->hdr.clock = strtab_intern(ts->strings, h->clock, sizeof(h->clock));
 }
 
 static void open_one(size_t i, void *p)
@@ -495,6 +497,8 @@ void tc_traceset_set_header(struct tc_traceset *ts, size_t i, const struct tc_tr
 	f->hdr = *h;
 	f->hdr.host = strtab_intern(ts->strings, h->host, strlen(h->host) + 1);
 	f->hdr.writer = strtab_intern(ts->strings, h->writer, strlen(h->writer) + 1);
+	f->hdr.clock = strtab_intern(ts->strings, h->clock ? h->clock : "",
+				     strlen(h->clock ? h->clock : "") + 1);
 	f->file_bytes = file_bytes;
 }
 
@@ -804,4 +808,40 @@ void tc_file_stats_free(struct tc_file_stats *st, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(st[i].sigs);
 	free(st);
+}
+
+bool tc_traceset_host_clock(const struct tc_traceset_file *f)
+{
+	return f->format == TC_FMT_RAW && f->hdr.host && f->hdr.host[0] && f->hdr.clock &&
+	       f->hdr.clock[0] && strcmp(f->hdr.clock, "synthetic") && f->hdr.start_time_ns;
+}
+
+uint64_t *tc_traceset_skews(const struct tc_traceset *ts, const struct tc_raw_stats *st)
+{
+	const struct tc_traceset_file *f0 = ts->nfiles ? &ts->files[0] : NULL;
+	uint64_t *start, *end, *skew;
+	size_t n = ts->nfiles;
+
+	if (!n || n != (size_t)ts->world_size || ts->nmissing || ts->nduplicates)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_traceset_file *f = &ts->files[i];
+		if (f->hdr.rank != (int32_t)i || !tc_traceset_host_clock(f) ||
+		    strcmp(f->hdr.host, f0->hdr.host) || strcmp(f->hdr.clock, f0->hdr.clock) ||
+		    !st[i].events)
+			return NULL;
+	}
+	start = tc_xmalloc(tc_st_mult(n, 2 * sizeof(*start)));
+	end = start + n;
+	for (size_t i = 0; i < n; i++) {
+		start[i] = ts->files[i].hdr.start_time_ns;
+		end[i] = st[i].first_end;
+	}
+	skew = tc_xmalloc(tc_st_mult(n, sizeof(*skew)));
+	if (!tc_clock_skews(n, start, end, skew)) {
+		free(skew);
+		skew = NULL;
+	}
+	free(start);
+	return skew;
 }

@@ -35,6 +35,8 @@ struct tc_traceset_hdr {
 	uint32_t flags;
 	const char *host;          /* shared by the files that name the same */
 	const char *writer;
+	const char *clock;         /* the clock of its times (raw files: the
+				    * header's; "" when it names none) */
 };
 
 struct tc_traceset_file {
@@ -59,7 +61,7 @@ struct tc_traceset {
 	size_t nduplicates;
 	size_t nworld_mismatch;    /* files whose world size differs */
 	int32_t ranks;             /* distinct ranks present */
-	struct tc_strtab *strings; /* the hosts and writers of hdr (private) */
+	struct tc_strtab *strings; /* the hosts, writers and clocks of hdr (private) */
 	/* optional: tc_traceset_each adds 1 per file read (for progress) */
 	atomic_uint_least64_t *progress;
 };
@@ -77,6 +79,16 @@ int tc_traceset_open(struct tc_traceset **out, const char *path, unsigned flags,
 int tc_traceset_open_format(struct tc_traceset **out, const char *path,
 			    enum tc_format fmt, unsigned flags, struct tc_pool *pool,
 			    struct tc_error *err);
+/* Whether file f's start time and times are a host's clock, which the
+ * host's other ranks share: a raw file's (the capture shim's), with its
+ * host and clock named, not a synthetic set's. */
+bool tc_traceset_host_clock(const struct tc_traceset_file *f);
+/* The skews of the set's ranks (lib/skew.h), world_size of them in a new
+ * array, from their files' start times and st[i].first_end (the reads'
+ * statistics, in file order), when the set holds one file for every rank
+ * of the world, recorded on one host on one clock (tc_traceset_host_clock);
+ * else NULL. */
+uint64_t *tc_traceset_skews(const struct tc_traceset *ts, const struct tc_raw_stats *st);
 /* Open the rank stream of file i. */
 int tc_traceset_open_file(const struct tc_traceset *ts, size_t i, struct tc_reader **r,
 			  struct tc_error *err);

@@ -354,6 +354,11 @@ struct tc_gtrace {
 	 * kept, whose gaps take tracer_ns */
 	struct tc_tracer_op *tracer_ops;
 	size_t ntracer_ops;
+	/* when the trace covers the world and its files were recorded on one
+	 * host: the ns after which each world rank ended its first event
+	 * (MPI_Init), after the first to end its own, on the host's clock
+	 * (lib/skew.h), world_size entries; NULL: not known */
+	uint64_t *skew;
 	/* the communicator table: the entries of every rank's communicators
 	 * but the world and self (tc_gtrace_add_comms), in the order they
 	 * were added; none in a trace written before it was kept */

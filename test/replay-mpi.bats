@@ -1578,9 +1578,9 @@ d = json.load(sys.stdin)
 assert abs(d["tracer_removed_s"] - total * 1e-9) <= (gaps + 4) * 1e-9, (d["tracer_removed_s"], total)'
 }
 
-@test "--compute cpu: a raw trace set's ranks on their files' clock, a global trace's from the end of MPI_Init" {
+@test "--compute cpu: a raw trace set's ranks and its global trace's on their files' clock, a trace without skews from the end of MPI_Init" {
 	need_mpi
-	local d="$BATS_FILE_TMPDIR/halo2d" g="$BATS_TEST_TMPDIR/g.tct"
+	local d="$BATS_FILE_TMPDIR/halo2d" g="$BATS_TEST_TMPDIR/g.tct" f
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$d"
 	echo "$output" | python3 -c '
 import json, sys
@@ -1589,8 +1589,44 @@ assert d["timeline"] == "files", d
 assert d["compute_s"] > 0, d'
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" "$d"
 	[[ "$output" == *"ranks on their files' clock"* ]]
-	tc compress -q --mode none -o "$g" "$d"
+	# the global trace keeps when each rank left MPI_Init on the host's
+	# clock: its file's start plus its MPI_Init's end, less the first's
+	tc compress -q --mode none --text -o "$g" "$d"
+	for f in "$d"/rank-*.tcr; do
+		tc dump --json --header --limit 1 "$f"
+	done >"$BATS_TEST_TMPDIR/heads.jl"
+	grep '^skew ' "$g" | python3 -c '
+import json, sys
+skew = [int(x) for x in sys.stdin.read().split()[1:]]
+heads, ends = {}, {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["record"] == "header":
+        rank = r["rank"]
+        heads[rank] = r["start_time_ns"]
+    elif r["record"] == "event":
+        ends[rank] = r["t_end"]
+left = [heads[r] + ends[r] for r in sorted(heads)]
+want = [x - min(left) for x in left]
+assert skew == want, (skew, want)' "$BATS_TEST_TMPDIR/heads.jl"
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$g"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["timeline"] == "files", d'
+	# the binary and JSON forms keep them too
+	tc compress -q --mode none -o "$g.bin" "$d"
+	tc compress -q --mode none --json -o "$g.json" "$d"
+	for f in "$g.bin" "$g.json"; do
+		run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$f"
+		echo "$output" | python3 -c '
+import json, sys
+assert json.load(sys.stdin)["timeline"] == "files"'
+	done
+	# without them (a trace written before they were kept), from the end
+	# of each rank's MPI_Init
+	grep -v '^skew ' "$g" >"$g.old"
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$g.old"
 	echo "$output" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

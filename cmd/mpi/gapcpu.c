@@ -121,31 +121,3 @@ void tc_gapcpu(const int64_t *gaps, size_t n, const struct tc_gapcpu_node *node,
 	free(ch);
 	free(cu);
 }
-
-bool tc_gapcpu_bases(size_t n, const uint64_t *start, const uint64_t *init_end, uint64_t *base)
-{
-	uint64_t first = UINT64_MAX, left = UINT64_MAX;
-	bool known = start && n;
-
-	for (size_t r = 0; known && r < n; r++) {
-		known = start[r] != 0;
-		if (known && start[r] < first)
-			first = start[r];
-	}
-	/* rank r left MPI_Init at start[r] - first + init_end[r] on the
-	 * shared clock; the first to leave is time 0 */
-	for (size_t r = 0; known && r < n; r++) {
-		uint64_t off = start[r] - first;
-		if (init_end[r] > UINT64_MAX - off)
-			known = false;
-		else if (off + init_end[r] < left)
-			left = off + init_end[r];
-	}
-	/* each rank's MPI_Init ends with the others', so none started after
-	 * the first left it: a clock that says otherwise is not shared */
-	for (size_t r = 0; known && r < n; r++)
-		known = start[r] - first <= left;
-	for (size_t r = 0; r < n; r++)
-		base[r] = known ? left - (start[r] - first) : init_end[r];
-	return known;
-}

@@ -24,12 +24,4 @@ struct tc_gapcpu_node {
  * worth at any moment. */
 void tc_gapcpu(const int64_t *gaps, size_t n, const struct tc_gapcpu_node *node, double *cpu);
 
-/* A node's ranks on one timeline: rank r's recorded times (ns from its
- * own time 0) less base[r] are ns from the moment the first of them left
- * MPI_Init. start[r] is rank r's time 0 on a clock the ranks share (its
- * file's wall-clock start), init_end[r] the end of its MPI_Init; with
- * start NULL or a 0 in it, the ranks are taken to have left MPI_Init
- * together (base[r] = init_end[r]). Returns whether the starts were used. */
-bool tc_gapcpu_bases(size_t n, const uint64_t *start, const uint64_t *init_end, uint64_t *base);
-
 #endif

@@ -205,6 +205,8 @@ static int load_tct(const char *path, int32_t rank, int32_t world, struct loader
 		goto out;
 	}
 	l->out->tracer_ns = g->tracer_ns;
+	if (g->skew && rank >= 0 && rank < g->world_size)
+		l->out->skew = g->skew[rank] + 1;
 	for (size_t i = 0; i < g->ntracer_ops; i++) {
 		l->out->tracer_op[g->tracer_ops[i].op] = g->tracer_ops[i].ns + 1;
 		l->out->has_tracer_op = true;
@@ -273,7 +275,7 @@ static int load_set(const char *path, int32_t rank, int32_t world, struct loader
 	if (tc_reader_read(r, &ops, l, &st, err))
 		goto out;
 	/* a raw file's clock: on one host, the ranks' on one timeline */
-	if (ts->files[i].format == TC_FMT_RAW && ts->files[i].hdr.host) {
+	if (tc_traceset_host_clock(&ts->files[i])) {
 		l->out->start_ns = ts->files[i].hdr.start_time_ns;
 		l->out->host = tc_hash64(ts->files[i].hdr.host, strlen(ts->files[i].hdr.host), 0);
 	}

@@ -32,6 +32,9 @@ struct tc_revents {
 				   * the epoch (its file's header); 0: not known
 				   * (a global trace keeps none) */
 	uint64_t host;            /* a hash of the host it was recorded on */
+	uint64_t skew;            /* from a global trace that keeps them: when the
+				   * rank ended its first event on the recording
+				   * host's clock (lib/skew.h), plus 1; 0: not kept */
 };
 
 /* The events of rank in path (a .tct global trace expanded for the rank,
@@ -172,8 +175,9 @@ double tc_replay_other_load(void);
 double tc_replay_node_share(int cores);
 /* Set s->gap_cpu from the recorded timeline of the node's ranks (share.c;
  * collective over the world). False when it is too large to gather.
- * *files: the ranks were put on their files' clock, not each from the
- * end of its MPI_Init (see tc_gapcpu_bases). */
+ * *files: the ranks were put on the recording host's clock (the skews
+ * a global trace keeps, or raw files' start times; lib/skew.h), not each
+ * from the end of its MPI_Init. */
 bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files);
 
 #endif

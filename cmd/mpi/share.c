@@ -13,6 +13,7 @@
 #include "cmd/mpi/internal.h"
 #include "cmd/mpi/gapcpu.h"
 #include "lib/event.h"
+#include "lib/skew.h"
 #include "lib/xalloc.h"
 
 #include <sched.h>
@@ -170,9 +171,9 @@ static double base_slice(int cores)
 }
 
 /* The gaps of the rank's events as the replay passes them: (start, end)
- * pairs from base on the rank's clock (see tc_gapcpu_bases), and the
- * event each precedes. */
-static size_t own_gaps(const struct tc_revents *e, uint64_t base, int64_t **out, size_t **at)
+ * pairs from base on the rank's clock (see node_base), and the event each
+ * precedes. */
+static size_t own_gaps(const struct tc_revents *e, int64_t base, int64_t **out, size_t **at)
 {
 	uint64_t prev_end = 0;
 	int64_t *g = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, 2 * sizeof(*g)));
@@ -180,9 +181,9 @@ static size_t own_gaps(const struct tc_revents *e, uint64_t base, int64_t **out,
 
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
-		if (i && ev->t_start > prev_end && prev_end >= base) {
-			g[2 * n] = (int64_t)(prev_end - base);
-			g[2 * n + 1] = (int64_t)(ev->t_start - base);
+		if (i && ev->t_start > prev_end) {
+			g[2 * n] = (int64_t)prev_end - base;
+			g[2 * n + 1] = (int64_t)ev->t_start - base;
 			idx[n++] = i;
 		}
 		if (ev->t_end > prev_end || !i)
@@ -194,30 +195,39 @@ static size_t own_gaps(const struct tc_revents *e, uint64_t base, int64_t **out,
 }
 
 /*
- * Where the rank's timeline starts (see own_gaps): the node's ranks left
- * MPI_Init milliseconds apart, as many as there are ranks per core
- * times a scheduler slice (8 ms for FT at 16 ranks on 2 cores), so that
- * where their files' start times say when each began (raw files
- * recorded on one host) their gaps are put on that clock; else they are
- * taken to have left MPI_Init together. *files: whether they were.
+ * Where the rank's timeline starts (see own_gaps): the rank's recorded
+ * times less the base are ns from the moment the first of the node's
+ * ranks ended its MPI_Init. They ended it milliseconds apart, as many as
+ * there are ranks per core times a scheduler slice (8 ms for FT at 16
+ * ranks on 2 cores), and their gaps overlap accordingly: where the trace
+ * says when each ended it on the recording host's clock (lib/skew.h: a
+ * global trace that keeps the skews, or raw files recorded on one host,
+ * from their start times) they are put on that clock; else they are taken
+ * to have left MPI_Init together. *files: whether they were.
  */
-static uint64_t node_base(const struct tc_revents *e, MPI_Comm node, int size, int me,
-			  bool *files)
+static int64_t node_base(const struct tc_revents *e, MPI_Comm node, int size, int me,
+			 bool *files)
 {
-	uint64_t mine[3] = { e->start_ns, e->n ? e->ev[0].t_end : 0, e->host }, b;
-	/* all: each rank's three; then start, end and base, size each */
-	uint64_t *all = tc_xmalloc(tc_st_mult((size_t)size, 2 * sizeof(mine)));
-	uint64_t *start = all + 3 * (size_t)size, *end = start + size, *base = end + size;
-	bool one_host = true;
+	uint64_t mine[4] = { e->start_ns, e->n ? e->ev[0].t_end : 0, e->host, e->skew }, *all;
+	uint64_t *start, *end, *skew;
+	bool kept = true, one_host = true;
+	int64_t b;
 
-	PMPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, node);
+	/* all: each rank's four; then start, end and skew, size each */
+	all = tc_xmalloc(tc_st_mult((size_t)size, 7 * sizeof(*all)));
+	start = all + 4 * (size_t)size;
+	end = start + size;
+	skew = end + size;
+	PMPI_Allgather(mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, node);
 	for (int r = 0; r < size; r++) {
-		start[r] = all[3 * r];
-		end[r] = all[3 * r + 1];
-		one_host = one_host && all[3 * r + 2] == all[2];
+		start[r] = all[4 * r];
+		end[r] = all[4 * r + 1];
+		one_host = one_host && all[4 * r + 2] == all[2];
+		kept = kept && all[4 * r + 3];
+		skew[r] = all[4 * r + 3] - 1;
 	}
-	*files = tc_gapcpu_bases((size_t)size, one_host ? start : NULL, end, base);
-	b = base[me];
+	*files = kept || (one_host && tc_clock_skews((size_t)size, start, end, skew));
+	b = *files ? (int64_t)end[me] - (int64_t)skew[me] : (int64_t)end[me];
 	free(all);
 	return b;
 }

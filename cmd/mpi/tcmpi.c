@@ -813,6 +813,7 @@ static void pack_headers(struct tc_strbuf *sb, const struct tc_traceset *ts, siz
 		tc_pack_u64(sb, f->hdr.flags);
 		tc_pack_str(sb, f->hdr.host ? f->hdr.host : "");
 		tc_pack_str(sb, f->hdr.writer ? f->hdr.writer : "");
+		tc_pack_str(sb, f->hdr.clock ? f->hdr.clock : "");
 		tc_pack_u64(sb, f->file_bytes);
 	}
 }
@@ -832,7 +833,7 @@ static size_t give_headers(struct tc_traceset *ts, struct stats_job *j, const vo
 		return n;
 	for (size_t k = 0; k < n && !u.bad; k++) {
 		struct tc_traceset_hdr h;
-		char *host, *writer;
+		char *host, *writer, *clock;
 		uint64_t bytes;
 		memset(&h, 0, sizeof(h));
 		h.rank = (int32_t)tc_unpack_s64(&u);
@@ -843,14 +844,17 @@ static size_t give_headers(struct tc_traceset *ts, struct stats_job *j, const vo
 		h.flags = tc_unpack_u32(&u);
 		host = tc_unpack_strdup(&u);
 		writer = tc_unpack_strdup(&u);
+		clock = tc_unpack_strdup(&u);
 		bytes = tc_unpack_u64(&u);
 		if (!u.bad) {
 			h.host = host;
 			h.writer = writer;
+			h.clock = clock;
 			tc_traceset_set_header(ts, lo + k, &h, bytes);
 		}
 		free(host);
 		free(writer);
+		free(clock);
 	}
 	if (!tc_unpack_done(&u))
 		goto bad;

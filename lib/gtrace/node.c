@@ -346,6 +346,7 @@ void tc_gtrace_free(struct tc_gtrace **gp)
 	free(g->comms);
 	free(g->comm_index);
 	free(g->tracer_ops);
+	free(g->skew);
 	tc_ranklist_release(&g->ranks);
 	free(g);
 }

@@ -12,6 +12,7 @@
 #include "lib/merge.h"
 #include "lib/pack.h"
 #include "lib/ranklist.h"
+#include "lib/skew.h"
 #include "lib/strbuf.h"
 #include "lib/trace.h"
 #include "lib/xalloc.h"
@@ -194,6 +195,9 @@ void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out)
 	tc_pack_u64(out, g->ncomms);
 	for (size_t i = 0; i < g->ncomms; i++)
 		pack_comm(out, &g->comms[i]);
+	tc_pack_u64(out, g->skew ? (uint64_t)g->world_size : 0);
+	for (int32_t k = 0; g->skew && k < g->world_size; k++)
+		tc_pack_u64(out, g->skew[k]);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -443,6 +447,13 @@ struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
 	g->ncomms = g->acomms = n;
 	for (size_t i = 0; i < g->ncomms && !u->bad; i++)
 		unpack_comm(u, &g->comms[i]);
+	g->skew = unpack_array(u, &n, 1, sizeof(*g->skew));
+	if (n && (n != (size_t)g->world_size || g->ranks.count != n))
+		u->bad = true;
+	for (size_t k = 0; k < n && !u->bad; k++)
+		g->skew[k] = tc_unpack_u64(u);
+	if (n && !u->bad && tc_skew_check(g->skew, n))
+		u->bad = true;
 	if (u->bad) {
 		tc_gtrace_free(&g);
 		return NULL;

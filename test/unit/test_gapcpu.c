@@ -8,6 +8,7 @@
 #include "lib/compat.h"
 #include "test/unit/unit.h"
 #include "cmd/mpi/gapcpu.h"
+#include "lib/skew.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,35 +170,41 @@ TEST(gapcpu_random_timeline_conserves_the_cores)
 	free(c);
 }
 
-TEST(gapcpu_bases_put_the_ranks_on_their_files_clock)
+TEST(skews_put_the_ranks_on_their_files_clock)
 {
 	/* rank 1 began 3 ms after rank 0 and left MPI_Init 1 ms after it on
 	 * the shared clock; rank 2 began 1 ms after rank 0 and left with it */
 	const uint64_t start[3] = { 1000 * MS, 1003 * MS, 1001 * MS };
 	const uint64_t end[3] = { 10 * MS, 8 * MS, 9 * MS };
-	uint64_t base[3];
+	uint64_t skew[3];
 
-	CHECK(tc_gapcpu_bases(3, start, end, base));
-	/* time 0: rank 0's and rank 2's end of MPI_Init, 10 ms on rank 0's clock */
-	CHECK_EQ_U64(base[0], 10 * MS);
-	CHECK_EQ_U64(base[1], 7 * MS);
-	CHECK_EQ_U64(base[2], 9 * MS);
-	/* rank 1's end of MPI_Init, 1 ms after time 0 */
-	CHECK(end[1] - base[1] == 1 * MS);
+	CHECK(tc_clock_skews(3, start, end, skew));
+	CHECK_EQ_U64(skew[0], 0);
+	CHECK_EQ_U64(skew[1], 1 * MS);
+	CHECK_EQ_U64(skew[2], 0);
+	CHECK(tc_skew_check(skew, 3) == NULL);
 }
 
-TEST(gapcpu_bases_without_a_shared_clock_are_the_ends_of_mpi_init)
+TEST(skews_without_a_shared_clock_are_not_known)
 {
 	const uint64_t start[2] = { 1000 * MS, 0 }, late[2] = { 1000 * MS, 1020 * MS };
 	const uint64_t end[2] = { 10 * MS, 8 * MS };
-	uint64_t base[2];
+	uint64_t skew[2] = { 7, 7 };
 
-	/* no starts, a rank without one, a rank that began after another
-	 * left MPI_Init (which ends with the others'): not one clock */
-	CHECK(!tc_gapcpu_bases(2, NULL, end, base));
-	CHECK(base[0] == 10 * MS && base[1] == 8 * MS);
-	CHECK(!tc_gapcpu_bases(2, start, end, base));
-	CHECK(base[0] == 10 * MS && base[1] == 8 * MS);
-	CHECK(!tc_gapcpu_bases(2, late, end, base));
-	CHECK(base[0] == 10 * MS && base[1] == 8 * MS);
+	/* a rank without a start, a rank that began after another left
+	 * MPI_Init (which ends with the others'), no rank: not one clock */
+	CHECK(!tc_clock_skews(2, start, end, skew));
+	CHECK(!tc_clock_skews(2, late, end, skew));
+	CHECK(!tc_clock_skews(0, start, end, skew));
+	CHECK(skew[0] == 7 && skew[1] == 7);
+}
+
+TEST(skews_read_back_are_checked)
+{
+	const uint64_t ok[3] = { 5, 0, TC_SKEW_MAX_NS }, none0[2] = { 5, 6 };
+	const uint64_t big[2] = { 0, TC_SKEW_MAX_NS + 1 };
+
+	CHECK(tc_skew_check(ok, 3) == NULL);
+	CHECK(tc_skew_check(none0, 2) != NULL);
+	CHECK(tc_skew_check(big, 2) != NULL);
 }

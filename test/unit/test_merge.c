@@ -872,6 +872,134 @@ TEST(tct_tracer_ns_in_every_form)
 	}
 }
 
+/* The ranks' skews: in every form and through pack, alone, after the
+ * tracer's time and a communicator table (the binary form puts them last,
+ * the counts before them written even when 0), and absent when not kept. */
+TEST(tct_skews_in_every_form)
+{
+	struct stream s[3];
+	struct tc_trace_comm cm = { 5, 0, TC_OP_COMM_SPLIT, 3, 0, { 0 }, 0, NULL, false, false,
+				    0, 0, NULL };
+	int32_t members[3] = { 0, 1, 2 };
+
+	cm.members = members;
+	/* k: none; alone; after the mean; after a table and the ops */
+	for (int k = 0; k < 4; k++) {
+		struct tc_gtrace *g = sample(s, 100);
+		char *txt;
+
+		g->world_size = 3; /* the ranks the sample covers, 0 to 2 */
+		CHECK(g->ranks.count == 3);
+		if (k > 0) {
+			g->skew = calloc(3, sizeof(*g->skew));
+			g->skew[0] = 812345;
+			g->skew[2] = 7;
+		}
+		g->tracer_ns = k >= 2 ? 99 : 0;
+		if (k == 3) {
+			tc_gtrace_add_comms(g, 1, &cm, 1);
+			g->tracer_ops = calloc(1, sizeof(*g->tracer_ops));
+			g->tracer_ops[0] = (struct tc_tracer_op){ TC_OP_SEND, 300, 40 };
+			g->ntracer_ops = 1;
+		}
+		txt = text_of(g, TC_TCT_TEXT);
+		CHECK((strstr(txt, "\nskew 812345 0 7\n") != NULL) == (k > 0));
+		CHECK((strstr(txt, "skew") != NULL) == (k > 0));
+		for (int form = TC_TCT_TEXT; form <= TC_TCT_BINARY; form++) {
+			struct tc_strbuf sb = TC_STRBUF_INIT;
+			struct tc_gtrace *b = NULL;
+			struct tc_error err;
+			tc_tct_format(g, form, &sb);
+			CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) == 0);
+			if (b) {
+				char *t2 = text_of(b, TC_TCT_TEXT);
+				CHECK((b->skew != NULL) == (k > 0));
+				if (b->skew && k > 0)
+					CHECK(b->skew[0] == 812345 && b->skew[1] == 0 &&
+					      b->skew[2] == 7);
+				CHECK_EQ_U64(b->tracer_ns, g->tracer_ns);
+				CHECK_EQ_U64(b->ntracer_ops, g->ntracer_ops);
+				CHECK_STR(t2, txt);
+				free(t2);
+			}
+			tc_gtrace_free(&b);
+			tc_strbuf_release(&sb);
+		}
+		g = through_pack(g);
+		CHECK((g->skew != NULL) == (k > 0));
+		if (g->skew)
+			CHECK(g->skew[0] == 812345 && g->skew[2] == 7);
+		tc_gtrace_free(&g);
+		free(txt);
+		for (int r = 0; r < 3; r++)
+			stream_release(&s[r]);
+	}
+}
+
+/* Skews that cannot be a trace's are refused with the line: too few or
+ * too many, none of them 0, beyond 10^13 ns, before the ranks, twice, or
+ * of a trace that does not cover the world. */
+TEST(tct_bad_skews_refused)
+{
+	static const char *const bad[] = {
+		"skew 0 5", "skew 0 5 6 7", "skew 4 5 6", "skew 0 5 10000000000001", "skew 0 x 1",
+		"skew 0 1 2\nskew 0 1 2",
+	};
+	struct stream s[3];
+	struct tc_gtrace *g = sample(s, 100);
+	char *txt, *at;
+
+	g->world_size = 3;
+	txt = text_of(g, TC_TCT_TEXT);
+	at = strstr(txt, "\nbins ");
+
+	CHECK(at != NULL);
+	for (size_t i = 0; at && i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct tc_strbuf sb = TC_STRBUF_INIT;
+		struct tc_gtrace *b = NULL;
+		struct tc_error err;
+		tc_strbuf_add(&sb, txt, (size_t)(at - txt) + 1);
+		tc_strbuf_addf(&sb, "%s%s", bad[i], at);
+		tc_error_clear(&err);
+		CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) != 0);
+		CHECK(b == NULL && strstr(err.msg, "skew") != NULL);
+		tc_gtrace_free(&b);
+		tc_strbuf_release(&sb);
+	}
+	{
+		/* before the ranks */
+		struct tc_strbuf sb = TC_STRBUF_INIT;
+		struct tc_gtrace *b = NULL;
+		struct tc_error err;
+		char *nl = strchr(txt, '\n');
+		tc_strbuf_add(&sb, txt, (size_t)(nl - txt) + 1);
+		tc_strbuf_addf(&sb, "skew 0 1 2%s", nl);
+		CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) != 0 && b == NULL);
+		tc_strbuf_release(&sb);
+	}
+	{
+		/* a binary trace cut in its skews */
+		struct tc_strbuf sb = TC_STRBUF_INIT;
+		struct tc_gtrace *b = NULL;
+		struct tc_error err;
+		g->skew = calloc(3, sizeof(*g->skew));
+		g->skew[1] = 300;
+		g->skew[2] = 1u << 20;
+		tc_tct_format(g, TC_TCT_BINARY, &sb);
+		CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) == 0);
+		tc_gtrace_free(&b);
+		g->skew[0] = 1; /* none 0 */
+		tc_strbuf_release(&sb);
+		tc_tct_format(g, TC_TCT_BINARY, &sb);
+		CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) != 0 && b == NULL);
+		tc_strbuf_release(&sb);
+	}
+	tc_gtrace_free(&g);
+	free(txt);
+	for (int r = 0; r < 3; r++)
+		stream_release(&s[r]);
+}
+
 /* Frames whose bytes are not UTF-8 come back from the JSON form exactly. */
 TEST(tct_json_keeps_bytes_that_are_not_utf8)
 {

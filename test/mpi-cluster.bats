@@ -140,13 +140,16 @@ same() {
 	cmp s.tct r.tct
 }
 
-@test "compress --mode none over MPI: the communicator tables of real programs" {
+@test "compress --mode none over MPI: the communicator tables and skews of real programs" {
 	need_mpi
 	local d=$BATS_FILE_TMPDIR s n
 	[ -d "$d/halo" ] && [ -d "$d/split" ] || skip "the capture shim or its test programs are not built"
 	for s in halo split; do
 		tracecluster compress -q -m none --text "$d/$s" -o "s-$s.tct"
 		grep -q '^comm' "s-$s.tct" || [ "$s" = halo ]
+		# recorded on one host: the ranks' skews, from the headers the
+		# processes read
+		grep -q '^skew ' "s-$s.tct"
 		for n in 2 3; do
 			tm "$n" compress -q -m none --text "$d/$s" -o "m-$s.tct"
 			cmp "s-$s.tct" "m-$s.tct"

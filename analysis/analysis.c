@@ -128,6 +128,8 @@ int tc_anl_open(struct tc_anl *a, const char *path, unsigned flags, struct tc_po
 		if (!rc) {
 			a->tracer_ns = tc_tracer_of_stats(st, a->n, &a->tracer_ops, &a->ntracer_ops);
 			a->skew = tc_traceset_skews(a->ts, st);
+			if (a->skew)
+				rc = tc_traceset_concurrency(a->ts, pool, &a->conc, &a->nconc, err);
 		}
 		free(st);
 		if (rc)
@@ -144,6 +146,7 @@ void tc_anl_release(struct tc_anl *a)
 {
 	free(a->tracer_ops);
 	free(a->skew);
+	free(a->conc);
 	if (a->traces)
 		tc_load_free_all(a->traces, a->n);
 	free(a->sigs);
@@ -370,6 +373,11 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 		size_t bytes = (size_t)a->world * sizeof(*a->skew);
 		out->g->skew = tc_xmalloc(bytes);
 		memcpy(out->g->skew, a->skew, bytes);
+		if (a->nconc) {
+			out->g->conc = tc_xmalloc(a->nconc * sizeof(*a->conc));
+			memcpy(out->g->conc, a->conc, a->nconc * sizeof(*a->conc));
+			out->g->nconc = a->nconc;
+		}
 	}
 	snprintf(out->g->mode, sizeof(out->g->mode), "%s", mode->name);
 	snprintf(out->g->variant, sizeof(out->g->variant), "%s",

@@ -45,6 +45,8 @@ struct tc_anl {
 	struct tc_tracer_op *tracer_ops;
 	size_t ntracer_ops;
 	uint64_t *skew;                /* DIR: the ranks' (tc_traceset_skews), or NULL */
+	uint64_t *conc;                /* with them, tc_traceset_concurrency's */
+	size_t nconc;
 	const char *what;              /* prefix of the progress lines (e.g. the
 					* mode), or NULL; set after tc_anl_open */
 };

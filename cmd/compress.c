@@ -561,6 +561,8 @@ struct compress_run {
 	struct tc_tracer_op *tracer_ops; /* and per op (tc_tracer_ops_get) */
 	size_t ntracer_ops;
 	uint64_t *skew;             /* the ranks' (tc_traceset_skews) or NULL */
+	uint64_t *conc;             /* with them, tc_traceset_concurrency's */
+	size_t nconc;
 	struct tc_strbuf sb;
 	struct report rep;
 	struct tc_anl_fidelity fid;
@@ -573,6 +575,7 @@ static void run_release(const struct compress_args *ca, struct compress_run *r)
 	tc_strbuf_release(&r->sb);
 	free(r->tracer_ops);
 	free(r->skew);
+	free(r->conc);
 	tc_gtrace_free(&r->g);
 	if (r->leaves) {
 		size_t n = ca->none ? (ts ? ts->nfiles : 0) : r->result.nclusters;
@@ -649,6 +652,10 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 	if (!rc) {
 		r->tracer_ns = tc_tracer_of_stats(rstats, ts->nfiles, &r->tracer_ops, &r->ntracer_ops);
 		r->skew = tc_traceset_skews(ts, rstats);
+		if (r->skew && tc_traceset_concurrency(ts, r->pool, &r->conc, &r->nconc, &err)) {
+			tc_report(&err);
+			rc = -1;
+		}
 	}
 	free(rstats);
 	return rc ? -1 : 0;
@@ -733,6 +740,9 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		free(r->g->skew);
 		r->g->skew = r->skew;
 		r->skew = NULL;
+		r->g->conc = r->conc;
+		r->g->nconc = r->nconc;
+		r->conc = NULL;
 	}
 	/* every rank's communicators, from its own table (a cluster's
 	 * members share the lead's events, not its communicators); none with

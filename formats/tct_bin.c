@@ -652,6 +652,12 @@ static void put_body(struct bw *w, const struct tc_gtrace *g)
 	/* then the ranks' skews when known (their count, 0 too, before them) */
 	for (int32_t k = 0; g->skew && k < g->world_size; k++)
 		put_u(w, g->skew[k]);
+	/* then the concurrency when known (its count before it) */
+	if (g->skew && g->nconc) {
+		put_u(w, g->nconc);
+		for (size_t k = 0; k < g->nconc; k++)
+			put_u(w, g->conc[k]);
+	}
 }
 
 static void put_le32(struct tc_strbuf *sb, uint32_t v)
@@ -1413,6 +1419,27 @@ static int get_skews(struct br *r)
 	return 0;
 }
 
+/* The ranks' concurrency in their gaps: the count, then ns each. */
+static int get_concurrency(struct br *r)
+{
+	struct tc_gtrace *g = r->g;
+	uint64_t n;
+	const char *why;
+
+	if (!get_u(r, &n) || !n || n > (uint64_t)g->world_size ||
+	    n > (uint64_t)(r->end - r->p))
+		return fail(r, "bad concurrency count");
+	g->conc = tc_xmalloc(tc_st_mult((size_t)n, sizeof(*g->conc)));
+	for (size_t k = 0; k < n; k++) {
+		if (!get_u(r, &g->conc[k]))
+			return fail(r, "bad concurrency");
+		g->nconc = k + 1;
+	}
+	if ((why = tc_conc_check(g->conc, g->nconc, g->world_size)))
+		return fail(r, why);
+	return 0;
+}
+
 static int get_comms(struct br *r)
 {
 	struct tc_gtrace *g = r->g;
@@ -1611,6 +1638,8 @@ int tc_tct_bin_parse(struct rd *rd, const void *buf, size_t len, const char *nam
 	if (r.p != r.end && get_tracer_ops(&r))
 		goto out;
 	if (r.p != r.end && get_skews(&r))
+		goto out;
+	if (r.p != r.end && get_concurrency(&r))
 		goto out;
 	if (r.p != r.end) {
 		fail(&r, "unexpected bytes after the trace");

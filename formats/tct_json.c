@@ -307,6 +307,12 @@ void tc_tct_json_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 			tc_json_append(a, tc_json_uint(g->skew[k]));
 		tc_json_set(o, "skew", a);
 	}
+	if (g->skew && g->nconc) {
+		struct tc_json *a = tc_json_array();
+		for (size_t k = 0; k < g->nconc; k++)
+			tc_json_append(a, tc_json_uint(g->conc[k]));
+		tc_json_set(o, "concurrency", a);
+	}
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct tc_json *so = tc_json_object(), *fr = tc_json_array();
 		char sig[24];
@@ -995,6 +1001,24 @@ int tc_tct_json_parse(struct rd *r, const char *buf, size_t len)
 		}
 		if (why || (why = tc_skew_check(g->skew, (size_t)g->world_size))) {
 			tc_tct_rd_fail(r, "bad \"skew\": %s", why);
+			goto out;
+		}
+	}
+	if ((x = tc_json_get(doc, "concurrency"))) {
+		/* with the skews, at most one per world rank */
+		size_t n = tc_json_is_array(x) ? tc_json_array_size(x) : 0;
+		const char *why = g->skew ? NULL : "without \"skew\"";
+		if (!why && (n < 1 || n > (size_t)g->world_size))
+			why = "expected 1 to world-size numbers";
+		g->conc = why ? NULL : tc_xmalloc(tc_st_mult(n, sizeof(*g->conc)));
+		for (size_t k = 0; k < n && !why; k++) {
+			if (!j_int(tc_json_array_get(x, k), &v) || v < 0)
+				why = "expected numbers";
+			else
+				g->conc[g->nconc++] = (uint64_t)v;
+		}
+		if (why || (why = tc_conc_check(g->conc, g->nconc, g->world_size))) {
+			tc_tct_rd_fail(r, "bad \"concurrency\": %s", why);
 			goto out;
 		}
 	}

@@ -398,6 +398,12 @@ void tc_tct_text_format(const struct tc_gtrace *g, struct tc_strbuf *sb)
 			tc_strbuf_addf(sb, " %" PRIu64, g->skew[r]);
 		tc_strbuf_addch(sb, '\n');
 	}
+	if (g->skew && g->nconc) {
+		tc_strbuf_addstr(sb, "concurrency");
+		for (size_t k = 0; k < g->nconc; k++)
+			tc_strbuf_addf(sb, " %" PRIu64, g->conc[k]);
+		tc_strbuf_addch(sb, '\n');
+	}
 	for (size_t i = 0; i < g->nsites; i++) {
 		const struct tc_gsite *s = &g->sites[i];
 		tc_strbuf_addf(sb, "site %zu 0x%016" PRIx64 "\n", i, s->sig);
@@ -1402,6 +1408,20 @@ static int t_header_line(struct rd *r, struct lx *l, const char *key, struct tc_
 			return tc_tct_rd_fail(r, "skew: expected %" PRId32 " numbers", g->world_size);
 		if ((why = tc_skew_check(g->skew, (size_t)g->world_size)))
 			return tc_tct_rd_fail(r, "skew: %s", why);
+	} else if (!strcmp(key, "concurrency")) {
+		/* after the skews, at most one per world rank */
+		const char *why;
+		if (!g->skew || g->conc)
+			return tc_tct_rd_fail(r, "'concurrency' must follow 'skew', once");
+		g->conc = tc_xmalloc(tc_st_mult((size_t)g->world_size, sizeof(*g->conc)));
+		while (!lx_end(l)) {
+			if (g->nconc == (size_t)g->world_size || !tc_tct_lx_uint(l, &g->conc[g->nconc]))
+				return tc_tct_rd_fail(r, "concurrency: expected 1 to %" PRId32 " numbers",
+						      g->world_size);
+			g->nconc++;
+		}
+		if ((why = tc_conc_check(g->conc, g->nconc, g->world_size)))
+			return tc_tct_rd_fail(r, "concurrency: %s", why);
 	} else if (!strcmp(key, "site")) {
 		uint64_t sig;
 		if (!tc_tct_lx_uint(l, &u) || u != g->nsites)

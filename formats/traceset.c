@@ -845,3 +845,88 @@ uint64_t *tc_traceset_skews(const struct tc_traceset *ts, const struct tc_raw_st
 	free(start);
 	return skew;
 }
+
+/* One file's gaps on the host's clock, as the replay passes them: from
+ * the latest end so far to the next event's start. */
+struct conc_file {
+	int64_t off;               /* the file's start on the host's clock */
+	int64_t *gaps;
+	size_t n, alloc;
+	uint64_t prev_end;
+	bool any;
+	atomic_size_t *total;      /* the gaps of every file so far */
+};
+
+struct conc_job {
+	struct conc_file *f;
+	atomic_size_t total;
+};
+
+static int conc_event(void *p, const struct tc_event *ev)
+{
+	struct conc_file *f = p;
+
+	if (f->any && ev->t_start > f->prev_end) {
+		if (atomic_load(f->total) > TC_CONC_MAX_GAPS)
+			return TC_ERR_STOP;
+		TC_ALLOC_GROW(f->gaps, 2 * f->n + 2, f->alloc);
+		f->gaps[2 * f->n] = f->off + (int64_t)f->prev_end;
+		f->gaps[2 * f->n + 1] = f->off + (int64_t)ev->t_start;
+		f->n++;
+		atomic_fetch_add(f->total, 1);
+	}
+	if (!f->any || ev->t_end > f->prev_end)
+		f->prev_end = ev->t_end;
+	f->any = true;
+	return 0;
+}
+
+static int conc_one(size_t i, struct tc_reader *r, void *ctx, struct tc_error *err)
+{
+	static const struct tc_read_ops ops = { .event = conc_event };
+	struct conc_job *j = ctx;
+	int rc = tc_reader_read(r, &ops, &j->f[i], NULL, err);
+
+	return rc == TC_ERR_STOP ? 0 : rc;
+}
+
+int tc_traceset_concurrency(const struct tc_traceset *ts, struct tc_pool *pool, uint64_t **ns,
+			    size_t *n, struct tc_error *err)
+{
+	struct conc_job j;
+	uint64_t first = UINT64_MAX;
+	int64_t *all = NULL;
+	size_t total = 0;
+	int rc;
+
+	*ns = NULL;
+	*n = 0;
+	j.f = tc_xcalloc(ts->nfiles + 1, sizeof(*j.f));
+	atomic_init(&j.total, 0);
+	for (size_t i = 0; i < ts->nfiles; i++)
+		if (ts->files[i].hdr.start_time_ns < first)
+			first = ts->files[i].hdr.start_time_ns;
+	for (size_t i = 0; i < ts->nfiles; i++) {
+		j.f[i].off = (int64_t)(ts->files[i].hdr.start_time_ns - first);
+		j.f[i].total = &j.total;
+	}
+	rc = tc_traceset_each(ts, pool, conc_one, &j, err);
+	if (!rc && atomic_load(&j.total) <= TC_CONC_MAX_GAPS && ts->nfiles) {
+		total = atomic_load(&j.total);
+		all = tc_xmalloc(tc_st_mult(total ? total : 1, 2 * sizeof(*all)));
+		for (size_t i = 0, at = 0; i < ts->nfiles; at += j.f[i].n, i++)
+			if (j.f[i].n)
+				memcpy(all + 2 * at, j.f[i].gaps, j.f[i].n * 2 * sizeof(*all));
+		*ns = tc_xmalloc(tc_st_mult(ts->nfiles, sizeof(**ns)));
+		*n = tc_gap_concurrency(all, total, *ns, ts->nfiles);
+		if (!*n) {
+			free(*ns);
+			*ns = NULL;
+		}
+	}
+	for (size_t i = 0; i < ts->nfiles; i++)
+		free(j.f[i].gaps);
+	free(j.f);
+	free(all);
+	return rc;
+}

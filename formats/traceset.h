@@ -89,6 +89,15 @@ bool tc_traceset_host_clock(const struct tc_traceset_file *f);
  * of the world, recorded on one host on one clock (tc_traceset_host_clock);
  * else NULL. */
 uint64_t *tc_traceset_skews(const struct tc_traceset *ts, const struct tc_raw_stats *st);
+/* The concurrency of the ranks in their compute gaps on their host's
+ * clock (lib/skew.h tc_gap_concurrency), of a set whose skews are known
+ * (tc_traceset_skews): reads the files again on the pool. Fills *ns (a
+ * new array) and *n, or leaves them NULL and 0 when the set has more
+ * than TC_CONC_MAX_GAPS gaps; returns 0, or the error of the lowest
+ * file that failed. */
+#define TC_CONC_MAX_GAPS ((size_t)1 << 24)
+int tc_traceset_concurrency(const struct tc_traceset *ts, struct tc_pool *pool, uint64_t **ns,
+			    size_t *n, struct tc_error *err);
 /* Open the rank stream of file i. */
 int tc_traceset_open_file(const struct tc_traceset *ts, size_t i, struct tc_reader **r,
 			  struct tc_error *err);

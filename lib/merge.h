@@ -359,6 +359,11 @@ struct tc_gtrace {
 	 * (MPI_Init), after the first to end its own, on the host's clock
 	 * (lib/skew.h), world_size entries; NULL: not known */
 	uint64_t *skew;
+	/* with the skews: ns during which k of the host's ranks were in
+	 * compute gaps at once on that clock, k = 1 .. nconc (conc[k-1], the
+	 * last not 0; lib/skew.h tc_gap_concurrency); NULL: not known */
+	uint64_t *conc;
+	size_t nconc;
 	/* the communicator table: the entries of every rank's communicators
 	 * but the world and self (tc_gtrace_add_comms), in the order they
 	 * were added; none in a trace written before it was kept */

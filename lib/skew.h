@@ -30,4 +30,16 @@ bool tc_clock_skews(size_t n, const uint64_t *start, const uint64_t *first_end, 
  * message or NULL. */
 const char *tc_skew_check(const uint64_t *skew, size_t n);
 
+/* A concurrency histogram read from a file, n entries of a world of
+ * world ranks: 1 to world entries, the last not 0. Returns an error
+ * message or NULL. */
+const char *tc_conc_check(const uint64_t *ns, size_t n, int32_t world);
+
+/* The host's ranks' concurrency in their compute gaps: gaps[2j] and
+ * gaps[2j+1] are the start and end of gap j (ns, on one clock), n gaps of
+ * any ranks. Fills ns[k-1] with the time during which k ranks were in a
+ * gap, k = 1 .. max (more than max are counted at max), and returns the
+ * largest k with time, 0 when none. */
+size_t tc_gap_concurrency(const int64_t *gaps, size_t n, uint64_t *ns, size_t max);
+
 #endif

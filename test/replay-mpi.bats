@@ -1609,11 +1609,51 @@ for line in open(sys.argv[1]):
 left = [heads[r] + ends[r] for r in sorted(heads)]
 want = [x - min(left) for x in left]
 assert skew == want, (skew, want)' "$BATS_TEST_TMPDIR/heads.jl"
+	# and the time during which k ranks were in compute gaps at once on
+	# that clock, k = 1, 2, ...
+	for f in "$d"/rank-*.tcr; do
+		tc dump --json --header "$f"
+	done >"$BATS_TEST_TMPDIR/all.jl"
+	grep '^concurrency ' "$g" | python3 -c '
+import json, sys
+got = [int(x) for x in sys.stdin.read().split()[1:]]
+start, evs = {}, {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["record"] == "header":
+        rank = r["rank"]
+        start[rank] = r["start_time_ns"]
+        evs[rank] = []
+    elif r["record"] == "event":
+        evs[rank].append((r["t_start"], r["t_end"]))
+first = min(start.values())
+edges = []
+for rank, ev in evs.items():
+    off, prev = start[rank] - first, ev[0][1]
+    for a, b in ev[1:]:
+        if a > prev:
+            edges += [(off + prev, 1), (off + a, -1)]
+        prev = max(prev, b)
+edges.sort(key=lambda e: (e[0], e[1]))
+want, k = [0] * len(evs), 0
+for i, (t, dk) in enumerate(edges):
+    if i and k > 0:
+        want[k - 1] += t - edges[i - 1][0]
+    k += dk
+while want and not want[-1]:
+    want.pop()
+assert got == want, (got, want)' "$BATS_TEST_TMPDIR/all.jl"
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$g"
 	echo "$output" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["timeline"] == "files", d'
+assert d["timeline"] == "files", d
+assert d["concurrency_factor"] > 0, d'
+	# the raw set's timeline is the recorded one: nothing to bring it to
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$d"
+	echo "$output" | python3 -c '
+import json, sys
+assert json.load(sys.stdin)["concurrency_factor"] == 1'
 	# the binary and JSON forms keep them too
 	tc compress -q --mode none -o "$g.bin" "$d"
 	tc compress -q --mode none --json -o "$g.json" "$d"
@@ -1625,7 +1665,7 @@ assert json.load(sys.stdin)["timeline"] == "files"'
 	done
 	# without them (a trace written before they were kept), from the end
 	# of each rank's MPI_Init
-	grep -v '^skew ' "$g" >"$g.old"
+	grep -v -e '^skew ' -e '^concurrency ' "$g" >"$g.old"
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$g.old"
 	echo "$output" | python3 -c '
 import json, sys

@@ -121,3 +121,61 @@ void tc_gapcpu(const int64_t *gaps, size_t n, const struct tc_gapcpu_node *node,
 	free(ch);
 	free(cu);
 }
+
+/* The CPU time of gaps whose concurrency is t[k-1], k = 1 .. n, on C cores. */
+static double conc_cpu(const uint64_t *t, size_t n, double C)
+{
+	double s = 0;
+
+	for (size_t k = 1; k <= n; k++)
+		s += (double)t[k - 1] * ((double)k < C ? (double)k : C);
+	return s;
+}
+
+double tc_gapcpu_calibration(const uint64_t *exact, size_t ne, const uint64_t *approx, size_t na,
+			     double cores)
+{
+	double C = cores > 0 ? cores : 1;
+	double e = conc_cpu(exact, ne, C), a = conc_cpu(approx, na, C);
+
+	return e > 0 && a > 0 ? e / a : 1;
+}
+
+static double scaled_total(const double *cpu, const int64_t *gaps, size_t n, double f)
+{
+	double s = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		double len = (double)(gaps[2 * j + 1] - gaps[2 * j]), c = f * cpu[j];
+		s += c < len ? c : len;
+	}
+	return s;
+}
+
+double tc_gapcpu_scale(double *cpu, const int64_t *gaps, size_t n, double factor)
+{
+	double have = 0, room = 0, want, lo = 0, hi = 1;
+
+	for (size_t j = 0; j < n; j++) {
+		have += cpu[j];
+		room += gaps[2 * j + 1] > gaps[2 * j] ? (double)(gaps[2 * j + 1] - gaps[2 * j]) : 0;
+	}
+	if (have <= 0 || factor <= 0)
+		return 1;
+	want = factor * have < room ? factor * have : room;
+	/* the total is continuous and nondecreasing in f: bisect for it */
+	while (scaled_total(cpu, gaps, n, hi) < want && hi < 1e9)
+		hi *= 2;
+	for (int i = 0; i < 64 && hi - lo > 1e-9 * hi; i++) {
+		double mid = (lo + hi) / 2;
+		if (scaled_total(cpu, gaps, n, mid) < want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (size_t j = 0; j < n; j++) {
+		double len = (double)(gaps[2 * j + 1] - gaps[2 * j]), c = hi * cpu[j];
+		cpu[j] = c < len ? c : len;
+	}
+	return hi;
+}

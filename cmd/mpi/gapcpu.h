@@ -24,4 +24,26 @@ struct tc_gapcpu_node {
  * worth at any moment. */
 void tc_gapcpu(const int64_t *gaps, size_t n, const struct tc_gapcpu_node *node, double *cpu);
 
+/*
+ * A global trace's timeline is rebuilt from mean times: its ranks drift
+ * from where they were, and their gaps overlap where they did not (on FT
+ * at 16 ranks on 2 cores, never more than 2 ranks in gaps at once when
+ * recorded; up to 5 on the rebuilt timeline, 10% of its gap time over 2).
+ * The trace keeps the recorded concurrency (exact[k-1]: the time during
+ * which k ranks were in gaps, ne entries); approx is the rebuilt
+ * timeline's (na entries). Returns the factor that brings the gaps' CPU
+ * time on the rebuilt timeline to the recorded one's, each taken as the
+ * sum over k of t_k min(k, C) (the cores going round the ranks in gaps);
+ * 1 when either has none.
+ */
+double tc_gapcpu_calibration(const uint64_t *exact, size_t ne, const uint64_t *approx, size_t na,
+			     double cores);
+
+/* Scale the CPU times cpu[j] of the n gaps (start gaps[2j], end
+ * gaps[2j+1]) so that together they have factor times what they had, none
+ * more than its gap's length (all of them their lengths when that is not
+ * enough): cpu[j] becomes min(f cpu[j], length), f found for the total.
+ * Returns f. */
+double tc_gapcpu_scale(double *cpu, const int64_t *gaps, size_t n, double factor);
+
 #endif

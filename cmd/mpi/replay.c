@@ -205,8 +205,14 @@ static int load_tct(const char *path, int32_t rank, int32_t world, struct loader
 		goto out;
 	}
 	l->out->tracer_ns = g->tracer_ns;
-	if (g->skew && rank >= 0 && rank < g->world_size)
+	if (g->skew && rank >= 0 && rank < g->world_size) {
 		l->out->skew = g->skew[rank] + 1;
+		if (g->nconc) {
+			l->out->conc = tc_xmalloc(g->nconc * sizeof(*g->conc));
+			memcpy(l->out->conc, g->conc, g->nconc * sizeof(*g->conc));
+			l->out->nconc = g->nconc;
+		}
+	}
 	for (size_t i = 0; i < g->ntracer_ops; i++) {
 		l->out->tracer_op[g->tracer_ops[i].op] = g->tracer_ops[i].ns + 1;
 		l->out->has_tracer_op = true;
@@ -314,6 +320,7 @@ void tc_revents_release(struct tc_revents *r)
 		free((void *)r->comms[i].edges);
 	}
 	free(r->comms);
+	free(r->conc);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -539,6 +546,7 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 		tc_json_set_real(doc, "other_load", o->other_load);
 		tc_json_set_real(doc, "node_share", o->node_share);
 		tc_json_set_str(doc, "timeline", o->timeline_files ? "files" : "init");
+		tc_json_set_real(doc, "concurrency_factor", o->timeline_calib);
 	}
 	tc_json_set_int(doc, "node_cores", o->node_cores);
 	tc_json_set_int(doc, "node_ranks", o->node_ranks);
@@ -580,8 +588,10 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	       o->node_cores, o->node_cores == 1 ? "" : "s");
 	if (o->compute == TC_COMPUTE_CPU && o->timeline)
 		printf("compute:  cpu (shares from the recorded timeline, %.1f other tasks, "
-		       "%.3f of the node; ranks %s)\n", o->other_load, o->node_share,
-		       o->timeline_files ? "on their files' clock" : "from the end of MPI_Init");
+		       "%.3f of the node; ranks %s; %.3f to the recorded concurrency)\n",
+		       o->other_load, o->node_share,
+		       o->timeline_files ? "on their files' clock" : "from the end of MPI_Init",
+		       o->timeline_calib);
 	else if (o->compute == TC_COMPUTE_CPU)
 		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
 	else
@@ -669,7 +679,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_replay_opts o = { .compute = TC_COMPUTE_CPU, .node_share = 1,
+	struct tc_replay_opts o = { .compute = TC_COMPUTE_CPU, .node_share = 1, .timeline_calib = 1,
 				    .any_recorded = true, .polls_guarded = true };
 	struct tc_replay_mpi s;
 	struct tc_revents evs;
@@ -819,7 +829,7 @@ int main(int argc, char **argv)
 			o.other_load = tc_replay_other_load();
 		if (share_now)
 			o.node_share = tc_replay_node_share(o.node_cores);
-		o.timeline = tc_replay_mpi_shares(&s, &o.timeline_files);
+		o.timeline = tc_replay_mpi_shares(&s, &o.timeline_files, &o.timeline_calib);
 	}
 	/* wildcard receives the trace does not name the source of */
 	if (o.any_recorded)

@@ -35,6 +35,9 @@ struct tc_revents {
 	uint64_t skew;            /* from a global trace that keeps them: when the
 				   * rank ended its first event on the recording
 				   * host's clock (lib/skew.h), plus 1; 0: not kept */
+	uint64_t *conc;           /* with it, the trace's concurrency of the ranks
+				   * in their gaps (struct tc_gtrace conc), nconc */
+	size_t nconc;
 };
 
 /* The events of rank in path (a .tct global trace expanded for the rank,
@@ -58,6 +61,8 @@ struct tc_replay_opts {
 	bool timeline;            /* TC_COMPUTE_CPU: the shares are the timeline's (gap_cpu) */
 	bool timeline_files;      /* the timeline's ranks on their files' clock
 				   * (else each from the end of its MPI_Init) */
+	double timeline_calib;    /* its gaps' CPU times brought to the recorded
+				   * concurrency by this factor (1: not) */
 	double other_load;        /* the timeline's: tasks of other jobs that competed for
 				   * the node's cores when it was recorded */
 	double node_share;        /* the timeline's: the share of the node's cores the
@@ -177,7 +182,9 @@ double tc_replay_node_share(int cores);
  * collective over the world). False when it is too large to gather.
  * *files: the ranks were put on the recording host's clock (the skews
  * a global trace keeps, or raw files' start times; lib/skew.h), not each
- * from the end of its MPI_Init. */
-bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files);
+ * from the end of its MPI_Init. *calib: the factor the gaps' CPU times
+ * were brought to the trace's recorded concurrency by
+ * (tc_gapcpu_calibration), 1 when it keeps none. */
+bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files, double *calib);
 
 #endif

@@ -232,17 +232,19 @@ static int64_t node_base(const struct tc_revents *e, MPI_Comm node, int size, in
 	return b;
 }
 
-bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files)
+bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files, double *calib)
 {
 	MPI_Comm node;
 	int64_t *mine, *all = NULL;
 	double *cpu = NULL;
 	size_t *at, n, total = 0;
-	int size, me = 0, *counts, *displs, in;
+	int size, world, me = 0, *counts, *displs, in;
 	struct tc_gapcpu_node model = { .other = s->o->other_load };
 	bool ok = false;
 
 	*files = false;
+	*calib = 1;
+	PMPI_Comm_size(MPI_COMM_WORLD, &world);
 	model.cores = s->o->node_cores;
 	model.head = base_slice((int)model.cores) / 2;
 	model.cores *= s->o->node_share > 0 ? s->o->node_share : 1;
@@ -266,6 +268,15 @@ bool tc_replay_mpi_shares(struct tc_replay_mpi *s, bool *files)
 	PMPI_Allgatherv(mine, in, MPI_INT64_T, all, counts, displs, MPI_INT64_T, node);
 	cpu = tc_xmalloc(tc_st_mult(total / 2 ? total / 2 : 1, sizeof(*cpu)));
 	tc_gapcpu(all, total / 2, &model, cpu);
+	/* a rebuilt timeline's gaps brought to the recorded concurrency, when
+	 * the trace keeps it and the node holds every rank it was of */
+	if (*files && s->evs->nconc && size == world) {
+		uint64_t *h = tc_xmalloc(tc_st_mult((size_t)size, sizeof(*h)));
+		size_t nh = tc_gap_concurrency(all, total / 2, h, (size_t)size);
+		*calib = tc_gapcpu_calibration(s->evs->conc, s->evs->nconc, h, nh, model.cores);
+		tc_gapcpu_scale(cpu, all, total / 2, *calib);
+		free(h);
+	}
 	s->gap_cpu = tc_xcalloc(s->evs->n ? s->evs->n : 1, sizeof(*s->gap_cpu));
 	for (size_t j = 0; j < n; j++)
 		s->gap_cpu[at[j]] = (uint64_t)cpu[(size_t)displs[me] / 2 + j];

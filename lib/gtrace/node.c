@@ -347,6 +347,7 @@ void tc_gtrace_free(struct tc_gtrace **gp)
 	free(g->comm_index);
 	free(g->tracer_ops);
 	free(g->skew);
+	free(g->conc);
 	tc_ranklist_release(&g->ranks);
 	free(g);
 }

@@ -198,6 +198,9 @@ void tc_gtrace_pack(const struct tc_gtrace *g, struct tc_strbuf *out)
 	tc_pack_u64(out, g->skew ? (uint64_t)g->world_size : 0);
 	for (int32_t k = 0; g->skew && k < g->world_size; k++)
 		tc_pack_u64(out, g->skew[k]);
+	tc_pack_u64(out, g->skew ? g->nconc : 0);
+	for (size_t k = 0; g->skew && k < g->nconc; k++)
+		tc_pack_u64(out, g->conc[k]);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -453,6 +456,11 @@ struct tc_gtrace *tc_gtrace_unpack(struct tc_unpack *u)
 	for (size_t k = 0; k < n && !u->bad; k++)
 		g->skew[k] = tc_unpack_u64(u);
 	if (n && !u->bad && tc_skew_check(g->skew, n))
+		u->bad = true;
+	g->conc = unpack_array(u, &g->nconc, 1, sizeof(*g->conc));
+	for (size_t k = 0; k < g->nconc && !u->bad; k++)
+		g->conc[k] = tc_unpack_u64(u);
+	if (g->nconc && !u->bad && (!g->skew || tc_conc_check(g->conc, g->nconc, g->world_size)))
 		u->bad = true;
 	if (u->bad) {
 		tc_gtrace_free(&g);

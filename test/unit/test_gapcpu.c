@@ -208,3 +208,56 @@ TEST(skews_read_back_are_checked)
 	CHECK(tc_skew_check(none0, 2) != NULL);
 	CHECK(tc_skew_check(big, 2) != NULL);
 }
+
+TEST(concurrency_is_the_time_at_each_count_of_ranks_in_gaps)
+{
+	/* 0-10 and 5-15 overlap over 5-10; 20-30 alone; 12-13 inside 5-15 */
+	const int64_t g[8] = { 0, 10, 5, 15, 20, 30, 12, 13 };
+	uint64_t ns[4], two[2];
+
+	CHECK_EQ_U64(tc_gap_concurrency(g, 4, ns, 4), 2);
+	CHECK_EQ_U64(ns[0], 5 + 4 + 10);
+	CHECK_EQ_U64(ns[1], 5 + 1);
+	CHECK_EQ_U64(ns[2], 0);
+	/* more than max at once are counted at max */
+	CHECK_EQ_U64(tc_gap_concurrency(g, 4, two, 1), 1);
+	CHECK_EQ_U64(two[0], 25);
+	CHECK_EQ_U64(tc_gap_concurrency(g, 0, ns, 4), 0);
+}
+
+TEST(calibration_brings_a_rebuilt_timeline_to_the_recorded_concurrency)
+{
+	/* recorded: never more than 2 ranks in gaps on 2 cores (all CPU);
+	 * rebuilt: the same gap time, half of it with 4 ranks at once */
+	const uint64_t exact[2] = { 100, 50 };      /* 100 + 2 * 50 = 200 of gaps */
+	const uint64_t approx[4] = { 60, 20, 0, 30 }; /* 60 + 40 + 4 * 30 = 220 */
+	double f = tc_gapcpu_calibration(exact, 2, approx, 4, 2);
+
+	/* 200 of CPU against 60 + 40 + 2 * 30 = 160 */
+	CHECK(fabs(f - 200.0 / 160.0) < 1e-12);
+	CHECK(tc_gapcpu_calibration(exact, 0, approx, 4, 2) == 1);
+	CHECK(tc_gapcpu_calibration(exact, 2, approx, 0, 2) == 1);
+}
+
+TEST(scale_keeps_each_gap_within_its_length)
+{
+	/* gaps of 100 and 100 with 50 and 90 of CPU: 1.25 times the total
+	 * (175) fills the second and gives the first the rest, 1.5 times */
+	const int64_t g[4] = { 0, 100, 200, 300 };
+	double cpu[2] = { 50, 90 }, f;
+
+	f = tc_gapcpu_scale(cpu, g, 2, 1.25);
+	CHECK(fabs(cpu[1] - 100) < 1e-9);
+	CHECK(fabs(cpu[0] - 75) < 1e-6);
+	CHECK(fabs(f - 1.5) < 1e-6);
+	/* more than the gaps hold: each its length */
+	cpu[0] = 50;
+	cpu[1] = 90;
+	tc_gapcpu_scale(cpu, g, 2, 10);
+	CHECK(fabs(cpu[0] - 100) < 1e-6 && fabs(cpu[1] - 100) < 1e-6);
+	/* less: both by the factor */
+	cpu[0] = 50;
+	cpu[1] = 90;
+	f = tc_gapcpu_scale(cpu, g, 2, 0.5);
+	CHECK(fabs(f - 0.5) < 1e-6 && fabs(cpu[0] - 25) < 1e-6 && fabs(cpu[1] - 45) < 1e-6);
+}

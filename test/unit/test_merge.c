@@ -895,6 +895,13 @@ TEST(tct_skews_in_every_form)
 			g->skew[0] = 812345;
 			g->skew[2] = 7;
 		}
+		if (k >= 2) {
+			/* and the concurrency in the gaps, 1 and 2 ranks */
+			g->conc = calloc(2, sizeof(*g->conc));
+			g->conc[0] = 5000;
+			g->conc[1] = 123;
+			g->nconc = 2;
+		}
 		g->tracer_ns = k >= 2 ? 99 : 0;
 		if (k == 3) {
 			tc_gtrace_add_comms(g, 1, &cm, 1);
@@ -905,6 +912,7 @@ TEST(tct_skews_in_every_form)
 		txt = text_of(g, TC_TCT_TEXT);
 		CHECK((strstr(txt, "\nskew 812345 0 7\n") != NULL) == (k > 0));
 		CHECK((strstr(txt, "skew") != NULL) == (k > 0));
+		CHECK((strstr(txt, "\nskew 812345 0 7\nconcurrency 5000 123\n") != NULL) == (k >= 2));
 		for (int form = TC_TCT_TEXT; form <= TC_TCT_BINARY; form++) {
 			struct tc_strbuf sb = TC_STRBUF_INIT;
 			struct tc_gtrace *b = NULL;
@@ -919,6 +927,9 @@ TEST(tct_skews_in_every_form)
 					      b->skew[2] == 7);
 				CHECK_EQ_U64(b->tracer_ns, g->tracer_ns);
 				CHECK_EQ_U64(b->ntracer_ops, g->ntracer_ops);
+				CHECK_EQ_U64(b->nconc, g->nconc);
+				if (b->nconc == 2)
+					CHECK(b->conc[0] == 5000 && b->conc[1] == 123);
 				CHECK_STR(t2, txt);
 				free(t2);
 			}
@@ -929,6 +940,7 @@ TEST(tct_skews_in_every_form)
 		CHECK((g->skew != NULL) == (k > 0));
 		if (g->skew)
 			CHECK(g->skew[0] == 812345 && g->skew[2] == 7);
+		CHECK_EQ_U64(g->nconc, k >= 2 ? 2 : 0);
 		tc_gtrace_free(&g);
 		free(txt);
 		for (int r = 0; r < 3; r++)
@@ -943,7 +955,9 @@ TEST(tct_bad_skews_refused)
 {
 	static const char *const bad[] = {
 		"skew 0 5", "skew 0 5 6 7", "skew 4 5 6", "skew 0 5 10000000000001", "skew 0 x 1",
-		"skew 0 1 2\nskew 0 1 2",
+		"skew 0 1 2\nskew 0 1 2", "concurrency 5 6", "skew 0 1 2\nconcurrency",
+		"skew 0 1 2\nconcurrency 5 0", "skew 0 1 2\nconcurrency 1 2 3 4",
+		"skew 0 1 2\nconcurrency 1 x",
 	};
 	struct stream s[3];
 	struct tc_gtrace *g = sample(s, 100);
@@ -962,7 +976,7 @@ TEST(tct_bad_skews_refused)
 		tc_strbuf_addf(&sb, "%s%s", bad[i], at);
 		tc_error_clear(&err);
 		CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) != 0);
-		CHECK(b == NULL && strstr(err.msg, "skew") != NULL);
+		CHECK(b == NULL && (strstr(err.msg, "skew") || strstr(err.msg, "concurrency")));
 		tc_gtrace_free(&b);
 		tc_strbuf_release(&sb);
 	}

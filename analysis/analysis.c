@@ -368,7 +368,7 @@ int tc_anl_build(const struct tc_anl *a, const struct tc_cluster_mode *mode,
 	}
 	if (out->g->world_size < a->world)
 		out->g->world_size = a->world;
-	if (a->skew && !out->g->skew && out->g->world_size == a->world &&
+	if (a->skew && !a->lead_only && !out->g->skew && out->g->world_size == a->world &&
 	    out->g->ranks.count == (uint64_t)a->world) {
 		size_t bytes = (size_t)a->world * sizeof(*a->skew);
 		out->g->skew = tc_xmalloc(bytes);

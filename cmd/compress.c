@@ -651,7 +651,7 @@ static int load_set(const struct compress_args *ca, struct compress_run *r)
 				 rstats[i].first_error_msg);
 	if (!rc) {
 		r->tracer_ns = tc_tracer_of_stats(rstats, ts->nfiles, &r->tracer_ops, &r->ntracer_ops);
-		r->skew = tc_traceset_skews(ts, rstats);
+		r->skew = ca->lead_only ? NULL : tc_traceset_skews(ts, rstats);
 		if (r->skew && tc_traceset_concurrency(ts, r->pool, &r->conc, &r->nconc, &err)) {
 			tc_report(&err);
 			rc = -1;
@@ -735,8 +735,9 @@ static int build(struct compress_args *ca, struct compress_run *r)
 		r->g->ntracer_ops = r->ntracer_ops;
 		r->tracer_ops = NULL;
 	}
-	/* the ranks' skews, of a trace of every rank */
-	if (r->skew && r->g->ranks.count == (uint64_t)r->g->world_size) {
+	/* the ranks' skews, of a trace of every rank; none with --lead-only,
+	 * as the in-job clustering, which reads no file back, keeps none */
+	if (r->skew && !ca->lead_only && r->g->ranks.count == (uint64_t)r->g->world_size) {
 		free(r->g->skew);
 		r->g->skew = r->skew;
 		r->skew = NULL;

@@ -586,16 +586,18 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 	       r->skips);
 	printf("node:     %d rank%s on %d core%s\n", o->node_ranks, o->node_ranks == 1 ? "" : "s",
 	       o->node_cores, o->node_cores == 1 ? "" : "s");
-	if (o->compute == TC_COMPUTE_CPU && o->timeline)
+	if (o->compute == TC_COMPUTE_CPU && o->timeline) {
 		printf("compute:  cpu (shares from the recorded timeline, %.1f other tasks, "
-		       "%.3f of the node; ranks %s; %.3f to the recorded concurrency)\n",
-		       o->other_load, o->node_share,
-		       o->timeline_files ? "on their files' clock" : "from the end of MPI_Init",
-		       o->timeline_calib);
-	else if (o->compute == TC_COMPUTE_CPU)
+		       "%.3f of the node; ranks %s", o->other_load, o->node_share,
+		       o->timeline_files ? "on their files' clock" : "from the end of MPI_Init");
+		if (o->timeline_calib != 1)
+			printf("; brought to the recorded concurrency, x%.3f", o->timeline_calib);
+		printf(")\n");
+	} else if (o->compute == TC_COMPUTE_CPU) {
 		printf("compute:  cpu (share %.3f)\n", o->cpu_share);
-	else
+	} else {
 		printf("compute:  %s\n", compute_names[o->compute]);
+	}
 	if (r->tracer_s > 0)
 		printf("tracer:   %.0f ns per call out of the gaps (%s), %.6f s over the ranks\n",
 		       r->tracer_ns, o->tracer_cost, r->tracer_s);

@@ -846,14 +846,13 @@ uint64_t *tc_traceset_skews(const struct tc_traceset *ts, const struct tc_raw_st
 	return skew;
 }
 
-/* One file's gaps on the host's clock, as the replay passes them: from
- * the latest end so far to the next event's start. */
+/* One file's gaps on the host's clock, as the replay passes them
+ * (tc_gap_next). */
 struct conc_file {
 	int64_t off;               /* the file's start on the host's clock */
 	int64_t *gaps;
 	size_t n, alloc;
-	uint64_t prev_end;
-	bool any;
+	struct tc_gap_cursor gc;
 	atomic_size_t *total;      /* the gaps of every file so far */
 };
 
@@ -865,19 +864,16 @@ struct conc_job {
 static int conc_event(void *p, const struct tc_event *ev)
 {
 	struct conc_file *f = p;
+	uint64_t from;
 
-	if (f->any && ev->t_start > f->prev_end) {
-		if (atomic_load(f->total) > TC_CONC_MAX_GAPS)
+	if (tc_gap_next(&f->gc, ev, &from)) {
+		if (atomic_fetch_add(f->total, 1) >= TC_CONC_MAX_GAPS)
 			return TC_ERR_STOP;
 		TC_ALLOC_GROW(f->gaps, 2 * f->n + 2, f->alloc);
-		f->gaps[2 * f->n] = f->off + (int64_t)f->prev_end;
+		f->gaps[2 * f->n] = f->off + (int64_t)from;
 		f->gaps[2 * f->n + 1] = f->off + (int64_t)ev->t_start;
 		f->n++;
-		atomic_fetch_add(f->total, 1);
 	}
-	if (!f->any || ev->t_end > f->prev_end)
-		f->prev_end = ev->t_end;
-	f->any = true;
 	return 0;
 }
 

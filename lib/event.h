@@ -448,6 +448,28 @@ static inline void tc_event_init(struct tc_event *ev)
 	ev->scounts = NULL;
 	ev->rcounts = NULL;
 }
+/* A rank's compute gaps, its events passed in order (the replay's and the
+ * concurrency's one rule): every event after the first is preceded by the
+ * gap from the latest end so far to its start, when it starts after it.
+ * Initialise as { 0, false }. */
+struct tc_gap_cursor {
+	uint64_t prev_end;
+	bool any;
+};
+
+/* Pass ev: the gap before it, with *from its start, or 0 when none. */
+static inline uint64_t tc_gap_next(struct tc_gap_cursor *c, const struct tc_event *ev,
+				   uint64_t *from)
+{
+	uint64_t gap = c->any && ev->t_start > c->prev_end ? ev->t_start - c->prev_end : 0;
+
+	*from = c->prev_end;
+	if (!c->any || ev->t_end > c->prev_end)
+		c->prev_end = ev->t_end;
+	c->any = true;
+	return gap;
+}
+
 /* Total bytes moved by the event (bytes if present, else count*dtype_size). */
 static inline uint64_t tc_event_bytes(const struct tc_event *ev)
 {

@@ -2074,18 +2074,17 @@ static bool replay_one(struct tc_replay_mpi *s, size_t i, const struct tc_event 
 void tc_replay_mpi_run(struct tc_replay_mpi *s)
 {
 	const struct tc_revents *e = s->evs;
-	uint64_t prev_end = 0, back = 0;
+	struct tc_gap_cursor gc = { 0, false };
+	uint64_t back = 0, from, gap;
 	bool timed = s->o->compute != TC_COMPUTE_NONE;
 
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
-		if (i && ev->t_start > prev_end) {
-			s->gap_ns = ev->t_start - prev_end;
+		if ((gap = tc_gap_next(&gc, ev, &from))) {
+			s->gap_ns = gap;
 			s->gap_at = i;
 			s->gap_back = back;
 		}
-		if (ev->t_end > prev_end || !i)
-			prev_end = ev->t_end;
 		atomic_store(&s->progress, (uint64_t)i);
 		atomic_store(&s->in_mpi, true);
 		if (!replay_one(s, i, ev))

@@ -175,19 +175,17 @@ static double base_slice(int cores)
  * precedes. */
 static size_t own_gaps(const struct tc_revents *e, int64_t base, int64_t **out, size_t **at)
 {
-	uint64_t prev_end = 0;
+	struct tc_gap_cursor gc = { 0, false };
 	int64_t *g = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, 2 * sizeof(*g)));
 	size_t *idx = tc_xmalloc(tc_st_mult(e->n ? e->n : 1, sizeof(*idx))), n = 0;
+	uint64_t from;
 
 	for (size_t i = 0; i < e->n; i++) {
-		const struct tc_event *ev = &e->ev[i];
-		if (i && ev->t_start > prev_end) {
-			g[2 * n] = (int64_t)prev_end - base;
-			g[2 * n + 1] = (int64_t)ev->t_start - base;
+		if (tc_gap_next(&gc, &e->ev[i], &from)) {
+			g[2 * n] = (int64_t)from - base;
+			g[2 * n + 1] = (int64_t)e->ev[i].t_start - base;
 			idx[n++] = i;
 		}
-		if (ev->t_end > prev_end || !i)
-			prev_end = ev->t_end;
 	}
 	*out = g;
 	*at = idx;

@@ -1590,33 +1590,16 @@ assert d["compute_s"] > 0, d'
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" "$d"
 	[[ "$output" == *"ranks on their files' clock"* ]]
 	# the global trace keeps when each rank left MPI_Init on the host's
-	# clock: its file's start plus its MPI_Init's end, less the first's
-	tc compress -q --mode none --text -o "$g" "$d"
-	for f in "$d"/rank-*.tcr; do
-		tc dump --json --header --limit 1 "$f"
-	done >"$BATS_TEST_TMPDIR/heads.jl"
-	grep '^skew ' "$g" | python3 -c '
-import json, sys
-skew = [int(x) for x in sys.stdin.read().split()[1:]]
-heads, ends = {}, {}
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if r["record"] == "header":
-        rank = r["rank"]
-        heads[rank] = r["start_time_ns"]
-    elif r["record"] == "event":
-        ends[rank] = r["t_end"]
-left = [heads[r] + ends[r] for r in sorted(heads)]
-want = [x - min(left) for x in left]
-assert skew == want, (skew, want)' "$BATS_TEST_TMPDIR/heads.jl"
+	# clock (its file's start plus its MPI_Init's end, less the first's)
 	# and the time during which k ranks were in compute gaps at once on
 	# that clock, k = 1, 2, ...
+	tc compress -q --mode none --text -o "$g" "$d"
 	for f in "$d"/rank-*.tcr; do
 		tc dump --json --header "$f"
 	done >"$BATS_TEST_TMPDIR/all.jl"
-	grep '^concurrency ' "$g" | python3 -c '
+	grep -e '^skew ' -e '^concurrency ' "$g" | python3 -c '
 import json, sys
-got = [int(x) for x in sys.stdin.read().split()[1:]]
+got = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in sys.stdin}
 start, evs = {}, {}
 for line in open(sys.argv[1]):
     r = json.loads(line)
@@ -1626,6 +1609,9 @@ for line in open(sys.argv[1]):
         evs[rank] = []
     elif r["record"] == "event":
         evs[rank].append((r["t_start"], r["t_end"]))
+left = [start[r] + evs[r][0][1] for r in sorted(start)]
+skew = [x - min(left) for x in left]
+assert got["skew"] == skew, (got, skew)
 first = min(start.values())
 edges = []
 for rank, ev in evs.items():
@@ -1635,14 +1621,14 @@ for rank, ev in evs.items():
             edges += [(off + prev, 1), (off + a, -1)]
         prev = max(prev, b)
 edges.sort(key=lambda e: (e[0], e[1]))
-want, k = [0] * len(evs), 0
+conc, k = [0] * len(evs), 0
 for i, (t, dk) in enumerate(edges):
     if i and k > 0:
-        want[k - 1] += t - edges[i - 1][0]
+        conc[k - 1] += t - edges[i - 1][0]
     k += dk
-while want and not want[-1]:
-    want.pop()
-assert got == want, (got, want)' "$BATS_TEST_TMPDIR/all.jl"
+while conc and not conc[-1]:
+    conc.pop()
+assert got["concurrency"] == conc, (got, conc)' "$BATS_TEST_TMPDIR/all.jl"
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json "$g"
 	echo "$output" | python3 -c '
 import json, sys

@@ -809,6 +809,24 @@ TEST(tct_round_trip_text_and_json)
 	}
 }
 
+/* g written in form and read back, its text form checked to be g's (txt). */
+static struct tc_gtrace *reread(const struct tc_gtrace *g, int form, const char *txt)
+{
+	struct tc_strbuf sb = TC_STRBUF_INIT;
+	struct tc_gtrace *b = NULL;
+	struct tc_error err;
+
+	tc_tct_format(g, form, &sb);
+	CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) == 0);
+	if (b) {
+		char *t2 = text_of(b, TC_TCT_TEXT);
+		CHECK_STR(t2, txt);
+		free(t2);
+	}
+	tc_strbuf_release(&sb);
+	return b;
+}
+
 /* The tracer's time per call (tracer_ns) and per op (tracer_ops): in every
  * form and through pack when measured, with and without a communicator
  * table (the binary form puts them after the table), per op without the
@@ -824,7 +842,6 @@ TEST(tct_tracer_ns_in_every_form)
 	/* k: none; the mean and per op; the same after a table; per op alone */
 	for (int k = 0; k < 4; k++) {
 		struct tc_gtrace *g = sample(s, 100);
-		struct tc_error err;
 		char *txt;
 		bool mean = k == 1 || k == 2;
 
@@ -844,20 +861,13 @@ TEST(tct_tracer_ns_in_every_form)
 		CHECK((strstr(txt, "\ntracer_op MPI_Send 300 40\ntracer_op MPI_Waitall 2100 7\n") !=
 		       NULL) == (k > 0));
 		for (int form = TC_TCT_TEXT; form <= TC_TCT_BINARY; form++) {
-			struct tc_strbuf sb = TC_STRBUF_INIT;
-			struct tc_gtrace *b = NULL;
-			tc_tct_format(g, form, &sb);
-			CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) == 0);
+			struct tc_gtrace *b = reread(g, form, txt);
 			if (b) {
-				char *t2 = text_of(b, TC_TCT_TEXT);
 				CHECK_EQ_U64(b->tracer_ns, g->tracer_ns);
 				CHECK_EQ_U64(b->ntracer_ops, g->ntracer_ops);
 				CHECK_EQ_U64(b->ncomms, g->ncomms);
-				CHECK_STR(t2, txt);
-				free(t2);
 			}
 			tc_gtrace_free(&b);
-			tc_strbuf_release(&sb);
 		}
 		g = through_pack(g);
 		CHECK_EQ_U64(g->tracer_ns, mean ? 1234 : 0);
@@ -914,13 +924,8 @@ TEST(tct_skews_in_every_form)
 		CHECK((strstr(txt, "skew") != NULL) == (k > 0));
 		CHECK((strstr(txt, "\nskew 812345 0 7\nconcurrency 5000 123\n") != NULL) == (k >= 2));
 		for (int form = TC_TCT_TEXT; form <= TC_TCT_BINARY; form++) {
-			struct tc_strbuf sb = TC_STRBUF_INIT;
-			struct tc_gtrace *b = NULL;
-			struct tc_error err;
-			tc_tct_format(g, form, &sb);
-			CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) == 0);
+			struct tc_gtrace *b = reread(g, form, txt);
 			if (b) {
-				char *t2 = text_of(b, TC_TCT_TEXT);
 				CHECK((b->skew != NULL) == (k > 0));
 				if (b->skew && k > 0)
 					CHECK(b->skew[0] == 812345 && b->skew[1] == 0 &&
@@ -930,11 +935,8 @@ TEST(tct_skews_in_every_form)
 				CHECK_EQ_U64(b->nconc, g->nconc);
 				if (b->nconc == 2)
 					CHECK(b->conc[0] == 5000 && b->conc[1] == 123);
-				CHECK_STR(t2, txt);
-				free(t2);
 			}
 			tc_gtrace_free(&b);
-			tc_strbuf_release(&sb);
 		}
 		g = through_pack(g);
 		CHECK((g->skew != NULL) == (k > 0));

@@ -1010,6 +1010,39 @@ TEST(tct_bad_skews_refused)
 		CHECK(tc_tct_parse(sb.buf, sb.len, "t.tct", &b, &err) != 0 && b == NULL);
 		tc_strbuf_release(&sb);
 	}
+	{
+		/* the JSON form's: too few, none 0, a concurrency without
+		 * skews, a last concurrency of 0 */
+		static const char *const from[] = { "\"skew\":[0,300,1048576]",
+						    "\"skew\":[0,300,1048576]",
+						    "\"skew\":[0,300,1048576],",
+						    "\"concurrency\":[9,4]" };
+		static const char *const to[] = { "\"skew\":[0,300]", "\"skew\":[5,300,1048576]",
+						  "", "\"concurrency\":[9,0]" };
+		char *js;
+		g->skew[0] = 0;
+		g->conc = calloc(2, sizeof(*g->conc));
+		g->conc[0] = 9;
+		g->conc[1] = 4;
+		g->nconc = 2;
+		js = text_of(g, TC_TCT_JSON);
+		for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+			char *hit = strstr(js, from[i]);
+			struct tc_strbuf sb = TC_STRBUF_INIT;
+			struct tc_gtrace *b = NULL;
+			struct tc_error err;
+			CHECK(hit != NULL);
+			if (!hit)
+				continue;
+			tc_strbuf_add(&sb, js, (size_t)(hit - js));
+			tc_strbuf_addf(&sb, "%s%s", to[i], hit + strlen(from[i]));
+			tc_error_clear(&err);
+			CHECK(tc_tct_parse(sb.buf, sb.len, "t.json", &b, &err) != 0);
+			CHECK(b == NULL && (strstr(err.msg, "skew") || strstr(err.msg, "concurrency")));
+			tc_strbuf_release(&sb);
+		}
+		free(js);
+	}
 	tc_gtrace_free(&g);
 	free(txt);
 	for (int r = 0; r < 3; r++)

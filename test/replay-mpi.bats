@@ -1144,6 +1144,36 @@ import json, sys
 assert json.load(sys.stdin)["compute"] == "none"'
 }
 
+@test "the replay's own time between its calls is part of the gaps: what none had room for is its overrun" {
+	need_mpi
+	# no gaps left once a tracer's 100 us per call are taken out: none has
+	# room for the replay's bookkeeping of any event
+	tc synth -q -o tiny --ranks 4 --pattern stencil1d --iters 50 --compute-ns 1 --jitter 0
+	for m in spin cpu sleep; do
+		run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute $m --tracer-cost 100000 tiny
+		echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["overrun_s"] > 0 and d["compute_s"] < 1e-5, d' ||
+			{ echo "mode $m: $output"; false; }
+	done
+	# gaps of 5 ms: room for all of it, but what follows the last one
+	tc synth -q -o long --ranks 4 --pattern stencil1d --iters 10 --compute-ns 5000000 --jitter 0
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --compute spin --tracer-cost none long
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert 0 <= d["overrun_s"] < 4 * 100e-6, d
+assert d["compute_s"] > 4 * 9 * 0.005, d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --json --no-compute long
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert "overrun_s" not in d and d["compute_s"] == 0, d'
+	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --compute cpu --tracer-cost 100000 tiny
+	assert_line --regexp "^gaps: +[0-9.]+ s of CPU time computed over the ranks; [0-9.]+ s of the replay's own time between its calls beyond them\$"
+}
+
 @test "compute gaps are replayed: a trace of long gaps takes their time" {
 	need_mpi
 	tc synth -q -o st --ranks 4 --pattern stencil1d --iters 20 --compute-ns 5000000 --jitter 0
@@ -1526,7 +1556,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["compute_s"] == 0 and all(r["compute_s"] == 0 for r in d["per_rank"]), d'
 	run -0 --separate-stderr timeout 60 mpirun -np 4 "$RP" --compute sleep --tracer-cost none "$d"
-	assert_line --regexp '^gaps: +[0-9.]+ s of wall-clock time computed over the ranks$'
+	assert_line --regexp "^gaps: +[0-9.]+ s of wall-clock time computed over the ranks; [0-9.]+ s of the replay's own time between its calls beyond them\$"
 	[ "$(echo "$output" | grep -cE '^ +[0-3] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$')" -eq 4 ]
 }
 

@@ -513,6 +513,8 @@ struct results {
 	uint64_t wild_inferred;    /* wildcard receives given inferred sources, over every rank */
 	uint64_t wild_unnamed;     /* those left wildcards */
 	double comp_sum;           /* comp over every rank */
+	double overrun_s;          /* the replay's own time between its calls
+				    * that no gap had room for, over every rank */
 };
 
 static void results_sum(struct results *r, int world)
@@ -572,6 +574,8 @@ static struct tc_json *result_json(const char *path, const struct tc_replay_opts
 	tc_json_set_uint(doc, "events", r->events);
 	tc_json_set_uint(doc, "skipped", r->skips);
 	tc_json_set_real(doc, "compute_s", r->comp_sum);
+	if (o->compute != TC_COMPUTE_NONE)
+		tc_json_set_real(doc, "overrun_s", r->overrun_s);
 	tc_json_set_real(doc, "makespan_s", r->max);
 	tc_json_set_real(doc, "recorded_makespan_s", r->rec_max);
 	tc_json_set_real(doc, "ratio", r->rec_max > 0 ? r->max / r->rec_max : 0);
@@ -607,8 +611,12 @@ static void print_text(const char *path, const struct tc_replay_opts *o, const s
 		       " posted as MPI_ANY_SOURCE\n", r->wild_inferred + r->wild_unnamed,
 		       r->wild_inferred + r->wild_unnamed == 1 ? "" : "s", r->wild_inferred,
 		       r->wild_unnamed);
-	printf("gaps:     %.6f s of %s time computed over the ranks\n", r->comp_sum,
+	printf("gaps:     %.6f s of %s time computed over the ranks", r->comp_sum,
 	       o->compute == TC_COMPUTE_CPU ? "CPU" : "wall-clock");
+	if (o->compute != TC_COMPUTE_NONE)
+		printf("; %.6f s of the replay's own time between its calls beyond them",
+		       r->overrun_s);
+	putchar('\n');
 	if (r->polls_took)
 		printf("polls:    %" PRIu64 " message%s taken by polls that found none in the "
 		       "trace, held for the calls that take them\n", r->polls_took,
@@ -894,14 +902,15 @@ int main(int argc, char **argv)
 	PMPI_Gather(&nev, 1, MPI_UINT64_T, res.nev, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	PMPI_Gather(&skipped, 1, MPI_UINT64_T, res.skipped, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 	{
-		uint64_t mine[5] = { o.tracer_ns, discount, s.polls_took, s.wild_inferred,
-				     s.wild_unnamed }, all[5] = { 0, 0, 0, 0, 0 };
-		PMPI_Reduce(mine, all, 5, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+		uint64_t mine[6] = { o.tracer_ns, discount, s.polls_took, s.wild_inferred,
+				     s.wild_unnamed, s.debt_ns }, all[6] = { 0, 0, 0, 0, 0, 0 };
+		PMPI_Reduce(mine, all, 6, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 		res.tracer_ns = (double)all[0] / world;
 		res.tracer_s = (double)all[1] * 1e-9;
 		res.polls_took = all[2];
 		res.wild_inferred = all[3];
 		res.wild_unnamed = all[4];
+		res.overrun_s = (double)all[5] * 1e-9;
 	}
 	if (rank == 0) {
 		results_sum(&res, world);

@@ -125,10 +125,16 @@ struct tc_replay_mpi {
 	/* the gap before the event being replayed, computed just before its
 	 * MPI call (tc_rp_gap), so that the replay's own work on the event
 	 * counts as part of it */
-	uint64_t gap_ns;          /* its recorded length; 0: none pending */
+	uint64_t gap_ns;          /* its recorded length; 0: none */
 	size_t gap_at;            /* the event it precedes */
 	uint64_t gap_back;        /* wall-clock ns the previous event's call
 				   * returned (0: not known) */
+	bool gap_pending;         /* the event's gap not yet computed */
+	uint64_t returned;        /* wall-clock ns the event's MPI call
+				   * returned, 0: not stamped (tc_rp_returned) */
+	uint64_t debt_ns;         /* the replay's own time between its calls
+				   * beyond what the gaps asked for so far,
+				   * taken out of the next gaps */
 	char *sbuf, *rbuf;        /* zeroed, large enough for any event */
 	size_t buf_bytes;
 	void *bsend;              /* attached for buffered sends */

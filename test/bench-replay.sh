@@ -130,12 +130,16 @@ load() {
 	cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown
 }
 # the tasks of other jobs runnable now: /proc/loadavg's running count,
-# less its reader, the median of 5 samples 20 ms apart
+# less its reader, the median of 5 samples 20 ms apart; read by the shell
+# itself, so that no process of a pipeline is running beside it
 others() {
+	samples=
 	for _ in 1 2 3 4 5; do
-		cut -d' ' -f4 /proc/loadavg 2>/dev/null | cut -d/ -f1
+		read -r _ _ _ r _ </proc/loadavg 2>/dev/null || r=1/0
+		samples="$samples ${r%%/*}"
 		sleep 0.02
-	done | awk '{ print ($1 > 0 ? $1 - 1 : 0) }' | median
+	done
+	for v in $samples; do echo $((v > 0 ? v - 1 : 0)); done | median
 }
 echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
 echo "load average before: $(load)"

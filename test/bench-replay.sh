@@ -61,6 +61,13 @@
 # tracer's mean over all calls taken out of the gaps after every call,
 # not each op's own).
 #
+# After the table, a line per program compares the time its ranks spend
+# outside MPI calls with the judged replay's (test/tools/outside.c
+# preloaded into both, 3 runs each interleaved, the medians, over every
+# rank): the untraced program's, the compute the replay's gaps asked for,
+# and what the replay spent between its calls. The replay's gaps are
+# right when the three agree.
+#
 # Exit status: 0 all exact and every judged ratio within 10%; 1 a run or
 # replay failed or a replay differs from its trace; 3 exact, but a judged
 # ratio is off by more than 10%.
@@ -90,6 +97,9 @@ done
 SPAN="$W/libspan.so"
 mpicc -shared -fPIC -O2 -o "$SPAN" "$ROOT/test/tools/span.c" -ldl ||
 	{ echo "bench-replay: cannot build test/tools/span.c" >&2; exit 2; }
+OUTSIDE="$W/liboutside.so"
+mpicc -shared -fPIC -O2 -o "$OUTSIDE" "$ROOT/test/tools/outside.c" -ldl ||
+	{ echo "bench-replay: cannot build test/tools/outside.c" >&2; exit 2; }
 
 mode_args() {
 	case $1 in
@@ -216,6 +226,25 @@ for b in $LIST; do
 			{ exact="no (rank $i: $(cat "$W/cmp.out"))"; status=1; break; }
 		i=$((i + 1))
 	done
+	# the time outside MPI calls, the program's and the replay's
+	: >"$W/out.app"
+	: >"$W/out.rp"
+	: >"$W/out.ask"
+	for _ in 1 2 3; do
+		rm -f "$W/out.txt"
+		# shellcheck disable=SC2086
+		(cd "$W" && mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$OUTSIDE" \
+			-x OUTSIDE_OUT="$W/out.txt" "$x" >/dev/null 2>&1) &&
+			cut -d' ' -f1 "$W/out.txt" >>"$W/out.app"
+		rm -f "$W/out.txt"
+		# shellcheck disable=SC2086
+		mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$OUTSIDE" -x OUTSIDE_OUT="$W/out.txt" \
+			"$RP" --json --compute $(mode_args "$judged") "$W/$b.1.tct" >"$W/out.json" &&
+			cut -d' ' -f1 "$W/out.txt" >>"$W/out.rp" &&
+			jget compute_s <"$W/out.json" >>"$W/out.ask"
+	done
+	outside="$(median <"$W/out.app") $(median <"$W/out.ask") $(median <"$W/out.rp")"
+	echo "$b $outside" >>"$W/outside"
 	app=$(median <"$W/app")
 	plain=$(median <"$W/plain")
 	other=$(median <"$W/other")
@@ -236,6 +265,8 @@ for b in $LIST; do
 	done
 done
 echo "within 10% (--compute $judged): $pass of $judgedn"
+echo "time outside MPI calls over the ranks, s (medians of 3): program, asked of the replay's gaps, spent by the replay between its calls"
+[ -s "$W/outside" ] && awk '{ printf "%-5s %9.4f %9.4f %9.4f  (replay/program %.3f)\n", $1, $2, $3, $4, ($2 > 0 ? $4 / $2 : 0) }' "$W/outside"
 [ -z "$QUIET" ] || echo "quiet runs (at most $QUIET other tasks before and after): $quiet of $runs_made"
 echo "load average after: $(load)"
 exit $status

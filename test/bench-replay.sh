@@ -235,13 +235,15 @@ for b in $LIST; do
 		# shellcheck disable=SC2086
 		(cd "$W" && mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$OUTSIDE" \
 			-x OUTSIDE_OUT="$W/out.txt" "$x" >/dev/null 2>&1) &&
-			cut -d' ' -f1 "$W/out.txt" >>"$W/out.app"
+			cut -d' ' -f1 "$W/out.txt" >>"$W/out.app" ||
+			echo "bench-replay: $b failed under test/tools/outside.c" >&2
 		rm -f "$W/out.txt"
 		# shellcheck disable=SC2086
 		mpirun $MPIRUN_ARGS -np "$P" -x LD_PRELOAD="$OUTSIDE" -x OUTSIDE_OUT="$W/out.txt" \
 			"$RP" --json --compute $(mode_args "$judged") "$W/$b.1.tct" >"$W/out.json" &&
 			cut -d' ' -f1 "$W/out.txt" >>"$W/out.rp" &&
-			jget compute_s <"$W/out.json" >>"$W/out.ask"
+			jget compute_s <"$W/out.json" >>"$W/out.ask" ||
+			echo "bench-replay: the replay of $b failed under test/tools/outside.c" >&2
 	done
 	outside="$(median <"$W/out.app") $(median <"$W/out.ask") $(median <"$W/out.rp")"
 	echo "$b $outside" >>"$W/outside"

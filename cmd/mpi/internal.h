@@ -94,8 +94,9 @@ uint64_t tc_rp_wall_ns(void);
 /* Compute the pending gap before the event being replayed (none
  * pending: nothing): called just before the event's MPI call. */
 void tc_rp_gap(struct tc_replay_mpi *s);
-/* Stamp the time the event's MPI call returned (the start of the next
- * gap's share of the replay's own time). */
+/* Stamp the time the event's MPI call returned, after its gap was
+ * computed (the start of the next gap's share of the replay's own
+ * time). */
 void tc_rp_returned(struct tc_replay_mpi *s);
 
 static inline bool tc_rp_fits_int(uint64_t v)

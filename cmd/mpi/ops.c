@@ -2008,13 +2008,13 @@ static uint64_t compute(struct tc_replay_mpi *s, size_t i, uint64_t ns, uint64_t
 	return want;
 }
 
-/* The event's MPI call has just returned: what the replay does for it
- * from now on (its requests' bookkeeping) counts as its own time in the
- * next gap. */
+/* The event's MPI call has just returned, its gap computed: what the
+ * replay does for it from now on (its requests' bookkeeping) counts as
+ * its own time in the next gap. */
 void tc_rp_returned(struct tc_replay_mpi *s)
 {
 	if (s->o->compute != TC_COMPUTE_NONE)
-		s->returned = tc_rp_wall_ns();
+		s->gap_back = tc_rp_wall_ns();
 }
 
 /* Compute the pending gap (tc_replay_mpi's gap_*), once per event; an
@@ -2097,16 +2097,15 @@ void tc_replay_mpi_run(struct tc_replay_mpi *s)
 {
 	const struct tc_revents *e = s->evs;
 	struct tc_gap_cursor gc = { 0, false };
-	uint64_t back = 0, from, gap;
+	uint64_t back, from;
 	bool timed = s->o->compute != TC_COMPUTE_NONE;
 
 	for (size_t i = 0; i < e->n; i++) {
 		const struct tc_event *ev = &e->ev[i];
-		gap = tc_gap_next(&gc, ev, &from);
-		s->gap_ns = gap;
+		s->gap_ns = tc_gap_next(&gc, ev, &from);
 		s->gap_at = i;
-		s->gap_back = back;
 		s->gap_pending = true;
+		back = s->gap_back;
 		/* relaxed: the watchdog polls them every second */
 		atomic_store_explicit(&s->progress, (uint64_t)i, memory_order_relaxed);
 		atomic_store_explicit(&s->in_mpi, true, memory_order_relaxed);
@@ -2115,8 +2114,8 @@ void tc_replay_mpi_run(struct tc_replay_mpi *s)
 		/* an event that made no MPI call: its gap all the same */
 		tc_rp_gap(s);
 		atomic_store_explicit(&s->in_mpi, false, memory_order_relaxed);
-		if (timed)
-			back = s->returned ? s->returned : tc_rp_wall_ns();
-		s->returned = 0;
+		/* the call's return, where its function did not stamp it */
+		if (timed && s->gap_back == back)
+			s->gap_back = tc_rp_wall_ns();
 	}
 }

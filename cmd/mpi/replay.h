@@ -128,10 +128,10 @@ struct tc_replay_mpi {
 	uint64_t gap_ns;          /* its recorded length; 0: none */
 	size_t gap_at;            /* the event it precedes */
 	uint64_t gap_back;        /* wall-clock ns the previous event's call
-				   * returned (0: not known) */
+				   * returned (0: not known); once the gap
+				   * is computed, the event's own
+				   * (tc_rp_returned, or the loop after it) */
 	bool gap_pending;         /* the event's gap not yet computed */
-	uint64_t returned;        /* wall-clock ns the event's MPI call
-				   * returned, 0: not stamped (tc_rp_returned) */
 	uint64_t debt_ns;         /* the replay's own time between its calls
 				   * beyond what the gaps asked for so far,
 				   * taken out of the next gaps */

@@ -212,8 +212,8 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm *out)
  * buffer), the last the error code. Each finds the MPI library's own
  * through dlsym once and times it like the C calls.
  */
-#define FREAL(name, ...)                                                  \
-	static void (*real)(__VA_ARGS__);                                 \
+#define FREAL(name, params)                                               \
+	static void (*real) params;                                       \
 	if (!real)                                                        \
 		*(void **)&real = dlsym(RTLD_NEXT, #name);                \
 	if (!real) {                                                      \
@@ -221,88 +221,42 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm *out)
 		abort();                                                  \
 	}
 
-#define F2(name)                                                  \
-	void name(void *a, void *b);                              \
-	void name(void *a, void *b)                               \
-	{                                                         \
-		FREAL(name, void *, void *)                       \
-		enter();                                          \
-		real(a, b);                                       \
-		leave();                                          \
+/* name(params), timed: args passes params on */
+#define FWRAP(name, params, args)               \
+	void name params;                       \
+	void name params                        \
+	{                                       \
+		FREAL(name, params)             \
+		enter();                        \
+		real args;                      \
+		leave();                        \
 	}
-#define F3(name)                                                  \
-	void name(void *a, void *b, void *c);                     \
-	void name(void *a, void *b, void *c)                      \
-	{                                                         \
-		FREAL(name, void *, void *, void *)               \
-		enter();                                          \
-		real(a, b, c);                                    \
-		leave();                                          \
-	}
-#define F4(name)                                                  \
-	void name(void *a, void *b, void *c, void *d);            \
-	void name(void *a, void *b, void *c, void *d)             \
-	{                                                         \
-		FREAL(name, void *, void *, void *, void *)       \
-		enter();                                          \
-		real(a, b, c, d);                                 \
-		leave();                                          \
-	}
-#define F5(name)                                                                  \
-	void name(void *a, void *b, void *c, void *d, void *e);                   \
-	void name(void *a, void *b, void *c, void *d, void *e)                    \
-	{                                                                         \
-		FREAL(name, void *, void *, void *, void *, void *)               \
-		enter();                                                          \
-		real(a, b, c, d, e);                                              \
-		leave();                                                          \
-	}
-#define F6(name)                                                                  \
-	void name(void *a, void *b, void *c, void *d, void *e, void *f);          \
-	void name(void *a, void *b, void *c, void *d, void *e, void *f)           \
-	{                                                                         \
-		FREAL(name, void *, void *, void *, void *, void *, void *)       \
-		enter();                                                          \
-		real(a, b, c, d, e, f);                                           \
-		leave();                                                          \
-	}
-#define F7(name)                                                                          \
-	void name(void *a, void *b, void *c, void *d, void *e, void *f, void *g);         \
-	void name(void *a, void *b, void *c, void *d, void *e, void *f, void *g)          \
-	{                                                                                 \
-		FREAL(name, void *, void *, void *, void *, void *, void *, void *)       \
-		enter();                                                                  \
-		real(a, b, c, d, e, f, g);                                                \
-		leave();                                                                  \
-	}
-#define F8(name)                                                                          \
-	void name(void *a, void *b, void *c, void *d, void *e, void *f, void *g, void *h); \
-	void name(void *a, void *b, void *c, void *d, void *e, void *f, void *g, void *h)  \
-	{                                                                                 \
-		FREAL(name, void *, void *, void *, void *, void *, void *, void *, void *) \
-		enter();                                                                  \
-		real(a, b, c, d, e, f, g, h);                                             \
-		leave();                                                                  \
-	}
+#define P2 (void *a, void *b)
+#define P3 (void *a, void *b, void *c)
+#define P4 (void *a, void *b, void *c, void *d)
+#define P5 (void *a, void *b, void *c, void *d, void *e)
+#define P6 (void *a, void *b, void *c, void *d, void *e, void *f)
+#define P7 (void *a, void *b, void *c, void *d, void *e, void *f, void *g)
+#define P8 (void *a, void *b, void *c, void *d, void *e, void *f, void *g, void *h)
 
-F2(mpi_barrier_)                 /* comm, ierr */
-F3(mpi_wait_)                    /* request, status, ierr */
-F3(mpi_comm_dup_)                /* comm, newcomm, ierr */
-F4(mpi_waitall_)                 /* count, requests, statuses, ierr */
-F5(mpi_comm_split_)              /* comm, color, key, newcomm, ierr */
-F6(mpi_bcast_)                   /* buf, count, type, root, comm, ierr */
-F7(mpi_send_)                    /* buf, count, type, dest, tag, comm, ierr */
-F7(mpi_allreduce_)               /* sbuf, rbuf, count, type, op, comm, ierr */
-F8(mpi_isend_)                   /* ... comm, request, ierr */
-F8(mpi_irecv_)
-F8(mpi_recv_)                    /* ... comm, status, ierr */
-F8(mpi_reduce_)                  /* sbuf, rbuf, count, type, op, root, comm, ierr */
-F8(mpi_alltoall_)                /* sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr */
+FWRAP(mpi_barrier_, P2, (a, b))                         /* comm, ierr */
+FWRAP(mpi_wait_, P3, (a, b, c))                         /* request, status, ierr */
+FWRAP(mpi_comm_dup_, P3, (a, b, c))                     /* comm, newcomm, ierr */
+FWRAP(mpi_waitall_, P4, (a, b, c, d))                   /* count, requests, statuses, ierr */
+FWRAP(mpi_comm_split_, P5, (a, b, c, d, e))             /* comm, color, key, newcomm, ierr */
+FWRAP(mpi_bcast_, P6, (a, b, c, d, e, f))               /* buf, count, type, root, comm, ierr */
+FWRAP(mpi_send_, P7, (a, b, c, d, e, f, g))             /* buf, count, type, dest, tag, comm, ierr */
+FWRAP(mpi_allreduce_, P7, (a, b, c, d, e, f, g))        /* sbuf, rbuf, count, type, op, comm, ierr */
+FWRAP(mpi_isend_, P8, (a, b, c, d, e, f, g, h))         /* ... comm, request, ierr */
+FWRAP(mpi_irecv_, P8, (a, b, c, d, e, f, g, h))
+FWRAP(mpi_recv_, P8, (a, b, c, d, e, f, g, h))          /* ... comm, status, ierr */
+FWRAP(mpi_reduce_, P8, (a, b, c, d, e, f, g, h))        /* sbuf, rbuf, count, type, op, root, comm, ierr */
+FWRAP(mpi_alltoall_, P8, (a, b, c, d, e, f, g, h))      /* sbuf, scount, stype, rbuf, rcount, rtype, comm, ierr */
 
 void mpi_init_(MPI_Fint *ierr);
 void mpi_init_(MPI_Fint *ierr)
 {
-	FREAL(mpi_init_, MPI_Fint *)
+	FREAL(mpi_init_, (MPI_Fint *))
 	real(ierr);
 	start();
 }
@@ -310,7 +264,7 @@ void mpi_init_(MPI_Fint *ierr)
 void mpi_finalize_(MPI_Fint *ierr);
 void mpi_finalize_(MPI_Fint *ierr)
 {
-	FREAL(mpi_finalize_, MPI_Fint *)
+	FREAL(mpi_finalize_, (MPI_Fint *))
 	report();
 	real(ierr);
 }

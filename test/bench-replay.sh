@@ -51,7 +51,12 @@
 # The table gives the median application and replay times, the median of
 # the runs' ratios and every run's ratio, and PASS when the median ratio is
 # within 10% of 1 (FAIL otherwise), and the last line counts the
-# programs within 10%. Column "other" is the median, over the runs, of the
+# programs within 10%. Column ci95 is the median ratio's 95% interval
+# (bootstrap, 2000 resamples): with many more ranks than cores a run's
+# ratio swings by tens of percent (the ranks' turns on the cores), and
+# the median of a few runs with it; the last line also counts the
+# programs whose whole interval lies within 10%, which more runs (REPS)
+# narrow. Column "other" is the median, over the runs, of the
 # tasks of other jobs runnable just before the application ran (sampled
 # from /proc/loadavg while none of the benchmark's own runs): on a shared
 # machine a run beside other jobs' tasks is not the run the replay is
@@ -114,6 +119,34 @@ mode_args() {
 median() {
 	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
+# the 95% interval of the median of the values read, by the bootstrap
+# (2000 resamples with replacement, a fixed seed: the same values give the
+# same interval), as "lo-hi": how far the median of so few noisy runs may
+# be from the median of many
+ci95() {
+	awk 'BEGIN { srand(18) }
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) {
+			t = a[i]
+			for (j = i - 1; j >= 1 && a[j] > t; j--)
+				a[j + 1] = a[j]
+			a[j + 1] = t
+		}
+		return a[int((n + 1) / 2)]
+	}
+	{ v[NR] = $1 }
+	END {
+		if (!NR) { print "-"; exit }
+		B = 2000
+		for (b = 1; b <= B; b++) {
+			for (i = 1; i <= NR; i++)
+				x[i] = v[int(rand() * NR) + 1]
+			m[b] = med(x, NR)
+		}
+		med(m, B)
+		printf "%.3f-%.3f\n", m[int(B * 0.025) + 1], m[int(B * 0.975)]
+	}'
+}
 jget() {
 	python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
 }
@@ -154,10 +187,11 @@ others() {
 echo "NPB class S, $P ranks on $(nproc) cores (oversubscribed when P > cores), $REPS runs each"
 echo "load average before: $(load)"
 echo "${MPIRUN_ARGS:+mpirun $MPIRUN_ARGS; }judged: --compute $judged, |ratio - 1| <= 0.10 (ratio: replay / untraced application)"
-printf '%-5s %-7s %8s %5s %8s %8s %8s %8s %7s  %-22s %-4s %7s %7s %-6s %s\n' bench mode events \
-	other plain_s own_s app_s replay_s ratio runs time /own /traced traced exact
+printf '%-5s %-7s %8s %5s %8s %8s %8s %8s %7s %-11s  %-22s %-4s %7s %7s %-6s %s\n' bench mode \
+	events other plain_s own_s app_s replay_s ratio ci95 runs time /own /traced traced exact
 pass=0
 judgedn=0
+cin=0
 for b in $LIST; do
 	x="$NPB/$b.S.x"
 	[ -x "$x" ] || { echo "bench-replay: $x is missing" >&2; status=1; continue; }
@@ -260,13 +294,18 @@ for b in $LIST; do
 		[ "$verdict" = "-" ] || judgedn=$((judgedn + 1))
 		[ "$verdict" = PASS ] && pass=$((pass + 1))
 		runs=$(awk '{ printf "%s%.3f", (NR > 1 ? "," : ""), $1 }' "$W/r.$m")
-		printf '%-5s %-7s %8s %5s %8.3f %8.3f %8.3f %8.3f %7.3f  %-22s %-4s %7.3f %7.3f %-6s %s\n' \
+		ci=$(ci95 <"$W/r.$m")
+		if [ "$verdict" != "-" ] && awk -v c="$ci" 'BEGIN { split(c, x, "-")
+			exit !(x[1] >= 0.9 && x[2] <= 1.1) }'; then
+			cin=$((cin + 1))
+		fi
+		printf '%-5s %-7s %8s %5s %8.3f %8.3f %8.3f %8.3f %7.3f %-11s  %-22s %-4s %7.3f %7.3f %-6s %s\n' \
 			"$b" "$m" "$ev" "$other" "$plain" "$(median <"$W/own")" "$app" \
-			"$(median <"$W/t.$m")" "$ratio" "$runs" "$verdict" "$(median <"$W/ro.$m")" \
+			"$(median <"$W/t.$m")" "$ratio" "$ci" "$runs" "$verdict" "$(median <"$W/ro.$m")" \
 			"$(median <"$W/rt.$m")" "$traced" "$exact"
 	done
 done
-echo "within 10% (--compute $judged): $pass of $judgedn"
+echo "within 10% (--compute $judged): $pass of $judgedn; their 95% intervals within 10% too: $cin of $judgedn"
 echo "time outside MPI calls over the ranks, s (medians of 3): program, asked of the replay's gaps, spent by the replay between its calls"
 [ -s "$W/outside" ] && awk '{ printf "%-5s %9.4f %9.4f %9.4f  (replay/program %.3f)\n", $1, $2, $3, $4, ($2 > 0 ? $4 / $2 : 0) }' "$W/outside"
 [ -z "$QUIET" ] || echo "quiet runs (at most $QUIET other tasks before and after): $quiet of $runs_made"

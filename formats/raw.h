@@ -63,9 +63,10 @@ struct tc_raw_trailer {
 	uint64_t blocks;          /* blocks before the trailer */
 	uint64_t dropped;         /* events the writer could not record */
 	uint64_t t_last;          /* largest t_end */
-	/* the writer's own time after a call's recorded end, before the
-	 * program went on, ns per event, mean (0: not measured); a compute
-	 * gap of the file holds it besides the program's computing */
+	/* the writer's own time outside a call's recorded start and end
+	 * (its entry before the one, all it does after the other), ns per
+	 * event, mean (0: not measured); the compute gaps of the file hold
+	 * it besides the program's computing */
 	uint64_t tracer_ns;
 	/* the same per op for the ops measured, TC_TRACER_OPS at most (those
 	 * of the most calls), by op: its mean and the calls it stands for

@@ -307,7 +307,7 @@ for b in $LIST; do
 done
 echo "within 10% (--compute $judged): $pass of $judgedn; their 95% intervals within 10% too: $cin of $judgedn"
 echo "time outside MPI calls over the ranks, s (medians of 3): program, asked of the replay's gaps, spent by the replay between its calls"
-[ -s "$W/outside" ] && awk '{ printf "%-5s %9.4f %9.4f %9.4f  (replay/program %.3f)\n", $1, $2, $3, $4, ($2 > 0 ? $4 / $2 : 0) }' "$W/outside"
+[ -s "$W/outside" ] && awk '{ printf "%-5s %9.4f %9.4f %9.4f  (asked/program %.3f, replay/program %.3f)\n", $1, $2, $3, $4, ($2 > 0 ? $3 / $2 : 0), ($2 > 0 ? $4 / $2 : 0) }' "$W/outside"
 [ -z "$QUIET" ] || echo "quiet runs (at most $QUIET other tasks before and after): $quiet of $runs_made"
 echo "load average after: $(load)"
 exit $status

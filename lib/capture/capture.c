@@ -57,6 +57,7 @@ struct tc_cap_state tc_cap = {
 };
 __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
 __thread uint32_t tc_cap_tick __attribute__((tls_model("initial-exec")));
+__thread struct tc_cap_probe tc_cap_probe __attribute__((tls_model("initial-exec")));
 
 uint32_t tc_cap_tick_seed(void)
 {
@@ -705,7 +706,11 @@ static inline void tracer_sample(unsigned op, uint64_t t_end, bool timed)
 		if (tc_cap_tick_next() >> (32 - TC_CAP_GAP_SAMPLE_BITS))
 			return;
 	}
-	x = tc_cap_clock() - tc_cap.t0;
+	x = tc_cap_clock();
+	/* the rest of the wrapper's time from this read (tc_cap_tail) */
+	tc_cap_probe.mark = x;
+	tc_cap_probe.op = op;
+	x -= tc_cap.t0;
 	x = x > t_end ? x - t_end : 0;
 	if (k < TC_CAP_GAP_ALL && t->first_n < TC_CAP_GAP_ALL) {
 		t->first[t->first_n++] = (uint32_t)TC_MIN(x, (uint64_t)TC_TRACER_NS_MAX);
@@ -721,6 +726,62 @@ static int u32_cmp(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The wrapper's time before the start of the call r records, when its
+ * entry was sampled (tc_cap_enter); under the lock. Init, Finalize and
+ * Pcontrol start before they enter and are not sampled. */
+static inline void pre_sample(const struct tc_rec *r)
+{
+	uint64_t e = tc_cap_probe.entry, t0 = r->ev.t_start + tc_cap.t0;
+
+	if (!e)
+		return;
+	tc_cap_probe.entry = 0;
+	if (e <= t0 && t0 - e < TC_CAP_PROBE_MAX) {
+		tc_cap.tracer[r->ev.op].pre_sum += t0 - e;
+		tc_cap.tracer[r->ev.op].pre_n++;
+	}
+}
+
+void tc_cap_tail(void)
+{
+	uint64_t x = tc_cap_clock() - tc_cap_probe.mark;
+	unsigned op = tc_cap_probe.op;
+
+	tc_cap_probe.mark = 0;
+	x = x > tc_cap.clock_ns ? x - tc_cap.clock_ns : 0;
+	if (op < TC_OP_MAX && x < TC_CAP_PROBE_MAX) {
+		atomic_fetch_add_explicit(&tc_cap.tail_sum[op], x, memory_order_relaxed);
+		atomic_fetch_add_explicit(&tc_cap.tail_n[op], 1, memory_order_relaxed);
+	}
+}
+
+/* The wrapper's mean time outside the sample of tc_cap.tracer[op] (the
+ * time before its start and after that sample's end), ns: the op's own
+ * samples, or, where it has none, those of every op pooled (the time
+ * there is the shim's entry and exit, nearly the same for every op). */
+static double wrapper_mean(unsigned op)
+{
+	uint64_t ps = 0, pn = 0, ts = 0, tn = 0;
+	double m = 0;
+
+	for (unsigned o = 1; o < TC_OP_MAX; o++) {
+		ps += tc_cap.tracer[o].pre_sum;
+		pn += tc_cap.tracer[o].pre_n;
+		ts += atomic_load_explicit(&tc_cap.tail_sum[o], memory_order_relaxed);
+		tn += atomic_load_explicit(&tc_cap.tail_n[o], memory_order_relaxed);
+	}
+	if (tc_cap.tracer[op].pre_n)
+		m += (double)tc_cap.tracer[op].pre_sum / (double)tc_cap.tracer[op].pre_n;
+	else if (pn)
+		m += (double)ps / (double)pn;
+	if (atomic_load_explicit(&tc_cap.tail_n[op], memory_order_relaxed))
+		m += (double)atomic_load_explicit(&tc_cap.tail_sum[op], memory_order_relaxed) /
+		     (double)atomic_load_explicit(&tc_cap.tail_n[op], memory_order_relaxed);
+	else if (tn)
+		m += (double)ts / (double)tn;
+	return m;
 }
 
 bool tc_cap_op_mean(unsigned op, uint64_t *ns)
@@ -751,6 +812,7 @@ bool tc_cap_op_mean(unsigned op, uint64_t *ns)
 	mean = calls > first_n ? ((double)t->first_sum + (double)(calls - first_n) * later) /
 					 (double)calls
 			       : (double)t->first_sum / (double)first_n;
+	mean += wrapper_mean(op);
 	*ns = mean < (double)TC_TRACER_NS_MAX ? (uint64_t)(mean + 0.5) : TC_TRACER_NS_MAX;
 	return true;
 }
@@ -781,6 +843,7 @@ void tc_cap_commit(struct tc_rec *r)
 		if ((r->ev.fields & TC_F_COMPL) && !r->ev.ncompl)
 			r->ev.fields &= ~(uint32_t)TC_F_COMPL;
 		r->ev.callsite = tc_sites_lookup(r->frames, r->nframes);
+		pre_sample(r);
 		emit_event(&r->ev);
 		tracer_sample(r->ev.op, r->ev.t_end, r->timed);
 		atomic_store_explicit(&tc_cap.calls[r->ev.op],
@@ -1342,6 +1405,19 @@ static void emit_base_comms(void)
 static void online_start(bool traced);
 static void writer_sync(void);
 
+/* One clock read as two reads in a row see it, ns: the median of a few. */
+static uint32_t clock_cost(void)
+{
+	uint32_t d[15];
+
+	for (size_t i = 0; i < TC_ARRAY_SIZE(d); i++) {
+		uint64_t a = tc_cap_clock(), b = tc_cap_clock();
+		d[i] = (uint32_t)TC_MIN(b - a, (uint64_t)UINT32_MAX);
+	}
+	qsort(d, TC_ARRAY_SIZE(d), sizeof(*d), u32_cmp);
+	return d[TC_ARRAY_SIZE(d) / 2];
+}
+
 /* The shim's setup in MPI_Init: its directory, files, tables and writer
  * thread. False when the directory could not be chosen (rank 0's
  * choice, broadcast: false on every rank alike); true otherwise, on a
@@ -1357,6 +1433,7 @@ static bool setup(uint64_t t0, uint64_t realtime0, int provided)
 	MPI_Comm parent = MPI_COMM_NULL;
 
 	tc_cap.t0 = t0;
+	tc_cap.clock_ns = clock_cost();
 	tc_cap.mt = provided == MPI_THREAD_MULTIPLE;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &v[0]);
 	PMPI_Comm_size(MPI_COMM_WORLD, &v[1]);

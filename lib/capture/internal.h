@@ -64,13 +64,24 @@ struct tc_cap_state {
 	 * TC_CAP_GAP_SAMPLE, of one timed at entry alone those timed in
 	 * full); the op's mean (tc_cap_op_mean) is the first calls' time and
 	 * the sample's mean for each later call (without a sample the first
-	 * calls' median: the first of each call site costs the most);
-	 * calls[op] counts the op's calls recorded, by which the ops' means
+	 * calls' median: the first of each call site costs the most), to
+	 * which tc_cap_op_mean adds the means of the time before the start
+	 * and after this sample's end (pre_*, tail_*: the wrapper's entry
+	 * and return); calls[op] counts the op's calls recorded, by which the ops' means
 	 * are weighted (tc_cap_tracer_mean) */
 	struct tc_cap_tracer_op {
 		uint64_t first_sum, later_sum, later_n;
 		uint32_t first[TC_CAP_GAP_ALL], first_n;
+		/* the wrapper's time before the call's start (its entry up
+		 * to the clock read that starts the call: one recorded call
+		 * in TC_CAP_GAP_SAMPLE, drawn at entry, under the lock) */
+		uint64_t pre_sum, pre_n;
 	} tracer[TC_OP_MAX];
+	/* the wrapper's time after the clock read that ended a sample of
+	 * tracer[op] until it returns (unlocking, leaving: tc_cap_leave),
+	 * less one clock read, which the calls not sampled do not make */
+	_Atomic uint64_t tail_sum[TC_OP_MAX], tail_n[TC_OP_MAX];
+	uint32_t clock_ns;       /* one clock read, ns (median of a few) */
 	_Atomic uint64_t calls[TC_OP_MAX];
 	pthread_mutex_t lock;
 };
@@ -99,6 +110,25 @@ void *tc_cap_grow(void *p, size_t *alloc, size_t n, size_t size);
 
 /* Thread-local nesting guard: non-zero while a wrapper records. */
 extern __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
+/* Thread-local probe of the wrapper's own time outside [t_start, t_end]
+ * (tc_cap.tracer[].pre_*, tc_cap.tail_*): entry, the clock at a sampled
+ * call's entry (0: not sampled); mark, the clock read that ended the
+ * sample of its time after t_end, with its op (0: none). The time is
+ * taken inside the C wrapper: a Fortran binding's conversions of handles
+ * and statuses around it stay in the gaps, as they are in an untraced
+ * run's MPI library, which converts them too. */
+struct tc_cap_probe {
+	uint64_t entry, mark;
+	unsigned op;
+};
+extern __thread struct tc_cap_probe tc_cap_probe __attribute__((tls_model("initial-exec")));
+void tc_cap_tail(void);
+/* A probe longer than this, ns, saw the thread lose its core (the
+ * wrapper's entry and exit take well under a microsecond): the time is
+ * another task's, which an untraced run would lose in its compute
+ * alike, not the wrapper's, and the sample is left out. */
+#define TC_CAP_PROBE_MAX 10000u
+
 /* Thread-local generator choosing the calls timed in full (tc_cap_end)
  * and the later calls whose tracer time is sampled (tc_cap_commit);
  * seeded per rank and thread at its first draw (tc_cap_tick_seed), so
@@ -134,11 +164,17 @@ static inline bool tc_cap_enter(void)
 	    TC_UNLIKELY(!atomic_load_explicit(&tc_cap.active, memory_order_relaxed)))
 		return false;
 	tc_cap_nest = 1;
+	/* one call in TC_CAP_GAP_SAMPLE times the wrapper up to its start */
+	if (TC_UNLIKELY(!(tc_cap_tick_next() >> (32 - TC_CAP_GAP_SAMPLE_BITS))))
+		tc_cap_probe.entry = tc_cap_clock();
 	return true;
 }
 
 static inline void tc_cap_leave(void)
 {
+	if (TC_UNLIKELY(tc_cap_probe.mark))
+		tc_cap_tail();
+	tc_cap_probe.entry = 0;
 	tc_cap_nest = 0;
 }
 

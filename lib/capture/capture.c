@@ -739,8 +739,8 @@ static inline void pre_sample(const struct tc_rec *r)
 		return;
 	tc_cap_probe.entry = 0;
 	if (e <= t0 && t0 - e < TC_CAP_PROBE_MAX) {
-		tc_cap.tracer[r->ev.op].pre_sum += t0 - e;
-		tc_cap.tracer[r->ev.op].pre_n++;
+		atomic_fetch_add_explicit(&tc_cap.pre_sum[r->ev.op], t0 - e, memory_order_relaxed);
+		atomic_fetch_add_explicit(&tc_cap.pre_n[r->ev.op], 1, memory_order_relaxed);
 	}
 }
 
@@ -757,31 +757,29 @@ void tc_cap_tail(void)
 	}
 }
 
+/* The mean of sum[op] / n[op], or, where op has no sample, of every op's
+ * pooled; 0 without any. */
+static double probe_mean(const _Atomic uint64_t *sum, const _Atomic uint64_t *n, unsigned op)
+{
+	uint64_t s = atomic_load_explicit(&sum[op], memory_order_relaxed);
+	uint64_t k = atomic_load_explicit(&n[op], memory_order_relaxed);
+
+	if (!k)
+		for (unsigned o = 1; o < TC_OP_MAX; o++) {
+			s += atomic_load_explicit(&sum[o], memory_order_relaxed);
+			k += atomic_load_explicit(&n[o], memory_order_relaxed);
+		}
+	return k ? (double)s / (double)k : 0;
+}
+
 /* The wrapper's mean time outside the sample of tc_cap.tracer[op] (the
  * time before its start and after that sample's end), ns: the op's own
  * samples, or, where it has none, those of every op pooled (the time
  * there is the shim's entry and exit, nearly the same for every op). */
 static double wrapper_mean(unsigned op)
 {
-	uint64_t ps = 0, pn = 0, ts = 0, tn = 0;
-	double m = 0;
-
-	for (unsigned o = 1; o < TC_OP_MAX; o++) {
-		ps += tc_cap.tracer[o].pre_sum;
-		pn += tc_cap.tracer[o].pre_n;
-		ts += atomic_load_explicit(&tc_cap.tail_sum[o], memory_order_relaxed);
-		tn += atomic_load_explicit(&tc_cap.tail_n[o], memory_order_relaxed);
-	}
-	if (tc_cap.tracer[op].pre_n)
-		m += (double)tc_cap.tracer[op].pre_sum / (double)tc_cap.tracer[op].pre_n;
-	else if (pn)
-		m += (double)ps / (double)pn;
-	if (atomic_load_explicit(&tc_cap.tail_n[op], memory_order_relaxed))
-		m += (double)atomic_load_explicit(&tc_cap.tail_sum[op], memory_order_relaxed) /
-		     (double)atomic_load_explicit(&tc_cap.tail_n[op], memory_order_relaxed);
-	else if (tn)
-		m += (double)ts / (double)tn;
-	return m;
+	return probe_mean(tc_cap.pre_sum, tc_cap.pre_n, op) +
+	       probe_mean(tc_cap.tail_sum, tc_cap.tail_n, op);
 }
 
 bool tc_cap_op_mean(unsigned op, uint64_t *ns)

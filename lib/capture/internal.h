@@ -72,11 +72,11 @@ struct tc_cap_state {
 	struct tc_cap_tracer_op {
 		uint64_t first_sum, later_sum, later_n;
 		uint32_t first[TC_CAP_GAP_ALL], first_n;
-		/* the wrapper's time before the call's start (its entry up
-		 * to the clock read that starts the call: one recorded call
-		 * in TC_CAP_GAP_SAMPLE, drawn at entry, under the lock) */
-		uint64_t pre_sum, pre_n;
 	} tracer[TC_OP_MAX];
+	/* the wrapper's time before a call's start (its entry up to the
+	 * clock read that starts the call: one recorded call in
+	 * TC_CAP_GAP_SAMPLE, drawn at entry), per op */
+	_Atomic uint64_t pre_sum[TC_OP_MAX], pre_n[TC_OP_MAX];
 	/* the wrapper's time after the clock read that ended a sample of
 	 * tracer[op] until it returns (unlocking, leaving: tc_cap_leave),
 	 * less one clock read, which the calls not sampled do not make */
@@ -111,7 +111,7 @@ void *tc_cap_grow(void *p, size_t *alloc, size_t n, size_t size);
 /* Thread-local nesting guard: non-zero while a wrapper records. */
 extern __thread int tc_cap_nest __attribute__((tls_model("initial-exec")));
 /* Thread-local probe of the wrapper's own time outside [t_start, t_end]
- * (tc_cap.tracer[].pre_*, tc_cap.tail_*): entry, the clock at a sampled
+ * (tc_cap.pre_*, tc_cap.tail_*): entry, the clock at a sampled
  * call's entry (0: not sampled); mark, the clock read that ended the
  * sample of its time after t_end, with its op (0: none). The time is
  * taken inside the C wrapper: a Fortran binding's conversions of handles
